@@ -1,0 +1,65 @@
+# Two commands do all set-up on a fresh machine: `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test lint typecheck pytest worker mcp mcp-http superuser migrate bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+migrate: $(STAMP)
+	$(PY) manage.py migrate --noinput
+
+## run: install, migrate and serve pages, API and MCP (ASGI) on http://$(HOST):$(PORT)
+run: migrate
+	$(PY) manage.py collectstatic --noinput --verbosity 0
+	@echo ""
+	@echo "  Home       http://$(HOST):$(PORT)/"
+	@echo "  Admin      http://$(HOST):$(PORT)/admin/   (make superuser creates an account)"
+	@echo "  API        http://$(HOST):$(PORT)/api/     docs: http://$(HOST):$(PORT)/api/docs/"
+	@echo "  MCP (HTTP) http://$(HOST):$(PORT)/mcp      stdio: make mcp"
+	@echo "  Health     http://$(HOST):$(PORT)/healthz"
+	@echo ""
+	$(PY) -m uvicorn config.asgi:application --host $(HOST) --port $(PORT)
+
+## test: lint, type-check and run the test suite
+test: lint typecheck pytest
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy .
+
+pytest: $(STAMP)
+	$(PY) -m pytest
+
+## worker: a Celery worker on REDIS_URL
+worker: $(STAMP)
+	@test -n "$$REDIS_URL" || { echo "REDIS_URL is not set: without a broker tasks run in-process, no worker is needed." >&2; exit 1; }
+	$(PY) -m celery -A config worker --loglevel INFO
+
+## mcp: the MCP server on stdio (what a desktop client launches)
+mcp: $(STAMP)
+	@$(PY) manage.py runmcp
+
+## mcp-http: the MCP server alone on streamable HTTP (port 8001)
+mcp-http: $(STAMP)
+	$(PY) manage.py runmcp --transport http
+
+superuser: migrate
+	$(PY) manage.py createsuperuser
+
+bench: $(STAMP)
+	$(PY) bench/mcp_overhead.py
+
+clean:
+	rm -rf $(VENV) staticfiles .pytest_cache .mypy_cache .ruff_cache

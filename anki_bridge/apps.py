@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class AnkiBridgeConfig(AppConfig):
+    name = "anki_bridge"
+    verbose_name = "Anki flashcards"

@@ -1,0 +1,9 @@
+from django.apps import AppConfig
+
+
+class ProjectConfig(AppConfig):
+    """The project itself: its management commands (`runmcp`), home page and health checks."""
+
+    name = "config"
+    label = "project"
+    verbose_name = "Tool hub"

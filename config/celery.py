@@ -1,0 +1,34 @@
+"""The Celery app.
+
+With REDIS_URL set, Redis is broker and result backend and `make worker` runs the tasks.
+Without it, tasks run in-process (CELERY_TASK_ALWAYS_EAGER): the embedded default needs no
+broker. Long tasks survive a worker's death: they are acknowledged only when done and
+re-queued when the worker is lost.
+"""
+
+from __future__ import annotations
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+app = Celery("toolhub")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.conf.update(
+    task_serializer="json",
+    result_serializer="json",
+    accept_content=["json"],
+    task_acks_late=True,
+    task_reject_on_worker_lost=True,
+    worker_prefetch_multiplier=1,
+    task_track_started=True,
+    task_eager_propagates=True,
+    result_expires=24 * 3600,
+    broker_connection_retry_on_startup=True,
+    worker_hijack_root_logger=False,
+    worker_redirect_stdouts=False,
+)
+
+app.autodiscover_tasks()

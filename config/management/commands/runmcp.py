@@ -1,0 +1,101 @@
+"""`manage.py runmcp`: serve every app's tools over MCP (stdio, or streamable HTTP)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import uvicorn
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from config.mcp_http import MCP_PATH, is_loopback, mcp_http_app, require_token_for
+from config.mcp_server import build_server, tool_specs
+from config.stdio import restore_stdout, stdout_to_stderr
+
+logger = logging.getLogger(__name__)
+
+
+class Command(BaseCommand):
+    help = "Serve the project's tools over MCP: stdio (default) or streamable HTTP at /mcp."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+        parser.add_argument("--host", default=settings.MCP_HTTP_HOST, help="HTTP bind address.")
+        parser.add_argument(
+            "--port",
+            type=int,
+            default=settings.MCP_HTTP_PORT,
+            help="HTTP port (default %(default)s; 8765 is AnkiConnect's).",
+        )
+        parser.add_argument(
+            "--apps",
+            default="",
+            help="Comma-separated app labels to expose (default: all), e.g. problems,ojclient.",
+        )
+        parser.add_argument("--list", action="store_true", help="Print the tool table and exit.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        apps = [app.strip() for app in options["apps"].split(",") if app.strip()] or None
+        logging.captureWarnings(True)
+        try:
+            if options["list"]:
+                self._print_table(apps)
+                return
+            if options["transport"] == "stdio":
+                logger.info("MCP server on stdio (apps: %s)", ", ".join(apps or ["all"]))
+                server = build_server(apps, lifespan=stdout_to_stderr)
+                restore_stdout()  # the SDK claims the wire and diverts fd 1 again
+                server.run("stdio")
+            else:
+                self._serve_http(apps, host=options["host"], port=options["port"])
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
+
+    def _serve_http(self, apps: list[str] | None, *, host: str, port: int) -> None:
+        token = settings.MCP_HTTP_TOKEN
+        require_token_for(host, token)
+        allowed = (
+            ["127.0.0.1", "localhost", "[::1]"]
+            if is_loopback(host)
+            else [*settings.ALLOWED_HOSTS, host]
+        )
+        app = mcp_http_app(
+            build_server(apps),
+            allowed_hosts=allowed,
+            token=token,
+            token_required=not is_loopback(host),
+        )
+        display = f"[{host}]" if ":" in host else host
+        logger.info(
+            "MCP server on http://%s:%s%s (token: %s)",
+            display,
+            port,
+            MCP_PATH,
+            "required" if token else "not required on loopback",
+        )
+        uvicorn.run(app, host=host, port=port, log_config=None, access_log=False)
+
+    def _print_table(self, apps: list[str] | None) -> None:
+        specs = tool_specs(apps)
+        rows = [("tool", "app", "hints", "description")]
+        for spec in specs:
+            hints = ",".join(
+                hint
+                for hint, on in (
+                    ("read-only", spec.read_only),
+                    ("idempotent", spec.idempotent),
+                    ("open-world", spec.open_world),
+                    ("destructive", spec.destructive),
+                )
+                if on
+            )
+            rows.append((spec.name, spec.app, hints or "-", spec.summary))
+        widths = [max(len(row[i]) for row in rows) for i in range(3)]
+        for row in rows:
+            self.stdout.write(
+                "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False))
+                + "  "
+                + row[3]
+            )
+        self.stdout.write(f"\n{len(specs)} tool(s)")

@@ -1,0 +1,111 @@
+"""MCP over streamable HTTP: the ASGI app, bearer-token protection and Host checks."""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+MCP_PATH = "/mcp"
+
+
+def is_loopback(host: str) -> bool:
+    """True for 127.0.0.0/8, ::1 and `localhost`: addresses no other machine can reach."""
+    if host.strip("[]").lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class BearerTokenMiddleware:
+    """Refuse requests under `protected_prefix` without `Authorization: Bearer <token>`.
+
+    401 with a JSON body naming the header; with no token configured at all, 503 saying
+    which setting turns MCP over HTTP on.
+    """
+
+    def __init__(self, app: ASGIApp, token: str, *, protected_prefix: str = "") -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode() if token else b""
+        self.protected_prefix = protected_prefix
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"].startswith(self.protected_prefix):
+            given = dict(scope["headers"]).get(b"authorization", b"")
+            if not self.expected:
+                await _json_response(send, 503, "not_configured", MCP_OFF_TEXT)
+                return
+            if not hmac.compare_digest(given, self.expected):
+                await _json_response(send, 401, "unauthorized", WRONG_HEADER_TEXT)
+                return
+        await self.app(scope, receive, send)
+
+
+MCP_OFF_TEXT = "MCP over HTTP is off in production until MCP_HTTP_TOKEN is set."
+WRONG_HEADER_TEXT = "MCP over HTTP needs the header 'Authorization: Bearer <MCP_HTTP_TOKEN>'."
+
+
+async def _json_response(send: Send, status: int, code: str, message: str) -> None:
+    body = json.dumps({"code": code, "message": message}).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+    ]
+    if status == 401:
+        headers.append((b"www-authenticate", b'Bearer realm="mcp"'))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def transport_security(allowed_hosts: list[str]) -> TransportSecuritySettings:
+    """DNS-rebinding protection that accepts exactly the hosts Django accepts."""
+    if "*" in allowed_hosts:
+        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    hosts: list[str] = []
+    origins: list[str] = []
+    for host in allowed_hosts:
+        bare = host.lstrip(".")
+        hosts += [bare, f"{bare}:*"]
+        origins += [
+            f"{scheme}://{bare}{port}" for scheme in ("http", "https") for port in ("", ":*")
+        ]
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+    )
+
+
+def mcp_http_app(
+    server: MCPServer[Any], *, allowed_hosts: list[str], token: str = "", token_required: bool
+) -> Starlette:
+    """The Starlette app that serves MCP at /mcp (with the session manager's lifespan).
+
+    With a token, every request to /mcp must carry it; with `token_required` and no token,
+    /mcp is refused.
+    """
+    app = server.streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        transport_security=transport_security(allowed_hosts),
+    )
+    if token or token_required:
+        app.add_middleware(BearerTokenMiddleware, token=token, protected_prefix=MCP_PATH)
+    return app
+
+
+def require_token_for(host: str, token: str) -> None:
+    """Refuse to serve MCP beyond loopback without a token.
+
+    Raises ValueError naming MCP_HTTP_TOKEN.
+    """
+    if not is_loopback(host) and not token:
+        raise ValueError(
+            f"refusing to serve MCP on {host}, which other machines can reach, without a "
+            "token: set MCP_HTTP_TOKEN (clients then send 'Authorization: Bearer <token>')"
+        )

@@ -1,0 +1,87 @@
+"""How an app declares its MCP tools.
+
+Each app's `mcp_tools.py` holds one `ToolRegistry` named `registry` and decorates its
+tool functions with `@registry.tool(...)`. `config.mcp_server` gathers the registries
+listed in `settings.MCP_TOOL_MODULES` into one server, the way `urls.py` gathers URLconfs.
+The decorator only records the tool: the function stays a plain, testable function.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool: its contract name, the function, and truthful behaviour hints."""
+
+    name: str
+    fn: Callable[..., Any]
+    app: str
+    description: str
+    title: str | None = None
+    read_only: bool = False
+    destructive: bool = False
+    idempotent: bool = False
+    open_world: bool = False
+    structured_output: bool | None = None
+
+    @property
+    def summary(self) -> str:
+        """The first paragraph of the description, for listings."""
+        return self.description.split("\n\n", 1)[0].strip()
+
+
+@dataclass
+class ToolRegistry:
+    """The tools one app contributes to the MCP server."""
+
+    app: str
+    title: str
+    description: str = ""
+    specs: list[ToolSpec] = field(default_factory=list)
+
+    def tool(
+        self,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        read_only: bool,
+        open_world: bool,
+        idempotent: bool = False,
+        destructive: bool = False,
+        structured_output: bool | None = None,
+    ) -> Callable[[F], F]:
+        """Register the decorated function as a tool.
+
+        `read_only` and `open_world` have no default on purpose: every tool states whether
+        it changes anything and whether it reaches a service outside this project.
+        """
+
+        def decorator(fn: F) -> F:
+            tool_name = name or fn.__name__
+            if any(spec.name == tool_name for spec in self.specs):
+                raise ValueError(f"tool {tool_name!r} is registered twice in {self.app}")
+            self.specs.append(
+                ToolSpec(
+                    name=tool_name,
+                    fn=fn,
+                    app=self.app,
+                    description=inspect.cleandoc(description or fn.__doc__ or ""),
+                    title=title,
+                    read_only=read_only,
+                    destructive=destructive,
+                    idempotent=read_only or idempotent,
+                    open_world=open_world,
+                    structured_output=structured_output,
+                )
+            )
+            return fn
+
+        return decorator

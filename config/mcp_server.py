@@ -1,0 +1,197 @@
+"""The one MCP server, assembled from every app's `mcp_tools.py`.
+
+Every tool goes through the adapter here: strict pydantic arguments (an unknown argument is
+an error, never silently dropped), a worker thread with fresh database connections for
+sync tools, domain errors turned into tool errors whose text the model can act on, and
+unexpected errors logged with their traceback on stderr and reported as a generic error.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import Any
+
+from django.conf import settings
+from django.db import close_old_connections
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools.base import Tool
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
+from mcp_types import ToolAnnotations
+from pydantic import ConfigDict, ValidationError
+
+from config.exceptions import DomainError
+from config.mcp_registry import ToolRegistry, ToolSpec
+
+logger = logging.getLogger(__name__)
+
+SERVER_NAME = "tool-hub"
+INSTRUCTIONS = (
+    "Tools of one hub: СДАМ ГИА exam problems (sdamgia_*), Anki flashcards (anki.*), "
+    "online-judge problems and the NormaGPT agent on Russian construction norms. "
+    "Errors name the argument or the service at fault; fix the argument or retry later."
+)
+
+
+def load_registries(apps: Sequence[str] | None = None) -> list[ToolRegistry]:
+    """The registries of `settings.MCP_TOOL_MODULES`, limited to `apps` when given.
+
+    Raises ValueError naming the unknown labels when `apps` lists an app with no tools module.
+    """
+    registries = [importlib.import_module(path).registry for path in settings.MCP_TOOL_MODULES]
+    if apps is None:
+        return registries
+    known = {registry.app for registry in registries}
+    unknown = [app for app in apps if app not in known]
+    if unknown:
+        raise ValueError(
+            f"unknown app(s) {', '.join(unknown)}; apps with MCP tools: {', '.join(sorted(known))}"
+        )
+    return [registry for registry in registries if registry.app in apps]
+
+
+def build_server(
+    apps: Sequence[str] | None = None,
+    *,
+    lifespan: Callable[[MCPServer[Any]], AbstractAsyncContextManager[Any]] | None = None,
+) -> MCPServer[Any]:
+    """A new MCPServer with the tools of `apps` (all apps when None)."""
+    tools: list[Tool] = [
+        build_tool(spec) for registry in load_registries(apps) for spec in registry.specs
+    ]
+    return MCPServer(
+        SERVER_NAME,
+        title="Tool hub",
+        instructions=INSTRUCTIONS,
+        version=str(settings.SPECTACULAR_SETTINGS["VERSION"]),
+        tools=tools,
+        lifespan=lifespan,
+        log_level=settings.LOG_LEVEL,
+    )
+
+
+def tool_specs(apps: Iterable[str] | None = None) -> list[ToolSpec]:
+    """Every registered tool, in server order (for listings: the home page, `--list`, API)."""
+    return [
+        spec
+        for registry in load_registries(list(apps) if apps is not None else None)
+        for spec in registry.specs
+    ]
+
+
+class StrictTool(Tool):
+    """A tool whose argument errors read as one sentence naming each field and its rule."""
+
+    async def run(
+        self, arguments: dict[str, Any], context: Any, convert_result: bool = False
+    ) -> Any:
+        try:
+            validated = self.fn_metadata.validate_arguments(arguments)
+        except ValidationError as exc:
+            raise ToolError(describe_validation_error(self.name, exc)) from exc
+        direct = {self.context_kwarg: context} if self.context_kwarg else {}
+        result = await self.fn_metadata.call_fn(self.fn, self.is_async, validated, direct)
+        if not convert_result:
+            return result
+        try:
+            return self.fn_metadata.convert_result(result)
+        except Exception as exc:
+            raise unexpected_tool_error(self.name, exc) from exc
+
+
+def build_tool(spec: ToolSpec) -> StrictTool:
+    """The SDK tool for `spec`: guarded function, strict argument model, annotations."""
+    base = Tool.from_function(
+        guard(spec),
+        name=spec.name,
+        title=spec.title,
+        description=spec.description,
+        annotations=ToolAnnotations(
+            title=spec.title,
+            read_only_hint=spec.read_only,
+            destructive_hint=None if spec.read_only else spec.destructive,
+            idempotent_hint=spec.idempotent,
+            open_world_hint=spec.open_world,
+        ),
+        structured_output=spec.structured_output,
+    )
+    loose = base.fn_metadata.arg_model
+    strict: type[ArgModelBase] = type(
+        loose.__name__,
+        (loose,),
+        {"model_config": ConfigDict(extra="forbid", title=loose.__name__), "__module__": __name__},
+    )
+    fields = {name: getattr(base, name) for name in Tool.model_fields}
+    fields["fn_metadata"] = base.fn_metadata.model_copy(update={"arg_model": strict})
+    fields["parameters"] = strict.model_json_schema(by_alias=True)
+    return StrictTool(**fields)
+
+
+def guard(spec: ToolSpec) -> Callable[..., Any]:
+    """Wrap a tool function so every failure leaves it as a ToolError.
+
+    Sync tools run on an SDK worker thread: they get fresh database connections and give
+    them back, as a request would.
+    """
+    fn = spec.fn
+    if inspect.iscoroutinefunction(fn):
+
+        @functools.wraps(fn)
+        async def guarded_async(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return await fn(*args, **kwargs)
+            except Exception as exc:
+                raise as_tool_error(spec.name, exc) from exc
+
+        return guarded_async
+
+    @functools.wraps(fn)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        close_old_connections()
+        try:
+            return fn(*args, **kwargs)
+        except Exception as exc:
+            raise as_tool_error(spec.name, exc) from exc
+        finally:
+            close_old_connections()
+
+    return guarded
+
+
+def as_tool_error(tool: str, exc: Exception) -> ToolError:
+    """The one mapping from an exception raised in a tool to what the model reads."""
+    if isinstance(exc, ToolError):
+        return exc
+    if isinstance(exc, DomainError):
+        return ToolError(exc.message)
+    if isinstance(exc, ValidationError):
+        return ToolError(describe_validation_error(tool, exc))
+    return unexpected_tool_error(tool, exc)
+
+
+def unexpected_tool_error(tool: str, exc: BaseException) -> ToolError:
+    logger.error("Tool %s failed unexpectedly", tool, exc_info=exc)
+    return ToolError(
+        f"Internal error in tool {tool}: the call could not be completed. "
+        "The failure is logged on the server; retrying will not help until it is fixed."
+    )
+
+
+def describe_validation_error(tool: str, exc: ValidationError) -> str:
+    """`Invalid arguments for greet: name: required argument missing; x: unknown argument`."""
+    problems = []
+    for error in exc.errors(include_url=False):
+        where = ".".join(str(part) for part in error["loc"]) or "arguments"
+        if error["type"] == "missing":
+            rule = "required argument missing"
+        elif error["type"] == "extra_forbidden":
+            rule = "unknown argument (not accepted by this tool)"
+        else:
+            rule = error["msg"]
+        problems.append(f"{where}: {rule}")
+    return f"Invalid arguments for {tool}: " + "; ".join(problems)

@@ -1,0 +1,65 @@
+"""Keep stdout clean for the MCP stdio protocol.
+
+From the moment `manage.py runmcp` starts, file descriptor 1 points at stderr, so that a
+print or warning while Django and the apps load cannot reach the client. Just before the
+SDK takes over stdio, the wire is given back; the SDK then diverts descriptor 1 again for
+as long as it serves, and `stdout_to_stderr` keeps Python's own `sys.stdout` off the wire.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+_wire_fd: int | None = None
+
+
+def wants_stdio(argv: list[str]) -> bool:
+    """True when `argv` runs `runmcp` on the stdio transport (not `--list`, not HTTP)."""
+    if len(argv) < 2 or argv[1] != "runmcp":
+        return False
+    args = argv[2:]
+    if "--list" in args or "--help" in args or "-h" in args:
+        return False
+    transports = [a.split("=", 1)[1] for a in args if a.startswith("--transport=")]
+    transports += [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--transport"]
+    return all(t == "stdio" for t in transports)
+
+
+def divert_stdout() -> None:
+    """Point descriptor 1 at stderr, keeping a private duplicate of the real stdout."""
+    global _wire_fd
+    if _wire_fd is not None:
+        return
+    sys.stdout.flush()
+    _wire_fd = os.dup(1)
+    os.dup2(2, 1)
+
+
+def restore_stdout() -> None:
+    """Give descriptor 1 back to the wire (no-op when it was never diverted)."""
+    global _wire_fd
+    if _wire_fd is None:
+        return
+    sys.stdout.flush()  # what was printed so far goes to stderr, where fd 1 still points
+    os.dup2(_wire_fd, 1)
+    os.close(_wire_fd)
+    _wire_fd = None
+
+
+@asynccontextmanager
+async def stdout_to_stderr(_: Any) -> AsyncIterator[None]:
+    """Server lifespan: Python-level writes to stdout go to stderr while serving.
+
+    The SDK points descriptor 1 at stderr while it serves; this also keeps text buffered
+    in `sys.stdout` from being flushed onto the wire when the process exits.
+    """
+    sys.stdout.flush()
+    saved, sys.stdout = sys.stdout, sys.stderr
+    try:
+        yield
+    finally:
+        sys.stdout = saved

@@ -1,0 +1,23 @@
+"""The project's URLs. Each app mounts its API under /api/<app>/ as it grows."""
+
+from django.contrib import admin
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.authtoken.views import obtain_auth_token
+
+from config import views
+from config.api import ApiRootApi, McpToolListApi
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("healthz", views.healthz, name="healthz"),
+    path("admin/", admin.site.urls),
+    path("api/", ApiRootApi.as_view(), name="api-root"),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/auth/token/", obtain_auth_token, name="api-token"),
+    path("api/mcp-tools/", McpToolListApi.as_view(), name="api-mcp-tools"),
+]
+
+admin.site.site_header = "Tool hub"
+admin.site.site_title = "Tool hub admin"

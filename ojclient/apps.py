@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class OjclientConfig(AppConfig):
+    name = "ojclient"
+    verbose_name = "Online judge"

@@ -1,0 +1,125 @@
+"""Shared fixtures: subprocess environments, free ports, servers the tests start."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+MANAGE = str(ROOT / "manage.py")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def subprocess_env(**overrides: str | None) -> dict[str, str]:
+    """This process's environment with `overrides` applied (None removes a variable)."""
+    env = dict(os.environ)
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    for key, value in overrides.items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    return env
+
+
+def wait_for_http(url: str, proc: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
+    """Wait until `url` answers (any status); fail with the server's stderr if it died."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            _, err = proc.communicate(timeout=5)
+            pytest.fail(f"server exited with {proc.returncode}:\n{err.decode(errors='replace')}")
+        try:
+            httpx.get(url, timeout=1.0)
+        except httpx.TransportError:
+            time.sleep(0.1)
+        else:
+            return
+    proc.kill()
+    pytest.fail(f"server at {url} did not answer within {timeout} s")
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+
+
+@pytest.fixture
+def spawn() -> Iterator[object]:
+    """Start processes that are stopped at the end of the test, whatever happens."""
+    procs: list[subprocess.Popen[bytes]] = []
+
+    def start(args: list[str], **env: str | None) -> subprocess.Popen[bytes]:
+        proc = subprocess.Popen(
+            args,
+            cwd=ROOT,
+            env=subprocess_env(**env),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        procs.append(proc)
+        return proc
+
+    yield start
+    for proc in procs:
+        stop(proc)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def text_of(result: object) -> str:
+    """The text of a CallToolResult's content blocks."""
+    return "".join(block.text for block in result.content)  # type: ignore[attr-defined]
+
+
+@pytest.fixture(autouse=True)
+def celery_eager() -> Iterator[None]:
+    """Tasks run in-process during tests unless a test starts a real worker (`worker`)."""
+    from config.celery import app
+
+    saved = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = saved
+
+
+@pytest.fixture(autouse=True)
+def private_cache(settings, request) -> None:  # type: ignore[no-untyped-def]
+    """A fresh in-memory cache per test: throttle counters never leak between tests."""
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": request.node.nodeid,
+        }
+    }
+
+
+@pytest.fixture
+def redis_url() -> str:
+    """The Redis the suite runs against (CI sets REDIS_URL); skip, saying why, without one."""
+    url = os.environ.get("REDIS_URL", "")
+    if not url:
+        pytest.skip("REDIS_URL is not set: this test needs a real Redis server")
+    return url

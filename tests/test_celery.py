@@ -1,0 +1,73 @@
+"""Celery end to end: a real worker on a real Redis broker, and in-process without one."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+
+from tests.conftest import PYTHON, ROOT, subprocess_env
+
+
+@pytest.fixture
+def worker(spawn, redis_url: str):  # type: ignore[no-untyped-def]
+    """A Celery worker process against REDIS_URL, on a queue of its own; tasks go to it."""
+    from config.celery import app
+
+    app.conf.task_always_eager = False  # restored by the autouse `celery_eager` fixture
+    queue = f"test-{os.getpid()}"
+    proc = spawn(
+        [
+            PYTHON,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "--pool",
+            "solo",
+            "-Q",
+            queue,
+            "--without-heartbeat",
+            "--without-gossip",
+            "--without-mingle",
+            "--loglevel",
+            "INFO",
+        ],
+        REDIS_URL=redis_url,
+    )
+    return queue, proc
+
+
+def test_task_runs_on_a_real_worker_through_redis(worker) -> None:  # type: ignore[no-untyped-def]
+    from config.tasks import ping_task
+
+    queue, proc = worker
+    answer = ping_task.apply_async(args=["через Redis"], queue=queue).get(timeout=60)
+    assert answer["echo"] == "через Redis"
+    assert answer["pid"] == proc.pid  # a --pool solo worker runs tasks in its own process
+    assert proc.poll() is None
+
+
+def test_without_redis_url_the_same_task_runs_in_process() -> None:
+    code = (
+        "import os, django; django.setup();"
+        "from config.tasks import ping_task;"
+        "from config.celery import app;"
+        "r = ping_task.delay('локально');"
+        "v = r.get(timeout=5);"
+        "assert app.conf.task_always_eager;"
+        "assert v['pid'] == os.getpid(), v;"
+        "print(v['echo'])"
+    )
+    out = subprocess.run(
+        [PYTHON, "-c", code],
+        cwd=ROOT,
+        env=subprocess_env(REDIS_URL=None, DJANGO_SETTINGS_MODULE="config.settings"),
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr.decode()
+    assert out.stdout.decode().strip() == "локально"

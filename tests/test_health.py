@@ -1,0 +1,37 @@
+"""/healthz: 200 when every component is up, 503 naming what is down."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.mark.django_db
+def test_healthz_ok_with_database(client, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.REDIS_URL = ""
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["status"] == "ok"
+    assert body["checks"]["database"]["ok"] is True
+    assert "redis" not in body["checks"]
+
+
+@pytest.mark.django_db
+def test_healthz_ok_with_database_and_redis(client, settings, redis_url: str) -> None:  # type: ignore[no-untyped-def]
+    settings.REDIS_URL = redis_url
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json()["checks"]["redis"] == {"ok": True, "detail": "ping ok"}
+
+
+@pytest.mark.django_db
+def test_healthz_503_names_redis_when_it_is_down(client, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens on port 1
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    body = response.json()
+    assert body["status"] == "unavailable"
+    assert body["down"] == ["redis"]
+    assert body["checks"]["database"]["ok"] is True
+    assert "ConnectionError" in body["checks"]["redis"]["detail"]
+    assert response["Cache-Control"].startswith("max-age=0")

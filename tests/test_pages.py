@@ -1,0 +1,36 @@
+"""The home page and the admin."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from config.mcp_server import tool_specs
+from tests.conftest import ROOT
+
+
+@pytest.mark.django_db
+def test_home_lists_every_registered_tool_and_how_to_connect(client) -> None:  # type: ignore[no-untyped-def]
+    response = client.get("/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    for spec in tool_specs():
+        assert f"<code>{spec.name}</code>" in html
+        assert spec.summary in html
+    for app in ("problems", "anki_bridge", "ojclient", "normagpt"):
+        assert f'id="app-{app}"' in html
+    assert "http://testserver/mcp" in html
+    snippet = html.split('<pre id="desktop-config">', 1)[1].split("</pre>", 1)[0]
+    config = json.loads(snippet.replace("&quot;", '"'))
+    server = config["mcpServers"]["tool-hub"]
+    assert server["args"] == [str(ROOT / "manage.py"), "runmcp"]
+    assert 'href="/admin/"' in html
+    assert 'href="/api/docs/"' in html
+
+
+@pytest.mark.django_db
+def test_admin_login_page_loads(client) -> None:  # type: ignore[no-untyped-def]
+    response = client.get("/admin/login/")
+    assert response.status_code == 200
+    assert b"Tool hub" in response.content

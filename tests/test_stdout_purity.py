@@ -1,0 +1,71 @@
+"""Under stdio nothing but JSON-RPC reaches stdout, even from a tool that makes noise."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+from tests.conftest import MANAGE, PYTHON, ROOT, subprocess_env
+
+MESSAGES = [
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw-test", "version": "1"},
+        },
+    },
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "noisy", "arguments": {}},
+    },
+    {"jsonrpc": "2.0", "id": 3, "method": "tools/list"},
+]
+
+
+def test_stdout_carries_only_json_rpc_while_a_tool_prints_logs_and_warns() -> None:
+    proc = subprocess.Popen(
+        [PYTHON, MANAGE, "runmcp", "--settings", "tests.settings_noisy"],
+        cwd=ROOT,
+        env=subprocess_env(
+            PYTHONWARNINGS="always", PYTHONUNBUFFERED=None
+        ),  # buffered, as clients run it
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    try:
+        responses = {}
+        for message in MESSAGES:
+            proc.stdin.write((json.dumps(message) + "\n").encode())
+            proc.stdin.flush()
+            if "id" in message:
+                line = proc.stdout.readline()
+                reply = json.loads(line)  # a stray line would fail here
+                responses[reply["id"]] = reply
+        rest, err = proc.communicate(timeout=30)  # closes stdin: the server ends
+    finally:
+        proc.kill()
+
+    for line in rest.decode().splitlines():
+        json.loads(line)  # anything after the last answer must be JSON-RPC too
+    assert responses[2]["result"]["content"][0]["text"] == "done"
+    assert responses[2]["result"]["isError"] is False
+    assert "noisy" in {tool["name"] for tool in responses[3]["result"]["tools"]}
+    stderr = err.decode()
+    for noise in (
+        "stray print 2",
+        "direct stdout write",
+        "log line 2",
+        "a warning 2",
+        "partial line",
+    ):
+        assert noise in stderr
