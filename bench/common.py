@@ -1,0 +1,72 @@
+"""Helpers shared by the benchmarks: latency statistics and a plain-text table."""
+
+from __future__ import annotations
+
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+MANAGE = str(ROOT / "manage.py")
+
+
+def percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def latency_row(name: str, samples: list[float], wall: float) -> list[str]:
+    """name, calls, p50/p95/p99 in ms, mean, calls per second."""
+    ms = [s * 1000 for s in samples]
+    return [
+        name,
+        str(len(samples)),
+        f"{percentile(ms, 50):.2f}",
+        f"{percentile(ms, 95):.2f}",
+        f"{percentile(ms, 99):.2f}",
+        f"{statistics.fmean(ms):.2f}",
+        f"{len(samples) / wall:.0f}",
+    ]
+
+
+LATENCY_HEADER = ["transport", "calls", "p50 ms", "p95 ms", "p99 ms", "mean ms", "calls/s"]
+
+
+def print_table(header: list[str], rows: list[list[str]]) -> None:
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        return "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
+
+    print(line(header))
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for row in rows:
+        print(line(row))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_http_server(args: list[str], url: str) -> subprocess.Popen[bytes]:
+    """Start a server process and wait until `url` answers."""
+    proc = subprocess.Popen(args, cwd=ROOT, env=dict(os.environ), stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(url, timeout=1)
+            return proc
+        except httpx.TransportError:
+            time.sleep(0.1)
+    proc.kill()
+    raise SystemExit(f"server at {url} did not start")
