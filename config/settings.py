@@ -250,6 +250,48 @@ MCP_HTTP_HOST = env_str("MCP_HTTP_HOST", "127.0.0.1")
 # 8765 belongs to AnkiConnect, 8000 to `make run`.
 MCP_HTTP_PORT = env_int("MCP_HTTP_PORT", 8001)
 
+# --- problems: the СДАМ ГИА sites ------------------------------------------------------
+
+# {subject} and {exam} are filled in: https://math-ege.sdamgia.ru. Tests point it at 127.0.0.1.
+SDAMGIA_URL_TEMPLATE = env_str("SDAMGIA_URL_TEMPLATE", "https://{subject}-{exam}.sdamgia.ru")
+SDAMGIA_TIMEOUT = float(env_str("SDAMGIA_TIMEOUT", "10"))
+SDAMGIA_MAX_CONCURRENCY_PER_HOST = env_int("SDAMGIA_MAX_CONCURRENCY_PER_HOST", 4)
+SDAMGIA_MIN_INTERVAL = float(env_str("SDAMGIA_MIN_INTERVAL", "0.25"))  # seconds between requests
+SDAMGIA_RETRIES = env_int("SDAMGIA_RETRIES", 2)
+SDAMGIA_MAX_BODY_BYTES = env_int("SDAMGIA_MAX_BODY_BYTES", 5 * 1024 * 1024)
+# How long a stored copy is served before it is fetched again (seconds).
+SDAMGIA_TTL_PROBLEM = env_int("SDAMGIA_TTL_PROBLEM", 30 * 24 * 3600)
+SDAMGIA_TTL_CATALOG = env_int("SDAMGIA_TTL_CATALOG", 7 * 24 * 3600)
+SDAMGIA_TTL_CATEGORY = env_int("SDAMGIA_TTL_CATEGORY", 7 * 24 * 3600)
+SDAMGIA_TTL_TEST = env_int("SDAMGIA_TTL_TEST", 30 * 24 * 3600)
+
+# --- anki_bridge: AnkiConnect and the external search ----------------------------------
+
+ANKI_CONNECT_URL = env_str("ANKI_CONNECT_URL", "http://127.0.0.1:8765")
+ANKI_CONNECT_KEY = env_str("ANKI_CONNECT_KEY")
+# Empty means the default (seed 002).
+ANKI_DEFAULT_DECK = env_str("ANKI_DEFAULT_DECK") or "Default"
+ANKI_DEFAULT_MODEL = env_str("ANKI_DEFAULT_MODEL") or "Поля для ChatGPT"
+SEARCH_API_URL = env_str("SEARCH_API_URL")
+SEARCH_API_KEY = env_str("SEARCH_API_KEY")
+# image_url fetching: loopback/private/link-local hosts are refused unless allowed.
+ANKI_IMAGE_ALLOW_PRIVATE = env_bool("ANKI_IMAGE_ALLOW_PRIVATE", default=False)
+ANKI_IMAGE_MAX_BYTES = env_int("ANKI_IMAGE_MAX_BYTES", 10 * 1024 * 1024)
+ANKI_IMAGE_TIMEOUT = float(env_str("ANKI_IMAGE_TIMEOUT", "15"))
+
+# --- ojclient: the online-judge problem API ---------------------------------------------
+
+# An http(s) origin (no path); validated and normalized by ojclient. Unset: tools say so.
+OJ_API_BASE_URL = env_str("OJ_API_BASE_URL")
+OJ_API_TOKEN = env_str("OJ_API_TOKEN")
+
+# --- normagpt: the norms agent -----------------------------------------------------------
+
+OPENAI_BASE_URL = env_str("OPENAI_BASE_URL")
+OPENAI_API_KEY = env_str("OPENAI_API_KEY")
+NORMAGPT_MODEL = env_str("NORMAGPT_MODEL", "gpt-4o-mini")
+NORMAGPT_VISION = env_bool("NORMAGPT_VISION", default=False)
+
 # --- Logging: everything to stderr (stdout belongs to the MCP stdio protocol) ----------
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")

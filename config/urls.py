@@ -1,7 +1,7 @@
-"""The project's URLs. Each app mounts its API under /api/<app>/ as it grows."""
+"""The project's URLs: pages, admin, and each app's REST API under /api/<app>/."""
 
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.authtoken.views import obtain_auth_token
 
@@ -17,6 +17,10 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/auth/token/", obtain_auth_token, name="api-token"),
     path("api/mcp-tools/", McpToolListApi.as_view(), name="api-mcp-tools"),
+    path("api/problems/", include("problems.api.urls")),
+    path("api/anki/", include("anki_bridge.api.urls")),
+    path("api/oj/", include("ojclient.api.urls")),
+    path("api/normagpt/", include("normagpt.api.urls")),
 ]
 
 admin.site.site_header = "Tool hub"

@@ -94,6 +94,37 @@ def text_of(result: object) -> str:
     return "".join(block.text for block in result.content)  # type: ignore[attr-defined]
 
 
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """SQLite tests use a file, so that servers the tests spawn can share the test database."""
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    if database["ENGINE"].endswith("sqlite3"):
+        database.setdefault("TEST", {})["NAME"] = str(
+            tmp_path_factory.mktemp("db") / "test.sqlite3"
+        )
+
+
+@pytest.fixture
+def subprocess_db_env(django_db_blocker) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """`DATABASE_URL` of the test database, for a process the test spawns.
+
+    Rows the spawned process must see need `django_db(transaction=True)` (committed data).
+    """
+    from django.db import connection
+
+    database = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return {"DATABASE_URL": f"sqlite:///{database['NAME']}"}
+    user = database.get("USER") or ""
+    password = f":{database['PASSWORD']}" if database.get("PASSWORD") else ""
+    auth = f"{user}{password}@" if user else ""
+    host = database.get("HOST") or "127.0.0.1"
+    port = database.get("PORT") or 5432
+    return {"DATABASE_URL": f"postgres://{auth}{host}:{port}/{database['NAME']}"}
+
+
 @pytest.fixture(autouse=True)
 def celery_eager() -> Iterator[None]:
     """Tasks run in-process during tests unless a test starts a real worker (`worker`)."""
