@@ -30,6 +30,9 @@ class ToolSpec:
     idempotent: bool = False
     open_world: bool = False
     structured_output: bool | None = None
+    # A pydantic model of the structured result, for tools that return a CallToolResult
+    # (text for the model + structured content): advertised as the output schema.
+    output_model: type[Any] | None = None
 
     @property
     def summary(self) -> str:
@@ -57,6 +60,7 @@ class ToolRegistry:
         idempotent: bool = False,
         destructive: bool = False,
         structured_output: bool | None = None,
+        output_model: type[Any] | None = None,
     ) -> Callable[[F], F]:
         """Register the decorated function as a tool.
 
@@ -80,6 +84,7 @@ class ToolRegistry:
                     idempotent=read_only or idempotent,
                     open_world=open_world,
                     structured_output=structured_output,
+                    output_model=output_model,
                 )
             )
             return fn

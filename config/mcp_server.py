@@ -21,7 +21,7 @@ from django.db import close_old_connections
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools.base import Tool
-from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
 from mcp_types import ToolAnnotations
 from pydantic import ConfigDict, ValidationError
 
@@ -127,7 +127,10 @@ def build_tool(spec: ToolSpec) -> StrictTool:
         {"model_config": ConfigDict(extra="forbid", title=loose.__name__), "__module__": __name__},
     )
     fields = {name: getattr(base, name) for name in Tool.model_fields}
-    fields["fn_metadata"] = base.fn_metadata.model_copy(update={"arg_model": strict})
+    if spec.output_model is not None:
+        fields["fn_metadata"] = FuncMetadata(arg_model=strict, output_model=spec.output_model)
+    else:
+        fields["fn_metadata"] = base.fn_metadata.model_copy(update={"arg_model": strict})
     fields["parameters"] = strict.model_json_schema(by_alias=True)
     return StrictTool(**fields)
 

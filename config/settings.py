@@ -234,6 +234,8 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # 3.1: JSON Schema proper, so the pydantic output models document as they are.
+    "OAS_VERSION": "3.1.0",
 }
 
 # --- MCP --------------------------------------------------------------------------------

@@ -1,6 +1,22 @@
-"""MCP tools of the СДАМ ГИА problem bank (the seven sdamgia_* tools)."""
+"""MCP tools of the СДАМ ГИА problem bank (contract: seeds 000/001, the seeds README)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
+
+import anyio.from_thread
+from mcp.server.mcpserver import Context
+from mcp_types import CallToolResult, TextContent
+from pydantic import Field
 
 from config.mcp_registry import ToolRegistry
+from problems import catalog, formatting, fuzzy, schemas, services
+from problems.subjects import site_resolve
+from problems.tasks import fetch_missing_fanout
 
 registry = ToolRegistry(
     app="problems",
@@ -11,3 +27,221 @@ registry = ToolRegistry(
         "text, browse the catalog, categories and tests. Cached in the database."
     ),
 )
+
+Subject = Annotated[
+    str,
+    Field(
+        description=(
+            "Subject code: math, mathb (ЕГЭ only), inf, rus, ruso (ОГЭ only), en, de, fr, sp, "
+            "phys, chem, bio, geo, soc, lit, hist. Russian names and aliases work too "
+            "(«информатика», «профмат», «база»)."
+        ),
+        min_length=1,
+        max_length=60,
+    ),
+]
+Exam = Annotated[str, Field(description="Exam: 'ege' (ЕГЭ, default) or 'oge' (ОГЭ).")]
+Format = Annotated[
+    Literal["markdown", "json"],
+    Field(description="'markdown' (default, readable) or 'json' (structured data)."),
+]
+Refresh = Annotated[
+    bool, Field(description="Fetch from the site even when a fresh stored copy exists.")
+]
+Limit = Annotated[int, Field(ge=1, le=50, description="How many results (1–50).")]
+Offset = Annotated[int, Field(ge=0, le=1000, description="How many results to skip.")]
+DigitsId = Annotated[str, Field(pattern=r"^\d{1,20}$", max_length=20)]
+
+
+def respond(data: dict[str, Any], markdown: str, response_format: str) -> CallToolResult:
+    """Text for the model in the asked format, plus the structured content."""
+    text = markdown if response_format == "markdown" else json.dumps(data, ensure_ascii=False)
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+
+
+def thread_progress(ctx: Context | None) -> Callable[[int, int], None] | None:
+    """A progress callback for the tool's worker thread and any thread it starts.
+
+    Progress goes to the server's event loop; a lost report never fails the tool.
+    """
+    if ctx is None:
+        return None
+    loop = anyio.from_thread.run_sync(asyncio.get_running_loop)
+
+    def report(done: int, total: int) -> None:
+        future = asyncio.run_coroutine_threadsafe(ctx.report_progress(done, total), loop)
+        with contextlib.suppress(Exception):  # progress is best effort; the result matters
+            future.result(timeout=2)
+
+    return report
+
+
+@registry.tool(
+    name="sdamgia_get_problem", output_model=schemas.ProblemOut, read_only=True, open_world=True
+)
+def get_problem(
+    subject: Subject,
+    problem_id: Annotated[DigitsId, Field(description="The problem number, e.g. '27340'.")],
+    exam: Exam = "ege",
+    response_format: Format = "markdown",
+    refresh: Refresh = False,
+) -> CallToolResult:
+    """Get one problem by its number: condition (formulas as text, figure URLs), solution, answer, analogs, codifier."""
+    site = site_resolve(subject=subject, exam=exam)
+    problem = services.problem_get(site=site, problem_id=problem_id, refresh=refresh)
+    return respond(
+        formatting.problem_as_dict(problem), formatting.problem_markdown(problem), response_format
+    )
+
+
+@registry.tool(
+    name="sdamgia_search_problems", output_model=schemas.SearchOut, read_only=True, open_world=True
+)
+def search_problems(
+    subject: Subject,
+    query: Annotated[
+        str, Field(min_length=3, max_length=500, description="Keywords to search for.")
+    ],
+    exam: Exam = "ege",
+    limit: Limit = 20,
+    offset: Offset = 0,
+    response_format: Format = "markdown",
+    refresh: Refresh = False,
+) -> CallToolResult:
+    """Search problems by keywords with the site's own search; returns problem numbers (page with offset)."""
+    site = site_resolve(subject=subject, exam=exam)
+    outcome = services.problems_search(
+        site=site, query=query, limit=limit, offset=offset, refresh=refresh
+    )
+    return respond(
+        formatting.search_as_dict(outcome, offset=offset),
+        formatting.search_markdown(outcome, offset=offset),
+        response_format,
+    )
+
+
+@registry.tool(
+    name="sdamgia_search_by_text", output_model=schemas.FuzzyOut, read_only=True, open_world=True
+)
+def search_by_text(
+    subject: Subject,
+    condition_text: Annotated[
+        str,
+        Field(
+            min_length=10,
+            max_length=1000,
+            description="The problem's condition as you have it (OCR errors and typos are fine).",
+        ),
+    ],
+    exam: Exam = "ege",
+    threshold: Annotated[
+        float, Field(ge=0, le=1, description="Minimum similarity 0..1 (default 0.6).")
+    ] = 0.6,
+    limit: Limit = 20,
+    response_format: Format = "markdown",
+    ctx: Context | None = None,
+) -> CallToolResult:
+    """Find a problem by its condition text (fuzzy): ranked problem numbers with similarity scores and snippets."""
+    site = site_resolve(subject=subject, exam=exam)
+    outcome = fuzzy.problems_search_fuzzy(
+        site=site,
+        condition_text=condition_text,
+        threshold=threshold,
+        limit=limit,
+        fetch_missing=fetch_missing_fanout,
+        progress=thread_progress(ctx),
+    )
+    return respond(
+        formatting.fuzzy_as_dict(outcome), formatting.fuzzy_markdown(outcome), response_format
+    )
+
+
+@registry.tool(
+    name="sdamgia_batch_get_problems",
+    output_model=schemas.BatchOut,
+    read_only=True,
+    open_world=True,
+)
+def batch_get_problems(
+    subject: Subject,
+    problem_ids: Annotated[
+        list[DigitsId],
+        Field(min_length=1, max_length=50, description="Problem numbers, 1–50 of them."),
+    ],
+    exam: Exam = "ege",
+    response_format: Format = "markdown",
+    refresh: Refresh = False,
+    ctx: Context | None = None,
+) -> CallToolResult:
+    """Get several problems at once (at most 10 fetched concurrently); a failing id gets its own error."""
+    site = site_resolve(subject=subject, exam=exam)
+    items = services.problems_get_many(
+        site=site, problem_ids=problem_ids, refresh=refresh, progress=thread_progress(ctx)
+    )
+    return respond(
+        formatting.batch_as_dict(items), formatting.batch_markdown(items), response_format
+    )
+
+
+@registry.tool(
+    name="sdamgia_get_catalog", output_model=schemas.CatalogOut, read_only=True, open_world=True
+)
+def get_catalog(
+    subject: Subject,
+    exam: Exam = "ege",
+    response_format: Format = "markdown",
+    refresh: Refresh = False,
+) -> CallToolResult:
+    """The subject's catalog: exam task types (topics) with their categories, ids and problem counts."""
+    site = site_resolve(subject=subject, exam=exam)
+    topics = catalog.catalog_get(site=site, refresh=refresh)
+    return respond(
+        formatting.catalog_as_dict(topics),
+        formatting.catalog_markdown(topics, site),
+        response_format,
+    )
+
+
+@registry.tool(
+    name="sdamgia_get_category_problems",
+    output_model=schemas.CategoryOut,
+    read_only=True,
+    open_world=True,
+)
+def get_category_problems(
+    subject: Subject,
+    category_id: Annotated[DigitsId, Field(description="Category id from the catalog, e.g. '79'.")],
+    exam: Exam = "ege",
+    limit: Limit = 20,
+    offset: Offset = 0,
+    response_format: Format = "markdown",
+    refresh: Refresh = False,
+) -> CallToolResult:
+    """Problem numbers of a catalog category (the whole listing is read and its problems stored)."""
+    site = site_resolve(subject=subject, exam=exam)
+    outcome = catalog.category_problems_get(
+        site=site, category_id=category_id, limit=limit, offset=offset, refresh=refresh
+    )
+    return respond(
+        formatting.category_as_dict(outcome, offset=offset),
+        formatting.category_markdown(outcome, offset=offset),
+        response_format,
+    )
+
+
+@registry.tool(
+    name="sdamgia_get_test", output_model=schemas.TestOut, read_only=True, open_world=True
+)
+def get_test(
+    subject: Subject,
+    test_id: Annotated[DigitsId, Field(description="The test (variant) number.")],
+    exam: Exam = "ege",
+    response_format: Format = "markdown",
+    refresh: Refresh = False,
+) -> CallToolResult:
+    """The problem numbers of a test (variant), in order — or a note that its author hid them."""
+    site = site_resolve(subject=subject, exam=exam)
+    test = catalog.exam_test_get(site=site, test_id=test_id, refresh=refresh)
+    return respond(
+        formatting.exam_test_as_dict(test), formatting.exam_test_markdown(test), response_format
+    )

@@ -1,1 +1,153 @@
-"""Database models of this app."""
+"""The problem bank's cache of the СДАМ ГИА sites: problems, the catalog tree, tests.
+
+Every row carries `fetched_at`; services serve a row from the database until its TTL
+(a setting per kind) expires. Problem ids are per site: every key includes subject+exam.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+EXAM_CHOICES = [("ege", "ЕГЭ"), ("oge", "ОГЭ")]
+
+
+class SiteScoped(models.Model):
+    subject = models.CharField(max_length=8, db_index=True)
+    exam = models.CharField(max_length=3, choices=EXAM_CHOICES, db_index=True)
+    fetched_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        abstract = True
+
+
+class Problem(SiteScoped):
+    SOLUTION_KINDS = [("own", "own"), ("prototype", "a prototype's"), ("missing", "missing")]
+
+    problem_id = models.CharField(max_length=20)
+    type_number = models.CharField(max_length=10, blank=True, db_index=True)
+    condition_text = models.TextField(blank=True)
+    condition_html = models.TextField(blank=True)
+    figures = models.JSONField(default=list, blank=True)
+    formulas = models.JSONField(default=list, blank=True)
+    source_text = models.TextField(blank=True)
+    source_html = models.TextField(blank=True)
+    solution_text = models.TextField(blank=True)
+    solution_html = models.TextField(blank=True)
+    solution_figures = models.JSONField(default=list, blank=True)
+    solution_kind = models.CharField(max_length=10, choices=SOLUTION_KINDS, default="missing")
+    answer = models.CharField(max_length=500, blank=True)
+    answers = models.JSONField(default=list, blank=True)
+    analogs = models.JSONField(default=list, blank=True)
+    codifier = models.JSONField(default=list, blank=True)  # [{"code", "title"}]
+    internal_id = models.CharField(max_length=20, blank=True)
+    # Normalized condition (+ source) text for fuzzy matching, computed on store.
+    search_text = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["subject", "exam", "problem_id"], name="problem_unique_per_site"
+            )
+        ]
+        indexes = [models.Index(fields=["subject", "exam", "type_number"])]
+        ordering = ["subject", "exam", "problem_id"]
+
+    def __str__(self) -> str:
+        return f"{self.subject}-{self.exam} №{self.problem_id}"
+
+    @property
+    def site_label(self) -> str:
+        return f"{self.subject}-{self.exam}"
+
+
+class Topic(SiteScoped):
+    """An exam task type of the catalog («1. Планиметрия»)."""
+
+    number = models.CharField(max_length=10, blank=True)
+    title = models.CharField(max_length=500)
+    count = models.PositiveIntegerField(null=True, blank=True)
+    is_additional = models.BooleanField(default=False)
+    position = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["subject", "exam", "position"], name="topic_unique_position"
+            )
+        ]
+        ordering = ["subject", "exam", "position"]
+
+    def __str__(self) -> str:
+        return f"{self.number}. {self.title}" if self.number else self.title
+
+
+class Category(SiteScoped):
+    """A category (subtype) of a topic; its listing holds whole problems."""
+
+    category_id = models.CharField(max_length=20)
+    # Null while only the listing is known (fetched before the catalog).
+    topic = models.ForeignKey(
+        Topic, on_delete=models.SET_NULL, null=True, blank=True, related_name="categories"
+    )
+    title = models.CharField(max_length=500, blank=True)
+    count = models.PositiveIntegerField(null=True, blank=True)
+    position = models.PositiveIntegerField(default=0)
+    problems = models.ManyToManyField(
+        Problem, through="CategoryProblem", related_name="categories", blank=True
+    )
+    # Set when the whole listing was read (up to data-total); the TTL counts from here.
+    listing_fetched_at = models.DateTimeField(null=True, blank=True)
+    listing_pages = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["subject", "exam", "category_id"], name="category_unique_per_site"
+            )
+        ]
+        ordering = ["subject", "exam", "topic__position", "position"]
+        verbose_name_plural = "categories"
+
+    def __str__(self) -> str:
+        return f"{self.title or 'category'} ({self.category_id})"
+
+
+class CategoryProblem(models.Model):
+    """A problem's place in a category listing."""
+
+    category = models.ForeignKey(Category, on_delete=models.CASCADE)
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE)
+    position = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["category", "problem"], name="category_problem_once")
+        ]
+        ordering = ["category", "position"]
+
+    def __str__(self) -> str:
+        return f"{self.category_id} #{self.position}: {self.problem_id}"
+
+
+class Test(SiteScoped):
+    """A test (variant): its problems in order, or the fact that they are hidden."""
+
+    test_id = models.CharField(max_length=20)
+    title = models.CharField(max_length=500, blank=True)
+    problem_ids = models.JSONField(default=list, blank=True)
+    ids_hidden = models.BooleanField(default=False)
+    problem_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["subject", "exam", "test_id"], name="test_unique_per_site"
+            )
+        ]
+        ordering = ["subject", "exam", "test_id"]
+
+    def __str__(self) -> str:
+        return f"{self.subject}-{self.exam} test {self.test_id}"
+
+
+__all__ = ["Category", "CategoryProblem", "Problem", "Test", "Topic"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.utils.html import escape
 
 from config.mcp_server import tool_specs
 from tests.conftest import ROOT
@@ -17,7 +18,7 @@ def test_home_lists_every_registered_tool_and_how_to_connect(client) -> None:  #
     html = response.content.decode()
     for spec in tool_specs():
         assert f"<code>{spec.name}</code>" in html
-        assert spec.summary in html
+        assert escape(spec.summary) in html
     for app in ("problems", "anki_bridge", "ojclient", "normagpt"):
         assert f'id="app-{app}"' in html
     assert "http://testserver/mcp" in html

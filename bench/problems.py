@@ -1,0 +1,267 @@
+"""Problem bank benchmark: parsing, cold and warm fuzzy search, fuzzy-search quality.
+
+    .venv/bin/python bench/problems.py [--quick]
+
+Uses a temporary SQLite database unless DATABASE_URL is set, and a local СДАМ ГИА stand-in
+on 127.0.0.1 (tests/problems/fake_site.py). The Celery row needs REDIS_URL. Prints tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+TMP = tempfile.mkdtemp(prefix="bench-problems-")
+os.environ.setdefault("DATABASE_URL", f"sqlite:///{TMP}/bench.sqlite3")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+os.environ.setdefault("DJANGO_LOG_LEVEL", "WARNING")
+REAL = (
+    ROOT.parent / "shared" / "fixtures" / "sdamgia" / "math-ege_type1_problem_blocks_2023-01.json"
+)
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.conf import settings  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.utils import timezone  # noqa: E402
+
+from bench.common import percentile, print_table  # noqa: E402
+from bench.damage import damage  # noqa: E402
+from config.celery import app  # noqa: E402
+from problems import fuzzy, matching  # noqa: E402
+from problems.models import Problem  # noqa: E402
+from problems.parsing import parse_problem_block  # noqa: E402
+from problems.subjects import Site  # noqa: E402
+from problems.tasks import fetch_missing_fanout  # noqa: E402
+from tests.problems.blocks import block, id_only, search_results  # noqa: E402
+from tests.problems.fake_site import FakeSite, serve  # noqa: E402
+
+MATH = Site("math", "ege")
+BASE = "https://math-ege.sdamgia.ru"
+
+
+def real_blocks() -> dict[str, str]:
+    if not REAL.exists():
+        raise SystemExit(f"{REAL} is absent: the benchmark runs on the real problem blocks")
+    items = json.loads(REAL.read_text(encoding="utf-8"))["items"]
+    return {str(i["problem_id"]): i["block_html"] for i in items}
+
+
+def bench_parsing(blocks: dict[str, str], rounds: int) -> list[str]:
+    html = list(blocks.values())
+    started = time.perf_counter()
+    for _ in range(rounds):
+        for item in html:
+            parse_problem_block(item, base_url=BASE)
+    elapsed = time.perf_counter() - started
+    n = rounds * len(html)
+    return [f"{n} blocks", f"{elapsed:.2f} s", f"{n / elapsed:.0f} blocks/s"]
+
+
+def cold_search(
+    conditions: dict[str, str], *, workers: bool, concurrency: int, interval: float
+) -> list[str]:
+    Problem.objects.all().delete()
+    fake = FakeSite(latency=0.1)
+    server, template = serve(fake)
+    ids = list(conditions)[:30]
+    for pid in ids:
+        fake.add_problem("math-ege", pid, block(pid, conditions[pid]))
+    page = "<html><body>" + search_results([id_only(pid) for pid in ids]) + "</body></html>"
+    original = fake.respond
+    fake.respond = lambda site, path, params: (
+        (200, page) if path == "/search" else original(site, path, params)
+    )  # type: ignore[method-assign]
+    settings.SDAMGIA_URL_TEMPLATE = template
+    settings.SDAMGIA_MIN_INTERVAL = interval
+    settings.SDAMGIA_MAX_CONCURRENCY_PER_HOST = concurrency
+    procs = []
+    if workers:
+        env = {
+            **os.environ,
+            "SDAMGIA_URL_TEMPLATE": template,
+            "SDAMGIA_MIN_INTERVAL": str(interval),
+            "SDAMGIA_MAX_CONCURRENCY_PER_HOST": str(concurrency),
+        }
+        for name in ("b1", "b2"):
+            procs.append(
+                subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "celery",
+                        "-A",
+                        "config",
+                        "worker",
+                        "--pool",
+                        "solo",
+                        "-n",
+                        f"{name}@%h",
+                        "--without-heartbeat",
+                        "--without-gossip",
+                        "--without-mingle",
+                        "--loglevel",
+                        "WARNING",
+                    ],
+                    cwd=ROOT,
+                    env=env,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
+        app.conf.task_always_eager = False
+        time.sleep(4)  # workers connect
+        app.control.ping(timeout=2)
+    try:
+        started = time.perf_counter()
+        outcome = fuzzy.problems_search_fuzzy(
+            site=MATH,
+            condition_text=conditions[ids[7]],
+            threshold=0.5,
+            limit=5,
+            fetch_missing=fetch_missing_fanout,
+        )
+        wall = time.perf_counter() - started
+    finally:
+        app.conf.task_always_eager = True
+        for proc in procs:
+            proc.terminate()
+            proc.wait(timeout=10)
+        server.shutdown()
+    effective = min(concurrency, 10)
+    ideal = (1 + math.ceil(30 / effective)) * 0.1
+    assert outcome.fetched == 30, outcome.fetch_errors
+    assert outcome.matches[0].problem.problem_id == ids[7]
+    mode = "2 Celery workers (Redis)" if workers else "in-process"
+    return [
+        mode,
+        f"{effective} / {interval:g} s",
+        f"{wall * 1000:.0f} ms",
+        str(len(fake.requests)),
+        f"{ideal * 1000:.0f} ms",
+        f"{wall / ideal:.2f}×",
+    ]
+
+
+def populate(conditions: list[str], size: int) -> None:
+    """`size` stored problems made from the real conditions with their numbers varied."""
+    Problem.objects.all().delete()
+    rng = random.Random(size)
+    now = timezone.now()
+    rows = []
+    for i in range(size):
+        text = conditions[i % len(conditions)]
+        if i >= len(conditions):
+            text = " ".join(str(rng.randint(2, 99)) if w.isdigit() else w for w in text.split(" "))
+        rows.append(
+            Problem(
+                subject="math",
+                exam="ege",
+                problem_id=str(100000 + i),
+                condition_text=text,
+                search_text=matching.matching_form(text),
+                fetched_at=now,
+            )
+        )
+    Problem.objects.bulk_create(rows, batch_size=2000)
+
+
+def warm_search(conditions: list[str], size: int, queries: int) -> list[str]:
+    populate(conditions, size)
+    fake = FakeSite()
+    server, template = serve(fake)  # answers every phrase search with an empty page
+    settings.SDAMGIA_URL_TEMPLATE = template
+    settings.SDAMGIA_MIN_INTERVAL = 0
+    rng = random.Random(1)
+    fuzzy.site_index(MATH)  # the index is built once per change of the table
+    samples = []
+    for _ in range(queries):
+        query = damage(rng.choice(conditions), rng)
+        started = time.perf_counter()
+        fuzzy.problems_search_fuzzy(site=MATH, condition_text=query[:1000], threshold=0.6, limit=20)
+        samples.append(time.perf_counter() - started)
+    server.shutdown()
+    ms = [s * 1000 for s in samples]
+    return [
+        f"{size:,}",
+        str(queries),
+        f"{percentile(ms, 50):.1f}",
+        f"{percentile(ms, 95):.1f}",
+        f"{statistics.fmean(ms):.1f}",
+    ]
+
+
+def quality(conditions: dict[str, str], reps: int) -> list[str]:
+    normalized = {pid: matching.normalize(text) for pid, text in conditions.items()}
+    candidates = [matching.Candidate.from_normalized(pid, n) for pid, n in normalized.items()]
+    rng = random.Random(2026)
+    top1 = top5 = total = 0
+    for _ in range(reps):
+        for pid, text in conditions.items():
+            query = damage(text, rng)
+            ranked = matching.rank(
+                matching.Query.from_text(query), candidates, threshold=0, limit=5
+            )
+            keys = [c.key for c, _ in ranked]
+            top1 += bool(keys) and keys[0] == pid
+            top5 += pid in keys
+            total += 1
+    return [
+        str(len(conditions)),
+        str(total),
+        f"{100 * top1 / total:.2f}%",
+        f"{100 * top5 / total:.2f}%",
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Problem bank benchmark")
+    parser.add_argument("--quick", action="store_true", help="fewer rounds (for a smoke run)")
+    quick = parser.parse_args().quick
+    call_command("migrate", verbosity=0)
+    blocks = real_blocks()
+    conditions = {
+        pid: parse_problem_block(html, base_url=BASE).condition_text for pid, html in blocks.items()
+    }
+
+    print("1. Parsing the real problem blocks\n")
+    print_table(["blocks", "time", "rate"], [bench_parsing(blocks, 2 if quick else 10)])
+
+    print("\n2. Cold sdamgia_search_by_text: 30 uncached candidates, site latency 100 ms\n")
+    rows = [
+        cold_search(conditions, workers=False, concurrency=10, interval=0),
+        cold_search(conditions, workers=False, concurrency=4, interval=0.25),
+    ]
+    if os.environ.get("REDIS_URL"):
+        rows.append(cold_search(conditions, workers=True, concurrency=10, interval=0))
+    else:
+        rows.append(["2 Celery workers (Redis)", "-", "skipped: REDIS_URL unset", "-", "-", "-"])
+    print_table(["mode", "concurrency / interval", "wall", "requests", "ideal", "vs ideal"], rows)
+
+    print("\n3. Warm search (all candidates stored), per query\n")
+    sizes = [10_000] if quick else [10_000, 50_000]
+    print_table(
+        ["problems", "queries", "p50 ms", "p95 ms", "mean ms"],
+        [warm_search(list(conditions.values()), n, 20 if quick else 100) for n in sizes],
+    )
+
+    print("\n4. Quality: damaged queries over the real problems (all siblings present)\n")
+    print_table(
+        ["problems", "queries", "top-1", "top-5"], [quality(conditions, 3 if quick else 10)]
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,214 @@
+"""Admin of the problem bank: problems with a rendered preview, the catalog tree, tests."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db.models import Count, QuerySet
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString, mark_safe
+
+from config.exceptions import DomainError
+from problems import services
+from problems.formatting import problem_url
+from problems.models import Category, Problem, Test, Topic
+from problems.subjects import Site
+
+
+class CategoryFilter(admin.SimpleListFilter):
+    title = "category"
+    parameter_name = "category"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        return [
+            (str(c.pk), f"{c.subject}-{c.exam} {c.category_id} {c.title}"[:80])
+            for c in Category.objects.order_by("subject", "exam", "position")[:500]
+        ]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Problem]) -> QuerySet[Problem]:
+        if self.value():
+            return queryset.filter(categories__pk=int(self.value() or 0))
+        return queryset
+
+
+@admin.register(Problem)
+class ProblemAdmin(admin.ModelAdmin):
+    list_display = [
+        "problem_id",
+        "site",
+        "type_number",
+        "short_condition",
+        "answer",
+        "solution_kind",
+        "fetched_at",
+    ]
+    list_filter = ["subject", "exam", "type_number", "solution_kind", CategoryFilter]
+    search_fields = ["problem_id", "condition_text", "source_text"]
+    readonly_fields = ["preview", "site_link"]
+    fields = [
+        "preview",
+        "site_link",
+        "subject",
+        "exam",
+        "problem_id",
+        "type_number",
+        "answer",
+        "answers",
+        "analogs",
+        "codifier",
+        "solution_kind",
+        "fetched_at",
+    ]
+    actions = ["refresh_from_site", "fetch_analogs"]
+    list_per_page = 50
+
+    @admin.display(description="site")
+    def site(self, obj: Problem) -> str:
+        return obj.site_label
+
+    @admin.display(description="condition")
+    def short_condition(self, obj: Problem) -> str:
+        text = obj.condition_text
+        return text if len(text) <= 90 else text[:87] + "…"
+
+    @admin.display(description="on the site")
+    def site_link(self, obj: Problem) -> SafeString:
+        url = problem_url(obj)
+        return format_html('<a href="{}" target="_blank" rel="noopener">{}</a>', url, url)
+
+    @admin.display(description="preview")
+    def preview(self, obj: Problem) -> SafeString:
+        # condition_html and solution_html were sanitized when parsed (parsing.py).
+        figures = format_html_join(
+            "", '<img src="{}" style="max-width:320px;margin:4px">', ((u,) for u in obj.figures)
+        )
+        return format_html(
+            '<div style="max-width:820px">'
+            "<h3>Condition</h3>{}{}{}"
+            "<h3>Solution ({})</h3>{}"
+            "<h3>Answer</h3><p><b>{}</b></p></div>",
+            mark_safe(obj.source_html),  # noqa: S308
+            mark_safe(obj.condition_html),  # noqa: S308
+            figures,
+            obj.get_solution_kind_display(),
+            mark_safe(obj.solution_html or "<p><i>none</i></p>"),  # noqa: S308
+            obj.answer or "—",
+        )
+
+    @admin.action(description="Refresh from the site")
+    def refresh_from_site(self, request: HttpRequest, queryset: QuerySet[Problem]) -> None:
+        done = failed = 0
+        for problem in queryset[:50]:
+            try:
+                services.problem_get(
+                    site=Site(problem.subject, problem.exam),
+                    problem_id=problem.problem_id,
+                    refresh=True,
+                )
+                done += 1
+            except DomainError as exc:
+                failed += 1
+                self.message_user(request, f"{problem}: {exc.message}", messages.ERROR)
+        self.message_user(
+            request,
+            f"Refreshed {done} problem(s); {failed} failed.",
+            messages.SUCCESS if not failed else messages.WARNING,
+        )
+
+    @admin.action(description="Fetch analogs")
+    def fetch_analogs(self, request: HttpRequest, queryset: QuerySet[Problem]) -> None:
+        for problem in queryset[:10]:
+            ids = problem.analogs[:50]
+            if not ids:
+                continue
+            items = services.problems_get_many(
+                site=Site(problem.subject, problem.exam), problem_ids=ids
+            )
+            failed = [i for i in items if i.error]
+            level = messages.SUCCESS if not failed else messages.WARNING
+            self.message_user(
+                request,
+                f"{problem}: {len(items) - len(failed)} analogs stored, {len(failed)} failed.",
+                level,
+            )
+
+
+class CategoryInline(admin.TabularInline):
+    model = Category
+    fields = ("category_id", "title", "count", "problems_link")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+    @admin.display(description="stored problems")
+    def problems_link(self, obj: Category) -> SafeString:
+        url = reverse("admin:problems_problem_changelist") + f"?category={obj.pk}"
+        return format_html('<a href="{}">browse</a>', url)
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(Topic)
+class TopicAdmin(admin.ModelAdmin):
+    list_display = [
+        "__str__",
+        "subject",
+        "exam",
+        "count",
+        "is_additional",
+        "n_categories",
+        "fetched_at",
+    ]
+    list_filter = ["subject", "exam", "is_additional"]
+    search_fields = ["title"]
+    inlines = [CategoryInline]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Topic]:
+        return super().get_queryset(request).annotate(n=Count("categories"))
+
+    @admin.display(description="categories", ordering="n")
+    def n_categories(self, obj: Topic) -> int:
+        return int(getattr(obj, "n", 0))
+
+
+@admin.register(Category)
+class CategoryAdmin(admin.ModelAdmin):
+    list_display = [
+        "category_id",
+        "title",
+        "subject",
+        "exam",
+        "topic",
+        "count",
+        "stored",
+        "listing_fetched_at",
+    ]
+    list_filter = ["subject", "exam"]
+    search_fields = ["title", "category_id"]
+    raw_id_fields = ["topic"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Category]:
+        return super().get_queryset(request).select_related("topic").annotate(n=Count("problems"))
+
+    @admin.display(description="stored problems", ordering="n")
+    def stored(self, obj: Category) -> SafeString:
+        url = reverse("admin:problems_problem_changelist") + f"?category={obj.pk}"
+        return format_html('<a href="{}">{}</a>', url, obj.n)  # type: ignore[attr-defined]
+
+
+@admin.register(Test)
+class TestAdmin(admin.ModelAdmin):
+    list_display = [
+        "test_id",
+        "subject",
+        "exam",
+        "title",
+        "problem_count",
+        "ids_hidden",
+        "fetched_at",
+    ]
+    list_filter = ["subject", "exam", "ids_hidden"]
+    search_fields = ["test_id", "title"]

@@ -1,0 +1,54 @@
+"""DRF serializers of the problem bank."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from problems.formatting import problem_url
+from problems.models import Problem
+
+
+class ProblemListSerializer(serializers.ModelSerializer):
+    id = serializers.CharField(source="problem_id")
+    url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Problem
+        fields = [
+            "id",
+            "subject",
+            "exam",
+            "type_number",
+            "condition_text",
+            "answer",
+            "url",
+            "fetched_at",
+        ]
+
+    def get_url(self, obj: Problem) -> str:
+        return problem_url(obj)
+
+
+class SiteQuerySerializer(serializers.Serializer):
+    refresh = serializers.BooleanField(default=False)
+
+
+class WindowQuerySerializer(SiteQuerySerializer):
+    limit = serializers.IntegerField(min_value=1, max_value=50, default=20)
+    offset = serializers.IntegerField(min_value=0, max_value=1000, default=0)
+
+
+class SearchQuerySerializer(WindowQuerySerializer):
+    query = serializers.CharField(min_length=3, max_length=500)
+
+
+class FuzzySearchSerializer(serializers.Serializer):
+    condition_text = serializers.CharField(min_length=10, max_length=1000, trim_whitespace=True)
+    threshold = serializers.FloatField(min_value=0, max_value=1, default=0.6)
+    limit = serializers.IntegerField(min_value=1, max_value=50, default=20)
+
+
+class BatchSerializer(SiteQuerySerializer):
+    problem_ids = serializers.ListField(
+        child=serializers.RegexField(r"^\d{1,20}$"), min_length=1, max_length=50
+    )

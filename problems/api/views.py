@@ -1,0 +1,143 @@
+"""REST adapters of the problem bank: each view parses input, calls a service, formats."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.serializers import Serializer
+from rest_framework.views import APIView
+
+from problems import catalog, formatting, fuzzy, schemas, services
+from problems.api import serializers as s
+from problems.models import Problem
+from problems.subjects import Site, site_resolve
+from problems.tasks import fetch_missing_fanout
+
+SITE_PARAMS = [
+    OpenApiParameter("subject", str, OpenApiParameter.PATH, description="Subject code or alias"),
+    OpenApiParameter("exam", str, OpenApiParameter.PATH, description="ege or oge"),
+]
+
+
+def _query(serializer_class: type[Serializer], request: Request) -> dict[str, Any]:
+    serializer = serializer_class(data=request.query_params)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+class SiteView(APIView):
+    permission_classes = (AllowAny,)
+
+    def site(self) -> Site:
+        return site_resolve(subject=self.kwargs["subject"], exam=self.kwargs["exam"])
+
+
+@extend_schema(
+    parameters=[
+        OpenApiParameter("subject", str),
+        OpenApiParameter("exam", str),
+        OpenApiParameter("type", str, description="Task type number, e.g. 1"),
+        OpenApiParameter("category", str, description="Category id"),
+        OpenApiParameter("q", str, description="Text to look for in the condition"),
+    ]
+)
+class ProblemListApi(generics.ListAPIView):
+    """Stored problems, filtered; no network."""
+
+    serializer_class = s.ProblemListSerializer
+    permission_classes = (AllowAny,)
+
+    def get_queryset(self) -> QuerySet[Problem]:
+        params = self.request.query_params
+        qs = Problem.objects.order_by("subject", "exam", "problem_id")
+        for param, lookup in [("subject", "subject"), ("exam", "exam"), ("type", "type_number")]:
+            if params.get(param):
+                qs = qs.filter(**{lookup: params[param]})
+        if params.get("category"):
+            qs = qs.filter(categories__category_id=params["category"]).distinct()
+        if params.get("q"):
+            qs = qs.filter(condition_text__icontains=params["q"])
+        return qs
+
+
+class ProblemDetailApi(SiteView):
+    @extend_schema(parameters=[*SITE_PARAMS, s.SiteQuerySerializer], responses=schemas.ProblemOut)
+    def get(self, request: Request, subject: str, exam: str, problem_id: str) -> Response:
+        """One problem: from the database while fresh, else fetched from the site."""
+        query = _query(s.SiteQuerySerializer, request)
+        problem = services.problem_get(
+            site=self.site(), problem_id=problem_id, refresh=query["refresh"]
+        )
+        return Response(formatting.problem_as_dict(problem))
+
+
+class ProblemBatchApi(SiteView):
+    @extend_schema(parameters=SITE_PARAMS, request=s.BatchSerializer, responses=schemas.BatchOut)
+    def post(self, request: Request, subject: str, exam: str) -> Response:
+        """Up to 50 problems; each failing id has its own error."""
+        serializer = s.BatchSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        items = services.problems_get_many(
+            site=self.site(),
+            problem_ids=serializer.validated_data["problem_ids"],
+            refresh=serializer.validated_data["refresh"],
+        )
+        return Response(formatting.batch_as_dict(items))
+
+
+class CatalogApi(SiteView):
+    @extend_schema(parameters=[*SITE_PARAMS, s.SiteQuerySerializer], responses=schemas.CatalogOut)
+    def get(self, request: Request, subject: str, exam: str) -> Response:
+        """The catalog tree: topics with categories."""
+        query = _query(s.SiteQuerySerializer, request)
+        topics = catalog.catalog_get(site=self.site(), refresh=query["refresh"])
+        return Response(formatting.catalog_as_dict(topics))
+
+
+class CategoryProblemsApi(SiteView):
+    @extend_schema(
+        parameters=[*SITE_PARAMS, s.WindowQuerySerializer], responses=schemas.CategoryOut
+    )
+    def get(self, request: Request, subject: str, exam: str, category_id: str) -> Response:
+        """Problem ids of a category listing (its problems are stored)."""
+        query = _query(s.WindowQuerySerializer, request)
+        outcome = catalog.category_problems_get(site=self.site(), category_id=category_id, **query)
+        return Response(formatting.category_as_dict(outcome, offset=query["offset"]))
+
+
+class ExamTestApi(SiteView):
+    @extend_schema(parameters=[*SITE_PARAMS, s.SiteQuerySerializer], responses=schemas.TestOut)
+    def get(self, request: Request, subject: str, exam: str, test_id: str) -> Response:
+        """A test's problem ids, or the note that its author hid them."""
+        query = _query(s.SiteQuerySerializer, request)
+        test = catalog.exam_test_get(site=self.site(), test_id=test_id, refresh=query["refresh"])
+        return Response(formatting.exam_test_as_dict(test))
+
+
+class SearchApi(SiteView):
+    @extend_schema(parameters=[*SITE_PARAMS, s.SearchQuerySerializer], responses=schemas.SearchOut)
+    def get(self, request: Request, subject: str, exam: str) -> Response:
+        """Keyword search with the site's search, paged with limit/offset."""
+        query = _query(s.SearchQuerySerializer, request)
+        outcome = services.problems_search(site=self.site(), **query)
+        return Response(formatting.search_as_dict(outcome, offset=query["offset"]))
+
+
+class FuzzySearchApi(SiteView):
+    @extend_schema(
+        parameters=SITE_PARAMS, request=s.FuzzySearchSerializer, responses=schemas.FuzzyOut
+    )
+    def post(self, request: Request, subject: str, exam: str) -> Response:
+        """Find problems by a (possibly damaged) condition text; ranked with scores."""
+        serializer = s.FuzzySearchSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        outcome = fuzzy.problems_search_fuzzy(
+            site=self.site(), fetch_missing=fetch_missing_fanout, **serializer.validated_data
+        )
+        return Response(formatting.fuzzy_as_dict(outcome))

@@ -1,0 +1,209 @@
+"""Use cases of the catalog tree, category listings and tests (fetch-through, stored)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from config.exceptions import InvalidInput
+from problems import selectors
+from problems.client import SdamgiaClient, run_with_client, site_base_url
+from problems.entities import CatalogTopic, ParsedProblem, TestPage
+from problems.exceptions import ProblemNotFound, SdamgiaBadPage
+from problems.models import Category, CategoryProblem, Test, Topic
+from problems.parsing import (
+    PageStructureError,
+    parse_catalog,
+    parse_category_page,
+    parse_test_page,
+)
+from problems.services import problem_store
+from problems.subjects import Site
+
+LISTING_MAX_PAGES = 200
+_ID = re.compile(r"^\d{1,20}$")
+
+
+def _id_check(value: str, field: str) -> str:
+    value = str(value).strip()
+    if not _ID.match(value):
+        raise InvalidInput(f"{field} must be 1–20 digits, got {value!r}", field=field)
+    return value
+
+
+def catalog_get(*, site: Site, refresh: bool = False) -> list[Topic]:
+    """The catalog tree of a site: topics with their categories, in site order."""
+    if not refresh:
+        fresh_after = selectors.fresh_since(settings.SDAMGIA_TTL_CATALOG)
+        topics = selectors.catalog_topics(site=site, fresh_after=fresh_after)
+        if topics:
+            return topics
+
+    async def fetch(client: SdamgiaClient) -> list[CatalogTopic]:
+        page = await client.get(site, "/prob_catalog")
+        return parse_catalog(page.text, base_url=site_base_url(site))
+
+    parsed = run_with_client(fetch)
+    if not parsed:
+        raise SdamgiaBadPage(f"the catalog of {site.label}.sdamgia.ru has no topics")
+    catalog_store(site=site, topics=parsed)
+    return selectors.catalog_topics(site=site)
+
+
+@transaction.atomic
+def catalog_store(*, site: Site, topics: list[CatalogTopic]) -> None:
+    """Replace a site's topics; upsert its categories (their listings are kept)."""
+    now = timezone.now()
+    Topic.objects.filter(subject=site.subject, exam=site.exam).delete()
+    for position, parsed in enumerate(topics):
+        topic = Topic.objects.create(
+            subject=site.subject,
+            exam=site.exam,
+            number=parsed.number,
+            title=parsed.title,
+            count=parsed.count,
+            is_additional=parsed.is_additional,
+            position=position,
+            fetched_at=now,
+        )
+        for cat_position, category in enumerate(parsed.categories):
+            Category.objects.update_or_create(
+                subject=site.subject,
+                exam=site.exam,
+                category_id=category.category_id,
+                defaults={
+                    "topic": topic,
+                    "title": category.title,
+                    "count": category.count,
+                    "position": cat_position,
+                    "fetched_at": now,
+                },
+            )
+
+
+@dataclass
+class CategoryOutcome:
+    category: Category
+    ids: list[str]  # the requested window, in listing order
+    total: int  # ids known in the listing
+    complete: bool  # the whole listing was read
+
+
+def category_problems_get(
+    *, site: Site, category_id: str, limit: int = 20, offset: int = 0, refresh: bool = False
+) -> CategoryOutcome:
+    """Problem ids of a category, following its listing pages up to data-total.
+
+    Listing pages carry whole problems: each is stored, so reading them later is local.
+    """
+    category_id = _id_check(category_id, "category_id")
+    category = selectors.category_get(site=site, category_id=category_id)
+    fresh_after = selectors.fresh_since(settings.SDAMGIA_TTL_CATEGORY)
+    listed = category is not None and category.listing_fetched_at is not None
+    if not refresh and listed and category.listing_fetched_at >= fresh_after:  # type: ignore[union-attr,operator]
+        ids = selectors.category_problem_ids(category=category)  # type: ignore[arg-type]
+        return CategoryOutcome(category, ids[offset : offset + limit], len(ids), True)  # type: ignore[arg-type]
+    parsed, pages = run_with_client(lambda client: _read_listing(client, site, category_id))
+    if not parsed:
+        raise ProblemNotFound(
+            f"category {category_id} of {site.label}.sdamgia.ru lists no problems "
+            "(unknown category, or an empty one)",
+            extra={"category_id": category_id},
+        )
+    category = listing_store(site=site, category_id=category_id, problems=parsed, pages=pages)
+    ids = [p.problem_id for p in parsed]
+    return CategoryOutcome(category, ids[offset : offset + limit], len(ids), True)
+
+
+async def _read_listing(
+    client: SdamgiaClient, site: Site, category_id: str
+) -> tuple[list[ParsedProblem], int]:
+    problems: list[ParsedProblem] = []
+    seen: set[str] = set()
+    page_no = 0
+    total = 1
+    while page_no < min(total, LISTING_MAX_PAGES):
+        page_no += 1
+        page = await client.get(
+            site, "/test", {"filter": "all", "category_id": category_id, "page": page_no}
+        )
+        listing = parse_category_page(page.text, base_url=site_base_url(site))
+        total = listing.total_pages or page_no
+        new = [p for p in listing.problems if p.problem_id and p.problem_id not in seen]
+        if not new:  # the site repeats its last page forever
+            break
+        problems.extend(new)
+        seen.update(p.problem_id for p in new)
+    return problems, page_no
+
+
+@transaction.atomic
+def listing_store(
+    *, site: Site, category_id: str, problems: list[ParsedProblem], pages: int
+) -> Category:
+    """Store a whole category listing: its problems and their order."""
+    now = timezone.now()
+    category, _ = Category.objects.get_or_create(
+        subject=site.subject,
+        exam=site.exam,
+        category_id=category_id,
+        defaults={"fetched_at": now},
+    )
+    CategoryProblem.objects.filter(category=category).delete()
+    for position, parsed in enumerate(problems):
+        problem = problem_store(site=site, parsed=parsed, fetched_at=now)
+        CategoryProblem.objects.create(category=category, problem=problem, position=position)
+    category.listing_fetched_at = now
+    category.listing_pages = pages
+    category.save(update_fields=["listing_fetched_at", "listing_pages"])
+    return category
+
+
+def exam_test_get(*, site: Site, test_id: str, refresh: bool = False) -> Test:
+    """A test's problem ids in order, or the fact that its author hid them."""
+    test_id = _id_check(test_id, "test_id")
+    if not refresh:
+        fresh_after = selectors.fresh_since(settings.SDAMGIA_TTL_TEST)
+        cached = selectors.exam_test_cached(site=site, test_id=test_id, fresh_after=fresh_after)
+        if cached is not None:
+            return cached
+
+    async def fetch(client: SdamgiaClient) -> TestPage:
+        page = await client.get(site, "/test", {"id": test_id})
+        try:
+            return parse_test_page(page.text, base_url=site_base_url(site))
+        except PageStructureError:
+            raise ProblemNotFound(
+                f"test {test_id} was not found on {site.label}.sdamgia.ru",
+                extra={"test_id": test_id},
+            ) from None
+
+    parsed = run_with_client(fetch)
+    if not parsed.ids and not parsed.ids_hidden and not parsed.problem_count:
+        raise ProblemNotFound(f"test {test_id} was not found on {site.label}.sdamgia.ru")
+    return exam_test_store(site=site, test_id=test_id, parsed=parsed)
+
+
+@transaction.atomic
+def exam_test_store(*, site: Site, test_id: str, parsed: TestPage) -> Test:
+    now = timezone.now()
+    for problem in parsed.problems:
+        if problem.problem_id:
+            problem_store(site=site, parsed=problem, fetched_at=now)
+    test, _ = Test.objects.update_or_create(
+        subject=site.subject,
+        exam=site.exam,
+        test_id=test_id,
+        defaults={
+            "title": parsed.title[:500],
+            "problem_ids": parsed.ids,
+            "ids_hidden": parsed.ids_hidden,
+            "problem_count": parsed.problem_count or len(parsed.ids),
+            "fetched_at": now,
+        },
+    )
+    return test

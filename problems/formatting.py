@@ -1,0 +1,227 @@
+"""Problems as the model reads them: Markdown (default) or JSON-ready dicts.
+
+The same dicts back the MCP tools' structured output and the REST API.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from problems.catalog import CategoryOutcome
+from problems.client import site_base_url
+from problems.fuzzy import FuzzyOutcome
+from problems.models import Problem, Test, Topic
+from problems.services import BatchItem, SearchOutcome
+from problems.subjects import Site
+
+
+def problem_url(problem: Problem) -> str:
+    site = Site(subject=problem.subject, exam=problem.exam)
+    return f"{site_base_url(site)}/problem?id={problem.problem_id}"
+
+
+def problem_as_dict(problem: Problem) -> dict[str, Any]:
+    return {
+        "id": problem.problem_id,
+        "subject": problem.subject,
+        "exam": problem.exam,
+        "type_number": problem.type_number,
+        "url": problem_url(problem),
+        "condition": {
+            "text": problem.condition_text,
+            "html": problem.condition_html,
+            "figures": problem.figures,
+            "formulas": problem.formulas,
+        },
+        "source_text": problem.source_text,
+        "solution": {
+            "text": problem.solution_text,
+            "html": problem.solution_html,
+            "figures": problem.solution_figures,
+            "kind": problem.solution_kind,
+        },
+        "answer": problem.answer,
+        "answers": problem.answers,
+        "analogs": problem.analogs,
+        "codifier": problem.codifier,
+        "categories": [c.category_id for c in problem.categories.all()] if problem.pk else [],
+        "fetched_at": problem.fetched_at.isoformat(),
+    }
+
+
+SOLUTION_NOTES = {
+    "prototype": "*(the site shows the solution of the prototype problem)*",
+    "missing": "*(the site has no solution for this problem yet)*",
+}
+
+
+def problem_markdown(problem: Problem, *, heading: str = "#") -> str:
+    lines = [f"{heading} Problem {problem.problem_id} ({problem.subject}-{problem.exam})", ""]
+    meta = [f"**Type**: {problem.type_number}"] if problem.type_number else []
+    meta.append(f"**URL**: {problem_url(problem)}")
+    lines += [" · ".join(meta), ""]
+    if problem.source_text:
+        lines += [f"{heading}# Source text", problem.source_text, ""]
+    lines += [f"{heading}# Condition", problem.condition_text or "*(empty)*"]
+    lines += [f"![figure]({url})" for url in problem.figures]
+    lines.append("")
+    lines += [f"{heading}# Solution", SOLUTION_NOTES.get(problem.solution_kind, "")]
+    if problem.solution_text:
+        lines.append(problem.solution_text)
+    lines += ["", f"{heading}# Answer", problem.answer or "*(no short answer on the site)*"]
+    if len(problem.answers) > 1:
+        lines.append("Accepted alternatives: " + " | ".join(problem.answers))
+    if problem.analogs:
+        lines += ["", f"**Analogs**: {', '.join(problem.analogs)}"]
+    if problem.codifier:
+        codes = ", ".join(f"{c['code']} {c['title']}" for c in problem.codifier)
+        lines.append(f"**Codifier**: {codes}")
+    return "\n".join(line for line in lines if line is not None).strip()
+
+
+def batch_as_dict(items: list[BatchItem]) -> dict[str, Any]:
+    return {
+        "problems": [problem_as_dict(i.problem) for i in items if i.problem is not None],
+        "errors": [
+            {"id": i.problem_id, "code": i.error_code, "message": i.error} for i in items if i.error
+        ],
+        "requested": len(items),
+    }
+
+
+def batch_markdown(items: list[BatchItem]) -> str:
+    found = sum(1 for i in items if i.problem is not None)
+    parts = [f"# {found} of {len(items)} problems", ""]
+    for item in items:
+        if item.problem is not None:
+            parts += [problem_markdown(item.problem, heading="##"), "", "---", ""]
+        else:
+            parts += [f"## Problem {item.problem_id}: error", item.error, "", "---", ""]
+    return "\n".join(parts).strip()
+
+
+def search_as_dict(outcome: SearchOutcome, *, offset: int) -> dict[str, Any]:
+    return {
+        "query": outcome.query,
+        "ids": outcome.ids,
+        "offset": offset,
+        "total_found": outcome.total_found,
+        "exhausted": outcome.exhausted,
+    }
+
+
+def search_markdown(outcome: SearchOutcome, *, offset: int) -> str:
+    if not outcome.ids:
+        return f"No problems found for «{outcome.query}» (offset {offset})."
+    more = "" if outcome.exhausted else " (more may follow: raise offset)"
+    lines = [f"# Search «{outcome.query}»: {len(outcome.ids)} ids from offset {offset}{more}", ""]
+    lines += [f"{offset + n}. {pid}" for n, pid in enumerate(outcome.ids, start=1)]
+    return "\n".join(lines)
+
+
+def fuzzy_as_dict(outcome: FuzzyOutcome) -> dict[str, Any]:
+    return {
+        "matches": [
+            {
+                "id": m.problem.problem_id,
+                "score": m.score,
+                "snippet": m.snippet,
+                "url": problem_url(m.problem),
+            }
+            for m in outcome.matches
+        ],
+        "phrases": outcome.phrases,
+        "site_candidates": outcome.site_candidates,
+        "fetched": outcome.fetched,
+        "local_candidates": outcome.local_candidates,
+        "fetch_errors": outcome.fetch_errors,
+        "warnings": outcome.warnings,
+    }
+
+
+def fuzzy_markdown(outcome: FuzzyOutcome) -> str:
+    head = (
+        f"# {len(outcome.matches)} matching problems "
+        f"({outcome.local_candidates} compared; {outcome.fetched} fetched from the site)"
+    )
+    lines = [head, ""]
+    for n, match in enumerate(outcome.matches, start=1):
+        lines.append(
+            f"{n}. **{match.problem.problem_id}** — score {match.score:.2f}: {match.snippet}"
+        )
+    if not outcome.matches:
+        lines.append("No problem reached the threshold; lower `threshold` or check the text.")
+    for warning in outcome.warnings + [f"{k}: {v}" for k, v in outcome.fetch_errors.items()]:
+        lines.append(f"- warning: {warning}")
+    return "\n".join(lines)
+
+
+def catalog_as_dict(topics: list[Topic]) -> dict[str, Any]:
+    return {
+        "topics": [
+            {
+                "number": t.number,
+                "title": t.title,
+                "count": t.count,
+                "is_additional": t.is_additional,
+                "categories": [
+                    {"id": c.category_id, "title": c.title, "count": c.count}
+                    for c in t.categories.all()
+                ],
+            }
+            for t in topics
+        ]
+    }
+
+
+def catalog_markdown(topics: list[Topic], site: Site) -> str:
+    lines = [f"# Catalog of {site.label}.sdamgia.ru ({site.name})", ""]
+    for topic in topics:
+        extra = " *(additional)*" if topic.is_additional else ""
+        count = f" — {topic.count}" if topic.count is not None else ""
+        lines.append(f"## {topic}{count}{extra}")
+        for category in topic.categories.all():
+            n = f" ({category.count})" if category.count is not None else ""
+            lines.append(f"- `{category.category_id}` {category.title}{n}")
+        lines.append("")
+    return "\n".join(lines).strip()
+
+
+def category_as_dict(outcome: CategoryOutcome, *, offset: int) -> dict[str, Any]:
+    return {
+        "category_id": outcome.category.category_id,
+        "title": outcome.category.title,
+        "ids": outcome.ids,
+        "offset": offset,
+        "total": outcome.total,
+    }
+
+
+def category_markdown(outcome: CategoryOutcome, *, offset: int) -> str:
+    title = outcome.category.title or f"category {outcome.category.category_id}"
+    lines = [f"# {title}: {len(outcome.ids)} of {outcome.total} problems from offset {offset}", ""]
+    lines += [f"{offset + n}. {pid}" for n, pid in enumerate(outcome.ids, start=1)]
+    return "\n".join(lines)
+
+
+HIDDEN = "problem numbers hidden by the test's author"
+
+
+def exam_test_as_dict(test: Test) -> dict[str, Any]:
+    return {
+        "test_id": test.test_id,
+        "title": test.title,
+        "ids": test.problem_ids,
+        "ids_hidden": test.ids_hidden,
+        "problem_count": test.problem_count,
+        "note": HIDDEN if test.ids_hidden else "",
+    }
+
+
+def exam_test_markdown(test: Test) -> str:
+    lines = [f"# Test {test.test_id}" + (f": {test.title}" if test.title else ""), ""]
+    if test.ids_hidden:
+        lines.append(f"{test.problem_count} problems; {HIDDEN}.")
+    else:
+        lines += [f"{n}. {pid}" for n, pid in enumerate(test.problem_ids, start=1)]
+    return "\n".join(lines)

@@ -1,0 +1,289 @@
+"""Use cases of the problem bank: fetch-through reads of problems and searches.
+
+What was fetched once is served from the database until its TTL expires (`refresh=True`
+fetches anyway). Every problem a page carries is stored, so later reads are local.
+Catalog, category and test use cases live in `problems.catalog`; fuzzy search in
+`problems.fuzzy`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import transaction
+from django.utils import timezone
+
+from config.exceptions import DomainError, InvalidInput
+from problems import selectors
+from problems.client import SdamgiaClient, gather_settled, run_with_client, site_base_url
+from problems.entities import ParsedProblem
+from problems.exceptions import ProblemNotFound, SdamgiaBadPage
+from problems.matching import matching_form
+from problems.models import Problem
+from problems.parsing import PageStructureError, parse_problem_page, parse_search_page
+from problems.subjects import Site
+
+BATCH_MAX = 50
+BATCH_CONCURRENCY = 10
+SEARCH_MAX_PAGES = 20
+SEARCH_CACHE_SECONDS = 6 * 3600
+_DIGITS = re.compile(r"^\d{1,20}$")
+
+Progress = Callable[[int, int], None]
+
+
+def problem_id_check(problem_id: str, *, field: str = "problem_id") -> str:
+    """A problem id is 1–20 digits; InvalidInput naming `field` otherwise."""
+    value = str(problem_id).strip()
+    if not _DIGITS.match(value):
+        raise InvalidInput(f"{field} must be 1–20 digits, got {problem_id!r}", field=field)
+    return value
+
+
+@transaction.atomic
+def problem_store(
+    *, site: Site, parsed: ParsedProblem, fetched_at: datetime | None = None
+) -> Problem:
+    """Insert or update one problem from a parsed page; returns the row."""
+    text = " ".join(part for part in (parsed.source_text, parsed.condition_text) if part)
+    problem, _ = Problem.objects.update_or_create(
+        subject=site.subject,
+        exam=site.exam,
+        problem_id=parsed.problem_id,
+        defaults={
+            "type_number": parsed.type_number,
+            "condition_text": parsed.condition_text,
+            "condition_html": parsed.condition_html,
+            "figures": parsed.figures,
+            "formulas": parsed.formulas,
+            "source_text": parsed.source_text,
+            "source_html": parsed.source_html,
+            "solution_text": parsed.solution_text,
+            "solution_html": parsed.solution_html,
+            "solution_figures": parsed.solution_figures,
+            "solution_kind": parsed.solution_kind,
+            "answer": parsed.answer[:500],
+            "answers": parsed.answers,
+            "analogs": parsed.analogs,
+            "codifier": [{"code": c.code, "title": c.title} for c in parsed.codifier],
+            "internal_id": parsed.internal_id,
+            "search_text": matching_form(text),
+            "fetched_at": fetched_at or timezone.now(),
+        },
+    )
+    return problem
+
+
+def problems_store(*, site: Site, parsed: Sequence[ParsedProblem]) -> list[Problem]:
+    """Store every whole problem of a page (each in its own transaction).
+
+    Blocks without a condition (a page showing only numbers) are not problems to keep.
+    """
+    return [problem_store(site=site, parsed=p) for p in parsed if p.problem_id and p.condition_text]
+
+
+async def problem_fetch(client: SdamgiaClient, site: Site, problem_id: str) -> ParsedProblem:
+    """The parsed /problem page; ProblemNotFound when the page holds no such problem."""
+    page = await client.get(site, "/problem", {"id": problem_id})
+    where = f"{site.label}.sdamgia.ru"
+    try:
+        parsed = parse_problem_page(page.text, base_url=site_base_url(site))
+    except PageStructureError:
+        parsed = None
+    if parsed is None or not parsed.problem_id:
+        if "prob_maindiv" in page.text:
+            raise SdamgiaBadPage(
+                f"the page of problem {problem_id} on {where} is truncated or changed; "
+                "nothing was stored"
+            )
+        if "<html" not in page.text[:4000].lower():
+            raise SdamgiaBadPage(
+                f"СДАМ ГИА answered something that is not a web page for problem {problem_id}"
+            )
+        raise ProblemNotFound(
+            f"problem {problem_id} was not found on {where}",
+            extra={"problem_id": problem_id, "site": site.label},
+        )
+    if parsed.problem_id != problem_id:
+        raise ProblemNotFound(
+            f"problem {problem_id} was not found on {where} "
+            f"(the page shows problem {parsed.problem_id} instead)"
+        )
+    if not parsed.condition_text:
+        raise SdamgiaBadPage(
+            f"the page of problem {problem_id} on {where} has no condition "
+            "(a truncated or changed page); nothing was stored"
+        )
+    return parsed
+
+
+def problem_get(*, site: Site, problem_id: str, refresh: bool = False) -> Problem:
+    """One problem, from the database while fresh, else from the site (and stored)."""
+    problem_id = problem_id_check(problem_id)
+    if not refresh:
+        fresh_after = selectors.fresh_since(settings.SDAMGIA_TTL_PROBLEM)
+        cached = selectors.problems_by_ids(
+            site=site, problem_ids=[problem_id], fresh_after=fresh_after
+        )
+        if problem_id in cached:
+            return cached[problem_id]
+    parsed = run_with_client(lambda client: problem_fetch(client, site, problem_id))
+    return problem_store(site=site, parsed=parsed)
+
+
+@dataclass
+class BatchItem:
+    problem_id: str
+    problem: Problem | None = None
+    error: str = ""
+    error_code: str = ""
+
+
+def problems_fetch_missing(
+    *, site: Site, problem_ids: Sequence[str], progress: Progress | None = None
+) -> dict[str, DomainError | None]:
+    """Fetch and store `problem_ids` with at most BATCH_CONCURRENCY requests at once.
+
+    Returns, per id, None when stored or the DomainError that stopped it; one failure
+    never stops the others.
+    """
+    ids = list(dict.fromkeys(problem_ids))
+    done = 0
+
+    async def fetch_all(client: SdamgiaClient) -> list[ParsedProblem | BaseException]:
+        limit = asyncio.Semaphore(BATCH_CONCURRENCY)
+
+        async def one(problem_id: str) -> ParsedProblem:
+            nonlocal done
+            async with limit:
+                try:
+                    return await problem_fetch(client, site, problem_id)
+                finally:
+                    done += 1
+                    if progress is not None:
+                        progress(done, len(ids))
+
+        return await gather_settled([one(problem_id) for problem_id in ids])
+
+    outcomes = run_with_client(fetch_all) if ids else []
+    results: dict[str, DomainError | None] = {}
+    for problem_id, outcome in zip(ids, outcomes, strict=True):
+        if isinstance(outcome, ParsedProblem):
+            problem_store(site=site, parsed=outcome)
+            results[problem_id] = None
+        elif isinstance(outcome, DomainError):
+            results[problem_id] = outcome
+        else:
+            results[problem_id] = SdamgiaBadPage(f"problem {problem_id}: unexpected failure")
+    return results
+
+
+def problems_get_many(
+    *,
+    site: Site,
+    problem_ids: Sequence[str],
+    refresh: bool = False,
+    progress: Progress | None = None,
+) -> list[BatchItem]:
+    """Up to 50 problems in request order, each with its problem or its own error."""
+    if not problem_ids:
+        raise InvalidInput("problem_ids must hold at least one id", field="problem_ids")
+    if len(problem_ids) > BATCH_MAX:
+        raise InvalidInput(
+            f"problem_ids holds {len(problem_ids)} ids; at most {BATCH_MAX} per call",
+            field="problem_ids",
+        )
+    ids = [problem_id_check(pid, field=f"problem_ids[{i}]") for i, pid in enumerate(problem_ids)]
+    fresh_after = None if refresh else selectors.fresh_since(settings.SDAMGIA_TTL_PROBLEM)
+    cached = (
+        {}
+        if refresh
+        else selectors.problems_by_ids(site=site, problem_ids=ids, fresh_after=fresh_after)
+    )
+    missing = [pid for pid in dict.fromkeys(ids) if pid not in cached]
+    errors = problems_fetch_missing(site=site, problem_ids=missing, progress=progress)
+    stored = selectors.problems_by_ids(site=site, problem_ids=missing) if missing else {}
+    items = []
+    for pid in ids:
+        error = errors.get(pid)
+        if error is not None:
+            items.append(BatchItem(pid, error=error.message, error_code=error.code))
+        else:
+            items.append(BatchItem(pid, problem=cached.get(pid) or stored.get(pid)))
+    return items
+
+
+@dataclass
+class SearchOutcome:
+    query: str
+    ids: list[str] = field(default_factory=list)  # the requested window
+    all_ids: list[str] = field(default_factory=list)  # every id read so far
+    total_found: int = 0  # ids collected so far
+    exhausted: bool = False  # the site has no more pages
+    pages_read: int = 0
+
+
+def problems_search(
+    *, site: Site, query: str, limit: int = 20, offset: int = 0, refresh: bool = False
+) -> SearchOutcome:
+    """Keyword search on the site, following pages until offset+limit ids or the end.
+
+    The site repeats its last page forever, so a page that brings no new id ends the
+    search. Every problem on the pages read is stored.
+    """
+    query = " ".join(query.split())
+    if not 3 <= len(query) <= 500:
+        raise InvalidInput("query must be 3–500 characters", field="query")
+    key = f"sdamgia:search:{site.label}:{query.lower()}"
+    state = None if refresh else cache.get(key)
+    ids: list[str] = state["ids"] if state else []
+    exhausted: bool = state["exhausted"] if state else False
+    pages_read: int = state["pages"] if state else 0
+    wanted = offset + limit
+    if len(ids) < wanted and not exhausted:
+        ids, exhausted, pages_read = _search_pages(site, query, ids, pages_read, wanted)
+        cache.set(
+            key, {"ids": ids, "exhausted": exhausted, "pages": pages_read}, SEARCH_CACHE_SECONDS
+        )
+    return SearchOutcome(
+        query=query,
+        ids=ids[offset:wanted],
+        all_ids=ids,
+        total_found=len(ids),
+        exhausted=exhausted,
+        pages_read=pages_read,
+    )
+
+
+def _search_pages(
+    site: Site, query: str, ids: list[str], pages_read: int, wanted: int
+) -> tuple[list[str], bool, int]:
+    async def read(client: SdamgiaClient) -> tuple[list[ParsedProblem], list[str], bool, int]:
+        seen = list(ids)
+        problems: list[ParsedProblem] = []
+        page_no = pages_read
+        exhausted = False
+        while len(seen) < wanted:
+            if page_no >= SEARCH_MAX_PAGES:
+                exhausted = True
+                break
+            page_no += 1
+            page = await client.get(site, "/search", {"search": query, "page": page_no})
+            listing = parse_search_page(page.text, base_url=site_base_url(site))
+            new = [p for p in listing.problems if p.problem_id and p.problem_id not in seen]
+            if not new:
+                exhausted = True
+                break
+            problems.extend(new)
+            seen.extend(dict.fromkeys(p.problem_id for p in new))
+        return problems, seen, exhausted, page_no
+
+    problems, seen, exhausted, page_no = run_with_client(read)
+    problems_store(site=site, parsed=problems)
+    return seen, exhausted, page_no

@@ -1,0 +1,173 @@
+"""A local stand-in for the СДАМ ГИА sites, served on 127.0.0.1 for the tests.
+
+Sites live under a path prefix (`/math-ege/problem?id=1`), so one server plays all 30:
+tests set SDAMGIA_URL_TEMPLATE to `http://127.0.0.1:PORT/{subject}-{exam}`. Pages come
+from registered problem blocks (wrapped like a real /problem page), registered raw pages
+per (site, path, query), and a fault switch for the failure tests. Every request is
+recorded.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qsl, urlsplit
+
+PAGE = """<!DOCTYPE html><html lang="ru"><head><meta charset="utf-8">
+<title>СДАМ ГИА</title></head><body><div class="wrapper">
+<div class="new_header"><b>РЕШУ ЕГЭ</b></div>{body}</div></body></html>"""
+EMPTY_PROBLEM_PAGE = PAGE.format(body="<p>Задание не найдено</p>")
+CHALLENGE = (
+    "<html><head><title>Just a moment...</title></head>"
+    "<body>Checking your browser before accessing. cf-chl captcha</body></html>"
+)
+TRUNCATED_BLOCK = '<div class="prob_maindiv" id="maindiv1"><div class="nobreak"><span class="pr'
+
+
+@dataclass
+class Fault:
+    kind: str  # slow | drop | status | challenge | garbage | truncated | huge | redirect
+    status: int = 503
+    delay: float = 0.0
+    times: int = 10**9  # how many requests it hits before the site recovers
+    path: str = ""  # only requests whose path contains this
+    location: str = ""
+
+
+@dataclass
+class Request:
+    site: str
+    path: str
+    params: dict[str, str]
+
+
+@dataclass
+class FakeSite:
+    latency: float = 0.0
+    blocks: dict[tuple[str, str], str] = field(default_factory=dict)  # (site, id) → block html
+    pages: dict[tuple[str, str, tuple[tuple[str, str], ...]], str] = field(default_factory=dict)
+    requests: list[Request] = field(default_factory=list)
+    faults: list[Fault] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    in_flight: int = 0
+    max_in_flight: int = 0
+
+    def add_problem(self, site: str, problem_id: str, block_html: str) -> None:
+        self.blocks[(site, str(problem_id))] = block_html
+
+    def add_page(self, site: str, path: str, params: dict[str, str | int], html: str) -> None:
+        key = tuple(sorted((k, str(v)) for k, v in params.items()))
+        self.pages[(site, path, key)] = html
+
+    def requests_to(self, path: str) -> list[Request]:
+        return [r for r in self.requests if r.path == path]
+
+    def respond(self, site: str, path: str, params: dict[str, str]) -> tuple[int, str]:
+        key = tuple(sorted(params.items()))
+        if (site, path, key) in self.pages:
+            return 200, self.pages[(site, path, key)]
+        if path == "/problem":
+            block = self.blocks.get((site, params.get("id", "")))
+            return 200, PAGE.format(body=block) if block else EMPTY_PROBLEM_PAGE
+        if path in ("/search", "/test"):
+            return 200, PAGE.format(body='<div class="prob_list" data-total="0"></div>')
+        return 404, "<h1>404</h1>"
+
+    def take_fault(self, path: str) -> Fault | None:
+        with self.lock:
+            for fault in self.faults:
+                if fault.times > 0 and fault.path in path:
+                    fault.times -= 1
+                    return fault
+        return None
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
+    def log_message(self, *args: object) -> None:  # keep test output clean
+        pass
+
+    def do_GET(self) -> None:
+        fake = self.server.fake
+        parts = urlsplit(self.path)
+        site, _, rest = parts.path.lstrip("/").partition("/")
+        path = "/" + rest
+        params = dict(parse_qsl(parts.query))
+        with fake.lock:
+            fake.requests.append(Request(site, path, params))
+            fake.in_flight += 1
+            fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
+        try:
+            if fake.latency:
+                time.sleep(fake.latency)
+            fault = fake.take_fault(path)
+            if fault is not None and self._fault(fault):
+                return
+            status, body = fake.respond(site, path, params)
+            self._send(status, body.encode())
+        finally:
+            with fake.lock:
+                fake.in_flight -= 1
+
+    def _send(self, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _fault(self, fault: Fault) -> bool:
+        """Act out a fault; False when the request should then be answered normally."""
+        if fault.kind == "slow":
+            time.sleep(fault.delay)
+            return False
+        if fault.kind == "drop":
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return True
+        if fault.kind == "status":
+            self._send(fault.status, f"<h1>{fault.status}</h1>".encode(), {"Retry-After": "0"})
+        elif fault.kind == "challenge":
+            self._send(200, CHALLENGE.encode())
+        elif fault.kind == "garbage":
+            self._send(200, b"\x00\xff<<<>>> not html at all <div class=")
+        elif fault.kind == "truncated":
+            self._send(200, PAGE.format(body=TRUNCATED_BLOCK).encode())
+        elif fault.kind == "huge":
+            self._huge()
+        elif fault.kind == "redirect":
+            self.send_response(302)
+            self.send_header("Location", fault.location)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        return True
+
+    def _huge(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.end_headers()  # no Content-Length: the body streams until the client stops
+        chunk = b"<p>" + b"x" * 65536 + b"</p>"
+        try:
+            for _ in range(20 * 1024 * 1024 // len(chunk) + 1):
+                self.wfile.write(chunk)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    fake: FakeSite
+
+
+def serve(fake: FakeSite) -> tuple[_Server, str]:
+    """Start the server on a free loopback port; returns it and its URL template."""
+    server = _Server(("127.0.0.1", 0), _Handler)
+    server.fake = fake
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    return server, f"http://127.0.0.1:{port}/{{subject}}-{{exam}}"

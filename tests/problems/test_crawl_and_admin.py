@@ -1,0 +1,99 @@
+"""The crawler command and the admin pages of the problem bank."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+
+from problems.models import Category, Problem, Topic
+from tests.problems.blocks import block, listing
+
+pytestmark = pytest.mark.django_db
+
+CATALOG = """<html><body><div class="cat_main">
+<div class="cat_category cat_header"><b class="cat_name">Задание</b></div>
+<div class="cat_category"><b class="cat_name"><span class="pcat_num">1</span>. Планиметрия</b>
+<div class="cat_count cat_sum">7</div><div class="cat_children">
+<div class="cat_category" data-id="79"><a class="cat_name" href="/test?filter=all&amp;category_id=79">Прямоугольный треугольник</a><div class="cat_count">5</div></div>
+<div class="cat_category" data-id="90"><a class="cat_name" href="/test?filter=all&amp;category_id=90">Параллелограмм</a><div class="cat_count">2</div></div>
+</div></div></div></body></html>"""
+
+
+@pytest.fixture
+def crawlable(fake_site):  # type: ignore[no-untyped-def]
+    fake_site.add_page("math-ege", "/prob_catalog", {}, CATALOG)
+    for category, ids in {"79": ["1", "2", "3", "4", "5"], "90": ["6", "7"]}.items():
+        blocks = [(pid, block(pid, f"Задача {pid} категории {category}.")) for pid in ids]
+        fake_site.add_page(
+            "math-ege",
+            "/test",
+            {"filter": "all", "category_id": category, "page": 1},
+            listing(blocks, page=1, total=1),
+        )
+    return fake_site
+
+
+def test_crawl_reads_catalog_and_listings_then_resumes(crawlable) -> None:  # type: ignore[no-untyped-def]
+    out, err = io.StringIO(), io.StringIO()
+    call_command("sdamgia_crawl", subject="math", exam="ege", stdout=out, stderr=err)
+    assert "done: 7 problems in 2 categories; 0 failed" in out.getvalue()
+    assert Problem.objects.count() == 7
+    assert Topic.objects.get().title == "Планиметрия"
+    assert set(Category.objects.values_list("category_id", flat=True)) == {"79", "90"}
+    listing_requests = len(crawlable.requests_to("/test"))
+    call_command("sdamgia_crawl", subject="math", exam="ege", stdout=io.StringIO(), stderr=err)
+    assert len(crawlable.requests_to("/test")) == listing_requests  # fresh: skipped
+    assert "0 categories to read, 2 fresh (skipped)" in err.getvalue()
+
+
+def test_crawl_dry_run_fetches_no_listing(crawlable) -> None:  # type: ignore[no-untyped-def]
+    out = io.StringIO()
+    call_command("sdamgia_crawl", subject="math", dry_run=True, stdout=out, stderr=io.StringIO())
+    assert "would read category 79" in out.getvalue()
+    assert crawlable.requests_to("/test") == []
+
+
+def test_admin_pages_render(admin_client) -> None:  # type: ignore[no-untyped-def]
+    problem = Problem.objects.create(
+        subject="math",
+        exam="ege",
+        problem_id="27340",
+        type_number="1",
+        condition_text="Найдите косинус A.",
+        condition_html="<p>Найдите косинус A.</p>",
+        figures=["https://math-ege.sdamgia.ru/get_file?id=1"],
+        answer="0,5",
+        fetched_at=timezone.now(),
+    )
+    changelist = admin_client.get("/admin/problems/problem/", {"subject": "math", "q": "косинус"})
+    assert changelist.status_code == 200
+    assert "27340" in changelist.content.decode()
+    change = admin_client.get(f"/admin/problems/problem/{problem.pk}/change/")
+    html = change.content.decode()
+    assert "<p>Найдите косинус A.</p>" in html
+    assert 'src="https://math-ege.sdamgia.ru/get_file?id=1"' in html
+    assert "https://math-ege.sdamgia.ru/problem?id=27340" in html or "/problem?id=27340" in html
+    assert admin_client.get("/admin/problems/topic/").status_code == 200
+    assert admin_client.get("/admin/problems/category/").status_code == 200
+
+
+def test_admin_refresh_action(admin_client, fake_site) -> None:  # type: ignore[no-untyped-def]
+    fake_site.add_problem("math-ege", "5", block("5", "Новое условие задачи пять."))
+    problem = Problem.objects.create(
+        subject="math",
+        exam="ege",
+        problem_id="5",
+        condition_text="старое",
+        fetched_at=timezone.now(),
+    )
+    response = admin_client.post(
+        "/admin/problems/problem/",
+        {"action": "refresh_from_site", "_selected_action": [problem.pk]},
+        follow=True,
+    )
+    assert "Refreshed 1 problem(s); 0 failed." in response.content.decode()
+    problem.refresh_from_db()
+    assert problem.condition_text == "Новое условие задачи пять."

@@ -1,0 +1,256 @@
+"""The seven sdamgia_* tools through the MCP client (in process): contract, formats, errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from mcp import Client
+
+from config.mcp_server import build_server
+from tests.conftest import text_of
+from tests.problems.blocks import block, id_only, listing, search_results
+
+pytestmark = [pytest.mark.anyio, pytest.mark.django_db(transaction=True)]
+
+TOOLS = {
+    "sdamgia_get_problem": {"subject", "problem_id", "exam", "response_format", "refresh"},
+    "sdamgia_search_problems": {
+        "subject",
+        "query",
+        "exam",
+        "limit",
+        "offset",
+        "response_format",
+        "refresh",
+    },
+    "sdamgia_search_by_text": {
+        "subject",
+        "condition_text",
+        "exam",
+        "threshold",
+        "limit",
+        "response_format",
+    },
+    "sdamgia_batch_get_problems": {"subject", "problem_ids", "exam", "response_format", "refresh"},
+    "sdamgia_get_catalog": {"subject", "exam", "response_format", "refresh"},
+    "sdamgia_get_category_problems": {
+        "subject",
+        "category_id",
+        "exam",
+        "limit",
+        "offset",
+        "response_format",
+        "refresh",
+    },
+    "sdamgia_get_test": {"subject", "test_id", "exam", "response_format", "refresh"},
+}
+
+
+def client() -> Client:
+    return Client(build_server(["problems"]), read_timeout_seconds=30)
+
+
+async def test_the_seven_tools_with_their_parameters_and_output_schemas() -> None:
+    async with client() as c:
+        tools = {t.name: t for t in (await c.list_tools()).tools}
+    assert set(tools) == set(TOOLS)
+    for name, params in TOOLS.items():
+        schema = tools[name].input_schema
+        assert set(schema["properties"]) == params, name
+        assert schema["additionalProperties"] is False
+        assert tools[name].output_schema is not None
+        assert tools[name].annotations.read_only_hint is True
+        assert tools[name].annotations.open_world_hint is True
+    limit = tools["sdamgia_search_problems"].input_schema["properties"]["limit"]
+    assert (limit["minimum"], limit["maximum"], limit["default"]) == (1, 50, 20)
+    threshold = tools["sdamgia_search_by_text"].input_schema["properties"]["threshold"]
+    assert (threshold["minimum"], threshold["maximum"], threshold["default"]) == (0, 1, 0.6)
+
+
+async def test_get_problem_markdown_and_json(fake_site) -> None:  # type: ignore[no-untyped-def]
+    fake_site.add_problem(
+        "math-ege",
+        "27340",
+        block("27340", "Найдите косинус угла A.", answer="0,5|1/2", analogs=("33999",)),
+    )
+    async with client() as c:
+        md = await c.call_tool("sdamgia_get_problem", {"subject": "math", "problem_id": "27340"})
+        js = await c.call_tool(
+            "sdamgia_get_problem",
+            {"subject": "профмат", "problem_id": "27340", "response_format": "json"},
+        )
+    assert not md.is_error
+    text = text_of(md)
+    assert text.startswith("# Problem 27340 (math-ege)")
+    assert "## Answer\n0,5" in text
+    data = json.loads(text_of(js))
+    assert data["answers"] == ["0,5", "1/2"]
+    assert data["analogs"] == ["33999"]
+    assert js.structured_content == data
+    assert (
+        len(fake_site.requests_to("/problem")) == 1
+    )  # the second call was served from the database
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "fragment"),
+    [
+        (
+            "sdamgia_get_problem",
+            {"subject": "math", "problem_id": "12a"},
+            "problem_id: String should match pattern",
+        ),
+        (
+            "sdamgia_get_problem",
+            {"subject": "math", "problem_id": "1", "page": 2},
+            "page: unknown argument",
+        ),
+        (
+            "sdamgia_get_problem",
+            {"subject": "mathb", "exam": "oge", "problem_id": "1"},
+            "exists only for ege, not for oge",
+        ),
+        (
+            "sdamgia_get_problem",
+            {"subject": "ruso", "problem_id": "1"},
+            "exists only for oge, not for ege",
+        ),
+        (
+            "sdamgia_search_problems",
+            {"subject": "math", "query": "ab"},
+            "query: String should have at least 3 characters",
+        ),
+        (
+            "sdamgia_search_problems",
+            {"subject": "math", "query": "abc", "limit": 51},
+            "limit: Input should be less than or equal to 50",
+        ),
+        (
+            "sdamgia_search_by_text",
+            {"subject": "math", "condition_text": "short"},
+            "condition_text: String should have at least 10 characters",
+        ),
+        (
+            "sdamgia_search_by_text",
+            {"subject": "math", "condition_text": "x" * 20, "threshold": 1.5},
+            "threshold: Input should be less than or equal to 1",
+        ),
+        (
+            "sdamgia_batch_get_problems",
+            {"subject": "math", "problem_ids": []},
+            "problem_ids: List should have at least 1 item",
+        ),
+        (
+            "sdamgia_batch_get_problems",
+            {"subject": "math", "problem_ids": [str(i) for i in range(51)]},
+            "problem_ids: List should have at most 50 items",
+        ),
+        (
+            "sdamgia_get_category_problems",
+            {"subject": "math", "category_id": "79", "offset": -1},
+            "offset: Input should be greater than or equal to 0",
+        ),
+        ("sdamgia_get_test", {"subject": "math"}, "test_id: required argument missing"),
+        (
+            "sdamgia_get_catalog",
+            {"subject": "math", "response_format": "xml"},
+            "response_format: Input should be 'markdown' or 'json'",
+        ),
+    ],
+)
+async def test_bad_arguments_name_the_field_and_make_no_request(
+    fake_site, tool, arguments, fragment
+) -> None:  # type: ignore[no-untyped-def]
+    async with client() as c:
+        result = await c.call_tool(tool, arguments)
+    assert result.is_error
+    assert fragment in text_of(result)
+    assert fake_site.requests == []
+
+
+async def test_upstream_failure_is_a_tool_error_naming_the_service(fake_site) -> None:  # type: ignore[no-untyped-def]
+    from tests.problems.fake_site import Fault
+
+    fake_site.faults.append(Fault("status", status=503))
+    async with client() as c:
+        result = await c.call_tool("sdamgia_get_problem", {"subject": "math", "problem_id": "1"})
+    assert result.is_error
+    assert text_of(result).startswith("СДАМ ГИА is unavailable: HTTP 503")
+
+
+async def test_batch_tool_reports_per_id_errors(fake_site) -> None:  # type: ignore[no-untyped-def]
+    fake_site.add_problem("math-ege", "1", block("1", "Первая задача про квадрат."))
+    async with client() as c:
+        result = await c.call_tool(
+            "sdamgia_batch_get_problems",
+            {"subject": "math", "problem_ids": ["1", "2"], "response_format": "json"},
+        )
+    data = result.structured_content
+    assert [p["id"] for p in data["problems"]] == ["1"]
+    assert data["errors"] == [
+        {
+            "id": "2",
+            "code": "problem_not_found",
+            "message": "problem 2 was not found on math-ege.sdamgia.ru",
+        }
+    ]
+
+
+async def test_search_tools_and_category_listing(fake_site) -> None:  # type: ignore[no-untyped-def]
+    blocks = [block(str(10 + i), f"Задача номер {i} о вероятности.") for i in range(3)]
+    fake_site.add_page(
+        "math-ege", "/search", {"search": "вероятность", "page": 1}, search_results(blocks)
+    )
+    fake_site.add_page(
+        "math-ege",
+        "/test",
+        {"filter": "all", "category_id": "4", "page": 1},
+        listing([(str(10 + i), b) for i, b in enumerate(blocks)], page=1, total=1),
+    )
+    async with client() as c:
+        search = await c.call_tool(
+            "sdamgia_search_problems",
+            {"subject": "math", "query": "вероятность", "response_format": "json"},
+        )
+        category = await c.call_tool(
+            "sdamgia_get_category_problems", {"subject": "math", "category_id": "4"}
+        )
+    assert search.structured_content["ids"] == ["10", "11", "12"]
+    assert "# category 4: 3 of 3 problems from offset 0" in text_of(category)
+
+
+async def test_search_by_text_reports_progress_and_ranks(fake_site) -> None:  # type: ignore[no-untyped-def]
+    texts = {
+        str(
+            100 + i
+        ): f"В треугольнике ABC угол C равен 90°, AC = {a}, BC = {b}. Найдите синус угла A."
+        for i, (a, b) in enumerate([(24, 7), (12, 5), (8, 6)])
+    }
+    for pid, text in texts.items():
+        fake_site.add_problem("math-ege", pid, block(pid, text))
+    page = "<html><body>" + search_results([id_only(pid) for pid in texts]) + "</body></html>"
+    original = fake_site.respond
+    fake_site.respond = lambda site, path, params: (
+        (200, page) if path == "/search" else original(site, path, params)
+    )
+    progress: list[tuple[float, float | None]] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        progress.append((done, total))
+
+    async with client() as c:
+        result = await c.call_tool(
+            "sdamgia_search_by_text",
+            {
+                "subject": "math",
+                "condition_text": "треугольнике ABC угол C равен 9о, AC = 12, BC = 5, найдите синус",
+                "response_format": "json",
+            },
+            progress_callback=on_progress,
+        )
+    data = result.structured_content
+    assert data["matches"][0]["id"] == "101"
+    assert data["fetched"] == 3
+    assert progress
+    assert progress[-1] == (3, 3)
