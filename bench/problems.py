@@ -89,6 +89,7 @@ def cold_search(
     settings.SDAMGIA_MIN_INTERVAL = interval
     settings.SDAMGIA_MAX_CONCURRENCY_PER_HOST = concurrency
     procs = []
+    app.conf.task_always_eager = not workers
     if workers:
         env = {
             **os.environ,
@@ -142,7 +143,7 @@ def cold_search(
         server.shutdown()
     effective = min(concurrency, 10)
     ideal = (1 + math.ceil(30 / effective)) * 0.1
-    assert outcome.fetched == 30, outcome.fetch_errors
+    assert outcome.fetched == 30, (outcome.fetched, outcome.site_candidates, outcome.warnings, outcome.fetch_errors)
     assert outcome.matches[0].problem.problem_id == ids[7]
     mode = "2 Celery workers (Redis)" if workers else "in-process"
     return [

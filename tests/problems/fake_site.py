@@ -161,6 +161,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 128  # the default 5 drops concurrent connects (1 s SYN retry)
     fake: FakeSite
 
 

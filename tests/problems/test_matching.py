@@ -85,3 +85,22 @@ def test_damaged_queries_find_their_problem_first() -> None:
             hits += ranked[0][0].key == i
             total += 1
     assert hits / total >= 0.95
+
+
+def test_damaged_real_conditions_find_their_problem_first() -> None:
+    """The quality benchmark in small: every real problem once, all siblings present."""
+    from problems.parsing import parse_problem_block
+    from tests.problems.conftest import real_items, unique_real
+
+    blocks = unique_real(real_items())
+    texts = {
+        pid: parse_problem_block(html, base_url="https://math-ege.sdamgia.ru").condition_text
+        for pid, html in blocks.items()
+    }
+    candidates = [Candidate.from_normalized(pid, normalize(t)) for pid, t in texts.items()]
+    rng = random.Random(11)
+    hits = sum(
+        rank(Query.from_text(damage(text, rng)), candidates, threshold=0, limit=1)[0][0].key == pid
+        for pid, text in texts.items()
+    )
+    assert hits / len(texts) >= 0.98

@@ -254,3 +254,46 @@ async def test_search_by_text_reports_progress_and_ranks(fake_site) -> None:  # 
     assert data["fetched"] == 3
     assert progress
     assert progress[-1] == (3, 3)
+
+
+def test_page(blocks_html: str) -> str:
+    return f'<html><body><div class="new_header"><b>Вариант № 555</b></div><div class="prob_list">{blocks_html}</div></body></html>'
+
+
+test_page.__test__ = False  # type: ignore[attr-defined]
+
+
+async def test_get_test_lists_ids_or_says_they_are_hidden(fake_site) -> None:  # type: ignore[no-untyped-def]
+    visible = "".join(block(pid, f"Задача варианта {pid}.") for pid in ("11", "12", "13"))
+    hidden = "".join(
+        f'<div class="prob_maindiv" data-num="{n}" data-id="{900 + n}"><span class="prob_nums">Тип {n} № </span>'
+        f'<div class="pbody" id="body{900 + n}">Скрытая задача {n}.</div></div>'
+        for n in (1, 2)
+    )
+    fake_site.add_page("math-ege", "/test", {"id": "555"}, test_page(visible))
+    fake_site.add_page("math-ege", "/test", {"id": "556"}, test_page(hidden))
+    async with client() as c:
+        shown = await c.call_tool(
+            "sdamgia_get_test", {"subject": "math", "test_id": "555", "response_format": "json"}
+        )
+        secret = await c.call_tool("sdamgia_get_test", {"subject": "math", "test_id": "556"})
+    assert shown.structured_content["ids"] == ["11", "12", "13"]
+    assert shown.structured_content["title"] == "Вариант № 555"
+    assert "2 problems; problem numbers hidden by the test's author." in text_of(secret)
+    assert secret.structured_content["ids"] == []
+    assert secret.structured_content["ids_hidden"] is True
+
+
+async def test_get_catalog_tool(fake_site) -> None:  # type: ignore[no-untyped-def]
+    from tests.problems.test_crawl_and_admin import CATALOG
+
+    fake_site.add_page("math-ege", "/prob_catalog", {}, CATALOG)
+    async with client() as c:
+        result = await c.call_tool("sdamgia_get_catalog", {"subject": "math"})
+        again = await c.call_tool(
+            "sdamgia_get_catalog", {"subject": "math", "response_format": "json"}
+        )
+    assert "## 1. Планиметрия — 7" in text_of(result)
+    assert "- `79` Прямоугольный треугольник (5)" in text_of(result)
+    assert [c["id"] for c in again.structured_content["topics"][0]["categories"]] == ["79", "90"]
+    assert len(fake_site.requests_to("/prob_catalog")) == 1
