@@ -52,6 +52,14 @@ def print_table(header: list[str], rows: list[list[str]]) -> None:
         print(line(row))
 
 
+def celery_worker_command(name: str, *extra: str) -> list[str]:
+    """A lean solo-pool Celery worker of this project (one task at a time, its own process)."""
+    return [
+        PYTHON, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "-n", f"{name}@%h",
+        "--without-heartbeat", "--without-gossip", "--without-mingle", *extra,
+    ]  # fmt: skip
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -38,7 +38,7 @@ from django.conf import settings  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from bench.common import percentile, print_table  # noqa: E402
+from bench.common import celery_worker_command, percentile, print_table  # noqa: E402
 from bench.damage import damage  # noqa: E402
 from config.celery import app  # noqa: E402
 from problems import fuzzy, matching  # noqa: E402
@@ -100,23 +100,7 @@ def cold_search(
         for name in ("b1", "b2"):
             procs.append(
                 subprocess.Popen(
-                    [
-                        sys.executable,
-                        "-m",
-                        "celery",
-                        "-A",
-                        "config",
-                        "worker",
-                        "--pool",
-                        "solo",
-                        "-n",
-                        f"{name}@%h",
-                        "--without-heartbeat",
-                        "--without-gossip",
-                        "--without-mingle",
-                        "--loglevel",
-                        "WARNING",
-                    ],
+                    celery_worker_command(name, "--loglevel", "WARNING"),
                     cwd=ROOT,
                     env=env,
                     stderr=subprocess.DEVNULL,
@@ -143,7 +127,12 @@ def cold_search(
         server.shutdown()
     effective = min(concurrency, 10)
     ideal = (1 + math.ceil(30 / effective)) * 0.1
-    assert outcome.fetched == 30, (outcome.fetched, outcome.site_candidates, outcome.warnings, outcome.fetch_errors)
+    assert outcome.fetched == 30, (
+        outcome.fetched,
+        outcome.site_candidates,
+        outcome.warnings,
+        outcome.fetch_errors,
+    )
     assert outcome.matches[0].problem.problem_id == ids[7]
     mode = "2 Celery workers (Redis)" if workers else "in-process"
     return [

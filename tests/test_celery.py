@@ -7,6 +7,7 @@ import subprocess
 
 import pytest
 
+from bench.common import celery_worker_command
 from tests.conftest import PYTHON, ROOT, subprocess_env
 
 
@@ -18,23 +19,7 @@ def worker(spawn, redis_url: str):  # type: ignore[no-untyped-def]
     app.conf.task_always_eager = False  # restored by the autouse `celery_eager` fixture
     queue = f"test-{os.getpid()}"
     proc = spawn(
-        [
-            PYTHON,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "--pool",
-            "solo",
-            "-Q",
-            queue,
-            "--without-heartbeat",
-            "--without-gossip",
-            "--without-mingle",
-            "--loglevel",
-            "INFO",
-        ],
+        celery_worker_command("t", "-Q", queue, "--loglevel", "INFO"),
         REDIS_URL=redis_url,
     )
     return queue, proc

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from bench.common import celery_worker_command
 from problems import fuzzy
 from problems.models import Problem
 from problems.subjects import Site
 from problems.tasks import fetch_missing_fanout
-from tests.conftest import PYTHON
 from tests.problems.blocks import block, id_only, search_results
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -39,21 +39,7 @@ def test_uncached_candidates_are_fetched_by_workers(
     }
     for name in ("w1", "w2"):
         spawn(
-            [
-                PYTHON,
-                "-m",
-                "celery",
-                "-A",
-                "config",
-                "worker",
-                "--pool",
-                "solo",
-                "-n",
-                f"{name}@%h",
-                "--without-heartbeat",
-                "--without-gossip",
-                "--without-mingle",
-            ],
+            celery_worker_command(name),
             **worker_env,
         )
     app.conf.task_always_eager = False  # restored by the autouse celery_eager fixture
