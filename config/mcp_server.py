@@ -131,8 +131,30 @@ def build_tool(spec: ToolSpec) -> StrictTool:
         fields["fn_metadata"] = FuncMetadata(arg_model=strict, output_model=spec.output_model)
     else:
         fields["fn_metadata"] = base.fn_metadata.model_copy(update={"arg_model": strict})
-    fields["parameters"] = strict.model_json_schema(by_alias=True)
+    fields["parameters"] = schema_for_strict_clients(strict.model_json_schema(by_alias=True))
     return StrictTool(**fields)
+
+
+def schema_for_strict_clients(schema: dict[str, Any]) -> dict[str, Any]:
+    """Optional arguments as plain typed properties: `anyOf [X, null]` → X, no `default: null`.
+
+    Strict function-calling clients reject `anyOf` and `nullable`; an omitted optional
+    argument means the same as null, so the schema loses nothing. Validation still accepts
+    an explicit null.
+    """
+    properties = schema.get("properties", {})
+    for name, prop in list(properties.items()):
+        branches = prop.get("anyOf")
+        if not isinstance(branches, list):
+            continue
+        non_null = [branch for branch in branches if branch != {"type": "null"}]
+        if len(non_null) != 1 or len(non_null) == len(branches):
+            continue
+        flat = {**non_null[0], **{key: value for key, value in prop.items() if key != "anyOf"}}
+        if flat.get("default", 0) is None:
+            del flat["default"]
+        properties[name] = flat
+    return schema
 
 
 def guard(spec: ToolSpec) -> Callable[..., Any]:

@@ -280,12 +280,27 @@ SEARCH_API_KEY = env_str("SEARCH_API_KEY")
 ANKI_IMAGE_ALLOW_PRIVATE = env_bool("ANKI_IMAGE_ALLOW_PRIVATE", default=False)
 ANKI_IMAGE_MAX_BYTES = env_int("ANKI_IMAGE_MAX_BYTES", 10 * 1024 * 1024)
 ANKI_IMAGE_TIMEOUT = float(env_str("ANKI_IMAGE_TIMEOUT", "15"))
+# Seconds to wait for one AnkiConnect answer (Anki runs actions on its main thread).
+ANKI_CONNECT_TIMEOUT = float(env_str("ANKI_CONNECT_TIMEOUT", "30"))
+# The journal's delivery of queued notes: how long a sender holds a note (seconds) before
+# another may take it over, and the flush task's retries while Anki stays unreachable.
+ANKI_JOURNAL_LEASE = env_int("ANKI_JOURNAL_LEASE", 600)
+ANKI_FLUSH_MAX_RETRIES = env_int("ANKI_FLUSH_MAX_RETRIES", 10)
+ANKI_FLUSH_BACKOFF = env_int("ANKI_FLUSH_BACKOFF", 15)  # first delay; doubles up to the max
+ANKI_FLUSH_BACKOFF_MAX = env_int("ANKI_FLUSH_BACKOFF_MAX", 900)
+# Seconds for one call of the external search.
+SEARCH_API_TIMEOUT = float(env_str("SEARCH_API_TIMEOUT", "30"))
 
 # --- ojclient: the online-judge problem API ---------------------------------------------
 
 # An http(s) origin (no path); validated and normalized by ojclient. Unset: tools say so.
 OJ_API_BASE_URL = env_str("OJ_API_BASE_URL")
+# Sent as `Authorization: Bearer …`; never logged. `get_platform_status` needs it.
 OJ_API_TOKEN = env_str("OJ_API_TOKEN")
+# Total time for one request, seconds (connect, redirects and body); no retries.
+OJ_API_TIMEOUT = float(env_str("OJ_API_TIMEOUT", "30"))
+# Larger responses are refused rather than read.
+OJ_API_MAX_BODY_BYTES = env_int("OJ_API_MAX_BODY_BYTES", 1024 * 1024)
 
 # --- normagpt: the norms agent -----------------------------------------------------------
 
@@ -293,6 +308,32 @@ OPENAI_BASE_URL = env_str("OPENAI_BASE_URL")
 OPENAI_API_KEY = env_str("OPENAI_API_KEY")
 NORMAGPT_MODEL = env_str("NORMAGPT_MODEL", "gpt-4o-mini")
 NORMAGPT_VISION = env_bool("NORMAGPT_VISION", default=False)
+# Seconds per LLM request, retries on 429/5xx/timeouts (with exponential backoff from
+# NORMAGPT_LLM_BACKOFF seconds), and whether to ask for a JSON object response_format.
+NORMAGPT_LLM_TIMEOUT = float(env_str("NORMAGPT_LLM_TIMEOUT", "120"))
+NORMAGPT_LLM_RETRIES = env_int("NORMAGPT_LLM_RETRIES", 3)
+NORMAGPT_LLM_BACKOFF = float(env_str("NORMAGPT_LLM_BACKOFF", "1.0"))
+NORMAGPT_LLM_JSON_MODE = env_bool("NORMAGPT_LLM_JSON_MODE", default=True)
+# Caps of one run: executor steps, replans, LLM calls, tokens, active seconds. Hitting one
+# ends the run with what is known, marked incomplete.
+NORMAGPT_MAX_STEPS = env_int("NORMAGPT_MAX_STEPS", 6)
+NORMAGPT_MAX_REPLANS = env_int("NORMAGPT_MAX_REPLANS", 2)
+NORMAGPT_MAX_LLM_CALLS = env_int("NORMAGPT_MAX_LLM_CALLS", 24)
+NORMAGPT_MAX_TOKENS = env_int("NORMAGPT_MAX_TOKENS", 200_000)
+NORMAGPT_MAX_SECONDS = env_int("NORMAGPT_MAX_SECONDS", 600)
+# A run whose worker stopped renewing its lease this long is resumed by another worker.
+NORMAGPT_RUN_LEASE_SECONDS = env_int("NORMAGPT_RUN_LEASE_SECONDS", 90)
+# Pages the executor reads per step, and the search's default result count.
+NORMAGPT_PAGES_PER_STEP = env_int("NORMAGPT_PAGES_PER_STEP", 4)
+# Rendering of ingested PDF pages (dots per inch) and OCR of pages without a text layer
+# (Debian tesseract-ocr + tesseract-ocr-rus; skipped, page flagged, when absent).
+NORMAGPT_PAGE_DPI = env_int("NORMAGPT_PAGE_DPI", 110)
+NORMAGPT_OCR = env_bool("NORMAGPT_OCR", default=True)
+NORMAGPT_TESSERACT_CMD = env_str("NORMAGPT_TESSERACT_CMD", "tesseract")
+NORMAGPT_OCR_LANGS = env_str("NORMAGPT_OCR_LANGS", "rus+eng")
+# Cost estimate of a run, USD per million input / output tokens (gpt-4o-mini prices).
+NORMAGPT_PRICE_INPUT_PER_M = float(env_str("NORMAGPT_PRICE_INPUT_PER_M", "0.15"))
+NORMAGPT_PRICE_OUTPUT_PER_M = float(env_str("NORMAGPT_PRICE_OUTPUT_PER_M", "0.60"))
 
 # --- Logging: everything to stderr (stdout belongs to the MCP stdio protocol) ----------
 

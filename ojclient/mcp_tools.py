@@ -1,6 +1,25 @@
-"""MCP tools of the online-judge problem API client."""
+"""MCP tools of the online-judge problem API client (contract: seed 003).
+
+Five tools, each answering Markdown text. Validation failures, API errors and a missing
+configuration come back as tool errors with the contract's fixed messages; nothing is
+requested when an argument is invalid.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
 
 from config.mcp_registry import ToolRegistry
+from ojclient import services
+from ojclient.formatting import (
+    daily_fetching_render,
+    output_truncate,
+    problems_render,
+    similar_render,
+    status_render,
+)
 
 registry = ToolRegistry(
     app="ojclient",
@@ -11,3 +30,156 @@ registry = ToolRegistry(
         "name, and the platform's status."
     ),
 )
+
+
+def problems_text(result: services.ProblemsResult) -> str:
+    text = problems_render(result.problems, default_source=result.default_source)
+    if result.stored_at is not None:
+        stamp = result.stored_at.strftime("%Y-%m-%d %H:%M UTC")
+        text = f"(stored copy from {stamp}; the API is unreachable)\n\n{text}"
+    return output_truncate(text)
+
+
+@registry.tool(
+    name="get_daily_challenge",
+    title="Daily challenge",
+    read_only=True,
+    open_world=True,
+    structured_output=False,
+)
+def get_daily_challenge(
+    domain: Annotated[
+        Literal["com", "cn"],
+        Field(description="LeetCode site: `com` (leetcode.com, default) or `cn` (leetcode.cn)."),
+    ] = "com",
+    date: Annotated[
+        str | None,
+        Field(
+            description="Day in YYYY-MM-DD (UTC). Omit for today's challenge (UTC date).",
+            json_schema_extra={"pattern": r"^\d{4}-\d{2}-\d{2}$"},
+        ),
+    ] = None,
+) -> str:
+    """The LeetCode daily challenge of a day: title, difficulty, tags, link, AC rate and the statement as Markdown.
+
+    If the backend is still fetching the day's problem, the answer says when to retry (not an error).
+    """
+    daily = services.daily_get(domain=domain, date=date)
+    if daily.fetching or daily.result is None:
+        return daily_fetching_render(daily.retry_after)
+    if not daily.result.problems:
+        return f"No daily challenge for {daily.date} ({daily.domain})."
+    return problems_text(daily.result)
+
+
+@registry.tool(
+    name="get_problem",
+    title="Get a problem",
+    read_only=True,
+    open_world=True,
+    structured_output=False,
+)
+def get_problem(
+    source: Annotated[
+        str,
+        Field(description="Platform, e.g. `leetcode`, `codeforces`, `atcoder`, `luogu`."),
+    ],
+    id: Annotated[
+        str,
+        Field(description="Problem id on that platform, e.g. `1`, `1A`, `abc300_a`, `P1001`."),
+    ],
+) -> str:
+    """One problem by platform and id: metadata header and the full statement as Markdown."""
+    return problems_text(services.problem_get(source=source, problem_id=id))
+
+
+@registry.tool(
+    name="find_similar_problems",
+    title="Find similar problems",
+    read_only=True,
+    open_world=True,
+    structured_output=False,
+)
+def find_similar_problems(
+    source: Annotated[
+        str | None,
+        Field(
+            description="Platform of the reference problem (with `id`; ignored when `query` is given)."
+        ),
+    ] = None,
+    id: Annotated[
+        str | None,
+        Field(
+            description="Id of the reference problem (with `source`; ignored when `query` is given)."
+        ),
+    ] = None,
+    query: Annotated[
+        str | None,
+        Field(
+            description="Free-text description to search by (3–2000 characters). Takes precedence over source + id.",
+            json_schema_extra={"minLength": 3, "maxLength": 2000},
+        ),
+    ] = None,
+    limit: Annotated[
+        int | None,
+        Field(
+            description="How many results, 1–50 (default 10).",
+            json_schema_extra={"minimum": 1, "maximum": 50, "default": 10},
+        ),
+    ] = None,
+    threshold: Annotated[
+        float | None,
+        Field(
+            description="Minimum similarity, 0.0–1.0 (default 0.0).",
+            json_schema_extra={"minimum": 0.0, "maximum": 1.0, "default": 0.0},
+        ),
+    ] = None,
+    source_filter: Annotated[
+        str | None,
+        Field(description="Only these platforms, comma-separated, e.g. `leetcode,codeforces`."),
+    ] = None,
+) -> str:
+    """Problems similar to a given one (source + id) or to a text description (query), as a table with similarity in percent."""
+    result = services.similar_find(
+        query=query,
+        source=source,
+        problem_id=id,
+        limit=limit,
+        threshold=threshold,
+        source_filter=source_filter,
+    )
+    return output_truncate(similar_render(result.query, result.results))
+
+
+@registry.tool(
+    name="resolve_problem",
+    title="Resolve a problem",
+    read_only=True,
+    open_world=True,
+    structured_output=False,
+)
+def resolve_problem(
+    query: Annotated[
+        str,
+        Field(
+            description=(
+                "A problem URL, slug, prefixed id or bare pattern, e.g. "
+                "`https://leetcode.com/problems/two-sum/`, `two-sum`, `cf1A`, `abc300_a`."
+            )
+        ),
+    ],
+) -> str:
+    """Find the problem a link, slug or id refers to, on any platform, and show it like get_problem."""
+    return problems_text(services.problem_resolve(query=query))
+
+
+@registry.tool(
+    name="get_platform_status",
+    title="Platform status",
+    read_only=True,
+    open_world=True,
+    structured_output=False,
+)
+def get_platform_status() -> str:
+    """Per platform: how many problems the API holds, how many lack content, how many are not embedded. Needs the API token."""
+    return output_truncate(status_render(services.platform_status_get()))

@@ -16,8 +16,16 @@ from config.stdio import restore_stdout, stdout_to_stderr
 logger = logging.getLogger(__name__)
 
 
+def oj_base_url_shown(value: str) -> str:
+    from ojclient.conf import base_url_normalize  # valid here: the system checks passed
+
+    return base_url_normalize(value) if value.strip() else "not configured"
+
+
 class Command(BaseCommand):
     help = "Serve the project's tools over MCP: stdio (default) or streamable HTTP at /mcp."
+    # Checked in handle(), after the command-line overrides of settings are applied.
+    requires_system_checks: list[str] = []
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
@@ -34,10 +42,30 @@ class Command(BaseCommand):
             help="Comma-separated app labels to expose (default: all), e.g. problems,ojclient.",
         )
         parser.add_argument("--list", action="store_true", help="Print the tool table and exit.")
+        parser.add_argument(
+            "--oj-base-url",
+            default=None,
+            help="Online-judge API origin (overrides OJ_API_BASE_URL), e.g. https://oj.example.com.",
+        )
+        parser.add_argument(
+            "--oj-token", default=None, help="Online-judge API token (overrides OJ_API_TOKEN)."
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         apps = [app.strip() for app in options["apps"].split(",") if app.strip()] or None
         logging.captureWarnings(True)
+        if options["oj_base_url"] is not None:
+            settings.OJ_API_BASE_URL = options["oj_base_url"]
+        if options["oj_token"] is not None:
+            settings.OJ_API_TOKEN = options["oj_token"]
+        # A malformed setting (OJ_API_BASE_URL, ...) stops start-up with exit code 1.
+        self.check(display_num_errors=False)
+        if apps is None or "ojclient" in apps:
+            logger.info(
+                "OJ API: %s (token: %s)",
+                oj_base_url_shown(settings.OJ_API_BASE_URL),
+                "configured" if settings.OJ_API_TOKEN.strip() else "not configured",
+            )
         try:
             if options["list"]:
                 self._print_table(apps)

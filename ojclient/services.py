@@ -1,0 +1,388 @@
+"""The five online-judge operations, shared by the MCP tools and the REST API.
+
+Each one validates its input first (fixed messages, no request on failure), then makes
+one request through `ojclient.client`, stores every problem it receives, and — when the
+API is unreachable or answers 5xx — serves the stored copy instead, marked with its date.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+
+from django.conf import settings
+from django.db import DatabaseError, transaction
+from django.utils import timezone
+
+from ojclient.client import OjClient, encode
+from ojclient.conf import oj_settings
+from ojclient.entities import (
+    DailyCompact,
+    DailyFetching,
+    PlatformStatus,
+    Problem,
+    ResolveResponse,
+    SimilarItem,
+    SimilarResponse,
+    body_parse,
+)
+from ojclient.exceptions import (
+    OjHttpError,
+    OjInvalidInput,
+    OjNotConfigured,
+    OjProblemNotFound,
+    OjRequestFailed,
+    OjUpstreamError,
+)
+from ojclient.models import OjDailyChallenge, OjDailyEntry, OjProblem
+
+logger = logging.getLogger(__name__)
+
+DOMAINS = ("com", "cn")
+DAILY_DEFAULT_SOURCE = "leetcode"  # the flat (v0.2) daily shape has no `source`
+LIMIT_DEFAULT, LIMIT_MIN, LIMIT_MAX = 10, 1, 50
+THRESHOLD_DEFAULT = 0.0
+QUERY_MIN, QUERY_MAX = 3, 2000
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+@dataclass(frozen=True)
+class ProblemsResult:
+    """Problems to show; `stored_at` is set when they come from the database."""
+
+    problems: list[Problem]
+    default_source: str | None = None
+    stored_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class DailyResult:
+    date: str
+    domain: str
+    result: ProblemsResult | None = None
+    # The backend is still fetching the day's problem (HTTP 202): not an error.
+    fetching: bool = False
+    retry_after: int | None = None
+
+
+@dataclass(frozen=True)
+class SimilarResult:
+    query: str
+    mode: str  # "query" or "problem"
+    results: list[SimilarItem] = field(default_factory=list)
+
+
+# --- validation (rule 1: fixed messages, raised before any request) ----------------------
+
+
+def date_check(value: str | None) -> str:
+    """The date to ask for: `value` if it is a real YYYY-MM-DD date, else today in UTC."""
+    if value is None:
+        return datetime.now(UTC).date().isoformat()
+    if not _DATE.fullmatch(value):
+        raise OjInvalidInput("invalid date format, expected YYYY-MM-DD", field="date")
+    try:
+        date.fromisoformat(value)
+    except ValueError:
+        raise OjInvalidInput("invalid date format, expected YYYY-MM-DD", field="date") from None
+    return value
+
+
+def domain_check(value: str | None) -> str:
+    if value is None:
+        return "com"
+    if value not in DOMAINS:
+        raise OjInvalidInput("domain must be 'com' or 'cn'", field="domain")
+    return value
+
+
+def key_check(source: str | None, problem_id: str | None) -> tuple[str, str]:
+    source = (source or "").strip()
+    problem_id = (problem_id or "").strip()
+    if not source or not problem_id:
+        raise OjInvalidInput(
+            "source and id must be non-empty", field="source" if not source else "id"
+        )
+    return source, problem_id
+
+
+def limit_check(value: int | None) -> int:
+    if value is None:
+        return LIMIT_DEFAULT
+    if not LIMIT_MIN <= value <= LIMIT_MAX:
+        raise OjInvalidInput("limit must be between 1 and 50", field="limit")
+    return value
+
+
+def threshold_check(value: float | None) -> float:
+    if value is None:
+        return THRESHOLD_DEFAULT
+    if math.isnan(value) or not 0.0 <= value <= 1.0:
+        raise OjInvalidInput("threshold must be between 0.0 and 1.0", field="threshold")
+    return float(value)
+
+
+def threshold_text(value: float) -> str:
+    """The shortest form the backend parses: 0 → `0`, 0.5 → `0.5`, 1.0 → `1`."""
+    text = repr(float(value))
+    return text[:-2] if text.endswith(".0") else text
+
+
+# --- the five operations -----------------------------------------------------------------
+
+
+def daily_get(*, domain: str | None = None, date: str | None = None) -> DailyResult:
+    day = date_check(date)
+    domain = domain_check(domain)
+    client = _client()
+    try:
+        response = client.get("/api/v1/daily", [("domain", domain), ("date", day)])
+    except (OjRequestFailed, OjHttpError) as exc:
+        stored = _daily_stored(day=day, domain=domain, error=exc)
+        return DailyResult(date=day, domain=domain, result=stored)
+    if response.status == 202:
+        fetching = body_parse(DailyFetching, response.data if response.data else {})
+        return DailyResult(date=day, domain=domain, fetching=True, retry_after=fetching.retry_after)
+    if isinstance(response.data, dict) and "problems" in response.data:
+        compact = body_parse(DailyCompact, response.data)
+        default_source = _source_name(compact.source) or DAILY_DEFAULT_SOURCE
+        problems = compact.problems
+        day = _valid_date(compact.date) or day
+    else:
+        problems = [body_parse(Problem, response.data)]
+        default_source = DAILY_DEFAULT_SOURCE
+        if isinstance(response.data, dict):
+            day = _valid_date(response.data.get("date")) or day
+    _store_daily(day=day, domain=domain, problems=problems, default_source=default_source)
+    return DailyResult(
+        date=day,
+        domain=domain,
+        result=ProblemsResult(problems=problems, default_source=default_source),
+    )
+
+
+def problem_get(*, source: str | None, problem_id: str | None) -> ProblemsResult:
+    source, problem_id = key_check(source, problem_id)
+    client = _client()
+    try:
+        response = client.get(f"/api/v1/problems/{encode(source)}/{encode(problem_id)}")
+    except (OjRequestFailed, OjHttpError) as exc:
+        row = OjProblem.objects.filter(source=source, problem_id=problem_id).first()
+        return _stored_or_raise([row] if row else [], error=exc)
+    problem = body_parse(Problem, response.data)
+    _store_problems([problem], default_source=source)
+    return ProblemsResult(problems=[problem], default_source=source)
+
+
+def similar_find(
+    *,
+    query: str | None = None,
+    source: str | None = None,
+    problem_id: str | None = None,
+    limit: int | None = None,
+    threshold: float | None = None,
+    source_filter: str | None = None,
+) -> SimilarResult:
+    """Mode B (`query` non-empty after trimming) wins over mode A (`source` + `id`)."""
+    limit = limit_check(limit)
+    threshold = threshold_check(threshold)
+    params: list[tuple[str, str]] = [
+        ("limit", str(limit)),
+        ("threshold", threshold_text(threshold)),
+    ]
+    if source_filter is not None and source_filter.strip():
+        params.append(("source", source_filter.strip()))
+    text = (query or "").strip()
+    if text:
+        if not QUERY_MIN <= len(text) <= QUERY_MAX:
+            raise OjInvalidInput(
+                f"query must be between {QUERY_MIN} and {QUERY_MAX} characters", field="query"
+            )
+        path = "/api/v1/similar"
+        params.insert(0, ("q", text))
+        mode, shown = "query", text
+    else:
+        source = (source or "").strip()
+        problem_id = (problem_id or "").strip()
+        if not source or not problem_id:
+            raise OjInvalidInput(
+                "either 'query' or both 'source' and 'id' must be provided", field="query"
+            )
+        path = f"/api/v1/similar/{encode(source)}/{encode(problem_id)}"
+        mode, shown = "problem", f"{source} {problem_id}"
+    response = _client().get(path, params)
+    similar = body_parse(SimilarResponse, response.data)
+    rewritten = similar.rewritten_query
+    return SimilarResult(
+        query=rewritten if rewritten is not None and rewritten.strip() else shown,
+        mode=mode,
+        results=similar.results,
+    )
+
+
+def problem_resolve(*, query: str | None) -> ProblemsResult:
+    text = (query or "").strip()
+    if not text:
+        raise OjInvalidInput("query must be non-empty", field="query")
+    client = _client()
+    try:
+        response = client.get(f"/api/v1/resolve/{encode(text)}")
+    except (OjRequestFailed, OjHttpError) as exc:
+        return _stored_or_raise(_stored_for_query(text), error=exc)
+    resolved = body_parse(ResolveResponse, response.data)
+    if resolved.problem is None:
+        raise OjProblemNotFound("problem not found", extra={"query": text})
+    default_source = resolved.problem.source or resolved.source
+    _store_problems([resolved.problem], default_source=default_source)
+    return ProblemsResult(problems=[resolved.problem], default_source=default_source)
+
+
+def platform_status_get() -> PlatformStatus:
+    if not settings.OJ_API_TOKEN.strip():
+        raise OjNotConfigured(
+            "Authentication required: a token must be configured to use get_platform_status"
+        )
+    response = _client().get("/status")
+    return body_parse(PlatformStatus, response.data)
+
+
+# --- helpers -----------------------------------------------------------------------------
+
+
+def _client() -> OjClient:
+    return OjClient(oj_settings())
+
+
+def _source_name(value: str | None) -> str | None:
+    """`leetcode.com` (the v0.3 daily's site) → `leetcode`."""
+    if not value:
+        return None
+    return value.split(".", 1)[0] if value.startswith("leetcode.") else value
+
+
+def _valid_date(value: object) -> str | None:
+    if isinstance(value, str) and _DATE.fullmatch(value):
+        try:
+            date.fromisoformat(value)
+        except ValueError:
+            return None
+        return value
+    return None
+
+
+def _is_outage(exc: OjUpstreamError) -> bool:
+    """Unreachable, timed out or 5xx: worth a stored copy. A 4xx is an answer, not an outage."""
+    return isinstance(exc, OjRequestFailed) or (isinstance(exc, OjHttpError) and exc.status >= 500)
+
+
+def _stored_or_raise(rows: Sequence[OjProblem], *, error: OjUpstreamError) -> ProblemsResult:
+    if not rows or not _is_outage(error):
+        raise error
+    logger.warning(
+        "OJ API unavailable (%s); serving %d stored problem(s)", error.message, len(rows)
+    )
+    return ProblemsResult(
+        problems=[_problem_from_row(row) for row in rows],
+        default_source=rows[0].source,
+        stored_at=min(row.fetched_at for row in rows),
+    )
+
+
+def _daily_stored(*, day: str, domain: str, error: OjUpstreamError) -> ProblemsResult:
+    daily = OjDailyChallenge.objects.filter(date=day, domain=domain).first()
+    if daily is None or not _is_outage(error):
+        raise error
+    rows = [entry.problem for entry in daily.entries.select_related("problem")]
+    result = _stored_or_raise(rows, error=error)
+    return ProblemsResult(
+        problems=result.problems, default_source=result.default_source, stored_at=daily.fetched_at
+    )
+
+
+def _stored_for_query(text: str) -> list[OjProblem]:
+    """A stored problem that a resolve query names: its link, its slug, or `source:id`."""
+    rows = OjProblem.objects.order_by("-fetched_at")
+    link = text.rstrip("/")
+    for candidates in (
+        rows.filter(link__in=[link, f"{link}/"]),
+        rows.filter(slug__iexact=text),
+    ):
+        found = candidates.first()
+        if found is not None:
+            return [found]
+    match = re.fullmatch(r"([A-Za-z][\w.-]*)[:/ ]+(\S+)", text)
+    if match:
+        found = rows.filter(source__iexact=match[1], problem_id__iexact=match[2]).first()
+        if found is not None:
+            return [found]
+    return []
+
+
+def _problem_from_row(row: OjProblem) -> Problem:
+    return Problem(
+        id=row.problem_id,
+        source=row.source,
+        slug=row.slug or None,
+        title=row.title or None,
+        title_cn=row.title_cn or None,
+        difficulty=row.difficulty or None,
+        ac_rate=row.ac_rate,
+        tags=list(row.tags),
+        link=row.link or None,
+        content=row.content or None,
+    )
+
+
+def _store_problems(problems: Sequence[Problem], *, default_source: str | None) -> list[OjProblem]:
+    """Upsert every problem received; a database failure is logged, never the caller's."""
+    try:
+        with transaction.atomic():
+            return [_problem_upsert(p, default_source=default_source) for p in problems]
+    except DatabaseError:
+        logger.exception(
+            "Could not store %d OJ problem(s); the answer is still served", len(problems)
+        )
+        return []
+
+
+def _problem_upsert(problem: Problem, *, default_source: str | None) -> OjProblem:
+    source = problem.source or default_source or "unknown"
+    row, _ = OjProblem.objects.update_or_create(
+        source=source,
+        problem_id=problem.id,
+        defaults={
+            "slug": problem.slug or "",
+            "title": problem.title or "",
+            "title_cn": problem.title_cn or "",
+            "difficulty": problem.difficulty or "",
+            "tags": list(problem.tags),
+            "link": problem.link or "",
+            "ac_rate": problem.ac_rate,
+            "content": problem.content or "",
+            "raw": problem.model_dump(mode="json"),
+            "fetched_at": timezone.now(),
+        },
+    )
+    return row
+
+
+def _store_daily(
+    *, day: str, domain: str, problems: Sequence[Problem], default_source: str | None
+) -> None:
+    try:
+        with transaction.atomic():
+            rows = [_problem_upsert(p, default_source=default_source) for p in problems]
+            daily, _ = OjDailyChallenge.objects.update_or_create(
+                date=day, domain=domain, defaults={"fetched_at": timezone.now()}
+            )
+            daily.entries.all().delete()
+            OjDailyEntry.objects.bulk_create(
+                OjDailyEntry(daily=daily, problem=row, position=index)
+                for index, row in enumerate(rows)
+            )
+    except DatabaseError:
+        logger.exception("Could not store the daily challenge %s (%s)", day, domain)
