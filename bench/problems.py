@@ -126,7 +126,9 @@ def cold_search(
             proc.wait(timeout=10)
         server.shutdown()
     effective = min(concurrency, 10)
-    ideal = (1 + math.ceil(30 / effective)) * 0.1
+    # The lower bound: rounds of `effective` requests at 100 ms each, or, with a minimum
+    # interval between request starts, every start spaced by it plus the last answer.
+    ideal = max((1 + math.ceil(30 / effective)) * 0.1, (len(fake.requests) - 1) * interval + 0.1)
     assert outcome.fetched == 30, (
         outcome.fetched,
         outcome.site_candidates,

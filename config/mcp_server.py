@@ -14,7 +14,7 @@ import inspect
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
-from typing import Any
+from typing import Any, Literal, get_args, get_origin
 
 from django.conf import settings
 from django.db import close_old_connections
@@ -84,6 +84,40 @@ def tool_specs(apps: Iterable[str] | None = None) -> list[ToolSpec]:
     ]
 
 
+def accepts_text(annotation: Any) -> bool:
+    """Whether a string is a valid value as it is: `str`, `str | None`, `Literal["a", ...]`."""
+    if annotation is str:
+        return True
+    if get_origin(annotation) is Literal:
+        return any(isinstance(arg, str) for arg in get_args(annotation))
+    return any(accepts_text(arg) for arg in get_args(annotation))
+
+
+class TextSafeFuncMetadata(FuncMetadata):
+    """The SDK's argument handling without its JSON pre-parsing of text arguments.
+
+    The SDK json-decodes string values of every argument not annotated exactly `str` (a
+    workaround for clients that send lists as JSON text). For `id: str | None` that turns
+    the id `"null"` into None and `"true"` into True. Here an argument that accepts text
+    keeps its text; lists and objects sent as JSON text are still decoded.
+    """
+
+    def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+        fields = self.arg_model.model_fields
+        textual = {
+            key
+            for name, info in fields.items()
+            if accepts_text(info.annotation)
+            for key in (name, info.alias)
+            if key
+        }
+        kept = {key: value for key, value in data.items() if key in textual}
+        parsed = super().pre_parse_json(
+            {key: value for key, value in data.items() if key not in textual}
+        )
+        return {key: kept[key] if key in kept else parsed[key] for key in data}
+
+
 class StrictTool(Tool):
     """A tool whose argument errors read as one sentence naming each field and its rule."""
 
@@ -128,9 +162,16 @@ def build_tool(spec: ToolSpec) -> StrictTool:
     )
     fields = {name: getattr(base, name) for name in Tool.model_fields}
     if spec.output_model is not None:
-        fields["fn_metadata"] = FuncMetadata(arg_model=strict, output_model=spec.output_model)
+        fields["fn_metadata"] = TextSafeFuncMetadata(
+            arg_model=strict, output_model=spec.output_model
+        )
     else:
-        fields["fn_metadata"] = base.fn_metadata.model_copy(update={"arg_model": strict})
+        fields["fn_metadata"] = TextSafeFuncMetadata(
+            arg_model=strict,
+            output_schema=base.fn_metadata.output_schema,
+            output_model=base.fn_metadata.output_model,
+            wrap_output=base.fn_metadata.wrap_output,
+        )
     fields["parameters"] = schema_for_strict_clients(strict.model_json_schema(by_alias=True))
     return StrictTool(**fields)
 

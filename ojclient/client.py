@@ -84,11 +84,15 @@ class OjClient:
         query = "&".join(f"{encode(key)}={encode(value)}" for key, value in params)
         return f"{self.conf.base_url}{path}" + (f"?{query}" if query else "")
 
-    def get(self, path: str, params: Sequence[tuple[str, str]] = ()) -> OjResponse:
-        """GET `path` and classify the answer: 200/202 with JSON, or an Oj* error."""
+    def get(
+        self, path: str, params: Sequence[tuple[str, str]] = (), *, accept_202: bool = False
+    ) -> OjResponse:
+        """GET `path` and classify the answer: 200 (or 202 when accepted) with JSON, or an error."""
         url = self.url(path, params)
         runner = _loop_thread()
-        future = asyncio.run_coroutine_threadsafe(self._get(runner, url), runner.loop)
+        future = asyncio.run_coroutine_threadsafe(
+            self._get(runner, url, accept_202=accept_202), runner.loop
+        )
         try:
             # The coroutine enforces the deadline itself; this is only a backstop.
             return future.result(timeout=self.conf.timeout + 5)
@@ -96,7 +100,7 @@ class OjClient:
             future.cancel()
             raise OjRequestFailed(self._timeout_message(url)) from None
 
-    async def _get(self, runner: _LoopThread, url: str) -> OjResponse:
+    async def _get(self, runner: _LoopThread, url: str, *, accept_202: bool) -> OjResponse:
         http = self._http(runner)
         try:
             async with asyncio.timeout(self.conf.timeout):
@@ -116,7 +120,7 @@ class OjClient:
                 f"({type(exc).__name__}: {exc or 'no details'})"
             ) from None
         logger.debug("GET %s -> %s (%d bytes)", url, response.status_code, len(body))
-        return self._classify(response, body, url)
+        return self._classify(response, body, url, accept_202=accept_202)
 
     def _timeout_message(self, url: str) -> str:
         return f"request failed: the OJ API did not answer within {self.conf.timeout:g} s ({url})"
@@ -139,10 +143,12 @@ class OjClient:
             chunks.append(chunk)
         return b"".join(chunks)
 
-    def _classify(self, response: httpx.Response, body: bytes, url: str) -> OjResponse:
+    def _classify(
+        self, response: httpx.Response, body: bytes, url: str, *, accept_202: bool
+    ) -> OjResponse:
         status = response.status_code
         text = body.decode(response.encoding or "utf-8", errors="replace")
-        if status in (200, 202):
+        if status == 200 or (status == 202 and accept_202):
             if status == 202 and not body.strip():
                 return OjResponse(status=status, data={}, url=url)
             if not is_json_content_type(response.headers.get("content-type", "")):

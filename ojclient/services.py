@@ -140,7 +140,7 @@ def daily_get(*, domain: str | None = None, date: str | None = None) -> DailyRes
     domain = domain_check(domain)
     client = _client()
     try:
-        response = client.get("/api/v1/daily", [("domain", domain), ("date", day)])
+        response = client.get("/api/v1/daily", [("domain", domain), ("date", day)], accept_202=True)
     except (OjRequestFailed, OjHttpError) as exc:
         stored = _daily_stored(day=day, domain=domain, error=exc)
         return DailyResult(date=day, domain=domain, result=stored)

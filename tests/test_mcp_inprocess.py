@@ -104,3 +104,17 @@ def test_apps_subset_and_unknown_app() -> None:
     assert {r.app for r in load_registries()} == {"problems", "anki_bridge", "ojclient", "normagpt"}
     with pytest.raises(ValueError, match="unknown app\\(s\\) nosuch; apps with MCP tools: "):
         load_registries(["nosuch"])
+
+
+async def test_text_arguments_keep_their_text_and_json_lists_are_still_decoded() -> None:
+    registry = ToolRegistry(app="echo", title="Echo")
+
+    @registry.tool(name="echo", read_only=True, open_world=False, structured_output=False)
+    def echo(key: str | None = None, flag: str = "", items: list[int] | None = None) -> str:
+        return f"{key!r} {flag!r} {items!r}"
+
+    async with Client(crashing_server(registry)) as client:
+        result = await client.call_tool("echo", {"key": "null", "flag": "true", "items": "[1, 2]"})
+        assert text_of(result) == "'null' 'true' [1, 2]"
+        result = await client.call_tool("echo", {"key": "0"})
+        assert text_of(result) == "'0' '' None"

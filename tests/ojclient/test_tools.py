@@ -305,6 +305,13 @@ def test_non_json_error_body_shows_its_first_500_characters(backend: Backend) ->
     assert text == "[500] " + "E" * 500
 
 
+def test_a_202_outside_the_daily_challenge_is_an_error(backend: Backend) -> None:
+    backend.reply("/api/v1/problems/a/1", fixture("daily_202_fetching.json"), status=202)
+    is_error, text = call("get_problem", {"source": "a", "id": "1"})
+    assert is_error
+    assert text.startswith("[202] ")
+
+
 def test_unknown_route_404_with_empty_body(backend: Backend) -> None:
     is_error, text = call("get_problem", {"source": "a", "id": "1"})
     assert is_error
