@@ -130,6 +130,18 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "transaction_mode": "IMMEDIATE",
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool(
+    "DATABASE_POOL", default=True
+):
+    # A psycopg connection pool per process: MCP tools, ASGI requests and Celery tasks
+    # borrow a connection instead of opening one per call (persistent connections are
+    # not safe under ASGI; the pool is). Requires DATABASE_CONN_MAX_AGE=0.
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": env_int("DATABASE_POOL_MIN", 1),
+        "max_size": env_int("DATABASE_POOL_MAX", 10),
+        "timeout": 30,
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis, cache, Celery ---------------------------------------------------------------
