@@ -1,10 +1,15 @@
-"""MCP tools of the Anki bridge (contract: seed 002)."""
+"""MCP tools of the Anki bridge (contract: seed 002), plus `anki.add_problems`."""
 
-from typing import Annotated
+from __future__ import annotations
 
-from pydantic import Field
+import json
+from typing import Annotated, Any
 
-from anki_bridge import services
+from mcp_types import CallToolResult, TextContent
+from pydantic import BaseModel, Field
+
+from anki_bridge import problem_cards, schemas, search, services
+from anki_bridge.schemas import NoteInput, ProblemRef
 from config.mcp_registry import ToolRegistry
 
 registry = ToolRegistry(
@@ -17,9 +22,168 @@ registry = ToolRegistry(
 )
 
 
+Deck = Annotated[
+    str | None,
+    Field(description="Target deck; omitted or empty: ANKI_DEFAULT_DECK ('Default')."),
+]
+Model = Annotated[
+    str | None,
+    Field(
+        description="Note model (note type); omitted or empty: ANKI_DEFAULT_MODEL "
+        "('Поля для ChatGPT': Prompt, Response, Context, Sources)."
+    ),
+]
+
+
+def respond(data: BaseModel) -> CallToolResult:
+    """Compact JSON for the model plus the same data as structured content."""
+    payload = data.model_dump(mode="json", exclude_none=True)
+    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=payload)
+
+
 @registry.tool(name="greet", title="Greet", read_only=True, open_world=False)
 def greet(
     name: Annotated[str, Field(description="The user's name, e.g. «Алиса».", min_length=1)],
 ) -> str:
     """Test ping: answers with a greeting to check that the MCP server is connected."""
     return services.greeting_make(name=name)
+
+
+@registry.tool(
+    name="anki.model_info",
+    title="Anki model info",
+    output_model=schemas.ModelInfo,
+    read_only=False,
+    idempotent=True,
+    open_world=True,
+)
+def model_info(model: Model = None) -> CallToolResult:
+    """The current fields (in order), card templates (Front/Back) and CSS of an Anki note model.
+
+    The default model «Поля для ChatGPT» is created in Anki if it is missing (an existing model is never changed).
+    """
+    structure = services.model_info_get(model=model)
+    return respond(schemas.ModelInfo.model_validate(structure.as_dict()))
+
+
+@registry.tool(
+    name="anki.add_from_model",
+    title="Add notes (fitted to the model)",
+    output_model=schemas.AddNotesResult,
+    read_only=False,
+    open_world=True,
+)
+def add_from_model(
+    items: Annotated[
+        list[NoteInput | dict[str, Any]],
+        Field(
+            min_length=1,
+            max_length=500,
+            description=(
+                "Notes: either {fields: {...}, tags, images, dedup_key} or a flat object whose keys "
+                "are field names, with tags/images/dedup_key beside them. Field names match the "
+                "model's in any letter case; missing fields are left empty."
+            ),
+        ),
+    ],
+    deck: Deck = None,
+    model: Model = None,
+) -> CallToolResult:
+    """Add notes to a deck, fitted to the model's current fields; creates the deck if needed.
+
+    Images: `images[]` ({image_base64 | image_url, target_field, filename, max_side}) are resized to max_side (768) and shown in target_field; data:image/...;base64 field values become media files. An image target_field that matches no field gives the warning "unknown_target_field" (the note still goes). `dedup_key` makes a retry safe: a key already used never makes a second note.
+    Result: {added, skipped, details: [{index, status: ok|duplicate|queued|error, noteId?, dedup_key?, warnings?, error?}]}. "queued" means Anki is closed: the note is kept and delivered when Anki opens.
+    """
+    return respond(services.notes_add_from_model(items=items, deck=deck, model=model))
+
+
+@registry.tool(
+    name="anki.note_info",
+    title="Read Anki notes",
+    output_model=schemas.NoteInfoResult,
+    read_only=True,
+    open_world=True,
+)
+def note_info(
+    noteIds: Annotated[
+        list[Annotated[int, Field(ge=1)]],
+        Field(min_length=1, max_length=500, description="Anki note ids (1–500)."),
+    ],
+) -> CallToolResult:
+    """Notes by id: {notes: [NoteInfo | null, ...]} in request order (null: no such note).
+
+    NoteInfo: {noteId, modelName, deckName, tags, fields: {name: value}, cards}.
+    """
+    notes = services.notes_info_get(note_ids=noteIds)
+    return respond(schemas.NoteInfoResult.model_validate({"notes": notes}))
+
+
+@registry.tool(
+    name="anki.add_notes",
+    title="Add notes (exact fields)",
+    output_model=schemas.AddNotesResult,
+    read_only=False,
+    open_world=True,
+)
+def add_notes(
+    notes: Annotated[
+        list[NoteInput],
+        Field(min_length=1, max_length=500, description="Notes whose field names match the model."),
+    ],
+    deck: Deck = None,
+    model: Model = None,
+) -> CallToolResult:
+    """Low-level add: fields are sent as given (names must match the model); no model lookup, no deck creation.
+
+    An image target_field that is none of the note's fields fails the whole call and nothing is sent. Same result shape as anki.add_from_model.
+    """
+    return respond(services.notes_add(notes=notes, deck=deck, model=model))
+
+
+@registry.tool(
+    name="search",
+    title="External search",
+    output_model=schemas.SearchResponse,
+    read_only=True,
+    open_world=True,
+)
+def search_tool(
+    query: Annotated[str, Field(min_length=1, max_length=2000, description="What to search for.")],
+    limit: Annotated[
+        int | None, Field(ge=1, le=100, description="Results per page (optional).")
+    ] = None,
+    cursor: Annotated[
+        str | None,
+        Field(max_length=2000, description="nextCursor of the previous page, passed as is."),
+    ] = None,
+) -> CallToolResult:
+    """Search the configured external service (SEARCH_API_URL): {results: [{title, url, snippet, content, score, ...}], nextCursor}."""
+    return respond(search.search_run(query=query, limit=limit, cursor=cursor))
+
+
+@registry.tool(
+    name="anki.add_problems",
+    title="СДАМ ГИА problems → Anki",
+    output_model=schemas.AddNotesResult,
+    read_only=False,
+    idempotent=True,
+    open_world=True,
+)
+def add_problems(
+    problems: Annotated[
+        list[ProblemRef],
+        Field(
+            min_length=1,
+            max_length=50,
+            description="Problems as {subject, exam, id}, e.g. {subject: 'math', exam: 'ege', id: '27340'}.",
+        ),
+    ],
+    deck: Deck = None,
+    tags: Annotated[list[str], Field(max_length=20, description="Extra tags.")] = [],  # noqa: B006
+) -> CallToolResult:
+    """Make flashcards from СДАМ ГИА problems in the model «Поля для ChatGPT».
+
+    Prompt: the condition with its figures; Response: answer and solution; Context: subject, exam, type, category; Sources: the problem's URL. Each problem becomes one note (dedup_key sdamgia:{exam}:{subject}:{id}): sending it again adds nothing.
+    """
+    return respond(problem_cards.problems_add(problems=problems, deck=deck, tags=tags))

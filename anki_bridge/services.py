@@ -1,8 +1,30 @@
-"""Use cases of the Anki bridge."""
+"""Use cases of the Anki bridge: model info, adding notes (two ways), reading notes.
+
+Adding always goes through the journal (`anki_bridge.journal`): a note is written down
+before it is sent, so a closed Anki queues notes instead of losing them.
+"""
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+
+from anki_bridge.client import AnkiClient, action
+from anki_bridge.delivery import is_model_missing, model_create_default
+from anki_bridge.drafts import drafts_build, items_parse, note_validate
+from anki_bridge.exceptions import AnkiError, AnkiModelNotFound, AnkiUnavailable
+from anki_bridge.journal import dedup_sent, notes_submit
+from anki_bridge.notemodel import DEFAULT_MODEL, NoteModel, fields_normalize
+from anki_bridge.schemas import AddNotesResult, NoteDetail, NoteInput
 from config.exceptions import InvalidInput
+
+NAME_MAX = 255
+NOTE_IDS_MAX = 500
+MODEL_CACHE_SECONDS = 30 * 24 * 3600
 
 
 def greeting_make(*, name: str) -> str:
@@ -11,3 +33,208 @@ def greeting_make(*, name: str) -> str:
     if not name:
         raise InvalidInput("name must not be empty or whitespace", field="name")
     return f"Привет, {name}! Я твой MCP-сервер."
+
+
+def _name(value: str | None, default: str, field: str) -> str:
+    name = (value or "").strip() or default
+    if len(name) > NAME_MAX:
+        raise InvalidInput(f"{field} must be at most {NAME_MAX} characters", field=field)
+    return name
+
+
+def deck_resolve(deck: str | None) -> str:
+    """The deck to use: `deck`, or ANKI_DEFAULT_DECK when it is empty."""
+    return _name(deck, settings.ANKI_DEFAULT_DECK, "deck")
+
+
+def model_resolve(model: str | None) -> str:
+    """The model to use: `model`, or ANKI_DEFAULT_MODEL when it is empty."""
+    return _name(model, settings.ANKI_DEFAULT_MODEL, "model")
+
+
+def _cache_key(name: str) -> str:
+    digest = hashlib.sha1(name.encode()).hexdigest()  # noqa: S324 (a cache key)
+    return f"anki:model-fields:{digest}"
+
+
+def model_load(client: AnkiClient, name: str) -> NoteModel:
+    """The model's fields, templates and styling, in one request.
+
+    The default model is created when missing; another missing model is AnkiModelNotFound
+    listing the models Anki has.
+    """
+    names, templates, styling = client.multi(
+        [
+            action("modelFieldNames", modelName=name),
+            action("modelTemplates", modelName=name),
+            action("modelStyling", modelName=name),
+        ]
+    )
+    if is_model_missing(names.error, name):
+        if name == DEFAULT_MODEL.name:
+            model_create_default(client)
+            return model_load(client, name)
+        known = client.invoke("modelNames")
+        raise AnkiModelNotFound(
+            f"model {name!r} was not found in Anki; its models: {', '.join(known)}",
+            extra={"model": name},
+        )
+    for outcome in (names, templates, styling):
+        if not outcome.ok:
+            raise AnkiError(f"Anki refused to describe the model {name!r}: {outcome.error}")
+    model = NoteModel(
+        name=name,
+        fields=tuple(names.result),
+        templates=dict(templates.result),
+        styling=str((styling.result or {}).get("css", "")),
+    )
+    cache.set(_cache_key(name), list(model.fields), MODEL_CACHE_SECONDS)
+    return model
+
+
+def model_known(name: str) -> NoteModel | None:
+    """The model's fields as last seen (or the seed's default model) without asking Anki."""
+    fields = cache.get(_cache_key(name))
+    if fields:
+        return NoteModel(name=name, fields=tuple(fields))
+    return DEFAULT_MODEL if name == DEFAULT_MODEL.name else None
+
+
+def model_info_get(*, model: str | None = None) -> NoteModel:
+    """Seed 002 `anki.model_info`: the model as Anki has it now."""
+    with AnkiClient() as client:
+        return model_load(client, model_resolve(model))
+
+
+def result_make(details: Sequence[NoteDetail]) -> AddNotesResult:
+    added = sum(1 for d in details if d.status == "ok")
+    skipped = sum(1 for d in details if d.status in ("duplicate", "error"))
+    return AddNotesResult(added=added, skipped=skipped, details=list(details))
+
+
+def notes_add_from_model(
+    *,
+    items: Sequence[NoteInput | Mapping[str, Any]],
+    deck: str | None = None,
+    model: str | None = None,
+    source: str = "anki.add_from_model",
+) -> AddNotesResult:
+    """Seed 002 `anki.add_from_model`: fields mapped onto the model, the deck created.
+
+    While Anki is unreachable the model's last known fields (or the default model's)
+    are used and the notes are queued.
+    """
+    deck_name, model_name = deck_resolve(deck), model_resolve(model)
+    notes = items_parse(items, name="items")
+    try:
+        with AnkiClient() as client:
+            structure: NoteModel | None = model_load(client, model_name)
+        reachable = True
+    except AnkiUnavailable:
+        structure, reachable = model_known(model_name), False
+    done = dedup_sent(n.dedup_key for n in notes if n.dedup_key)
+
+    def fields_of(note: NoteInput) -> tuple[dict[str, str], list[str]]:
+        if structure is None:
+            return dict(note.fields), [
+                f"model_unverified: Anki is unreachable and «{model_name}» was never seen; "
+                "field names are sent as given"
+            ]
+        return fields_normalize(structure, note.fields)
+
+    def target_of(note: NoteInput, target: str) -> str | None:
+        if structure is not None:
+            return structure.field_named(target)
+        return _key_named(note.fields, target)
+
+    drafts = drafts_build(
+        notes,
+        name="items",
+        fields_of=fields_of,
+        target_of=target_of,
+        skip=lambda note: note.dedup_key in done,
+    )
+    details = notes_submit(
+        deck=deck_name,
+        model=model_name,
+        drafts=drafts,
+        ensure_deck=True,
+        source=source,
+        deliver=reachable,
+    )
+    return result_make(details)
+
+
+def _key_named(fields: Mapping[str, str], name: str) -> str | None:
+    wanted = name.strip().casefold()
+    return next((key for key in fields if key.casefold() == wanted), None)
+
+
+def notes_add(
+    *,
+    notes: Sequence[NoteInput | Mapping[str, Any]],
+    deck: str | None = None,
+    model: str | None = None,
+    source: str = "anki.add_notes",
+) -> AddNotesResult:
+    """Seed 002 `anki.add_notes`: fields sent as given; no model lookup, no deck creation.
+
+    An image whose `target_field` is none of the note's fields fails the whole call
+    before anything is sent (InvalidInput naming it).
+    """
+    deck_name, model_name = deck_resolve(deck), model_resolve(model)
+    if not notes:
+        raise InvalidInput("notes must hold at least one note", field="notes")
+    parsed = [note_validate(n, f"notes[{i}]") for i, n in enumerate(notes)]
+    for i, note in enumerate(parsed):
+        for j, spec in enumerate(note.images):
+            if _key_named(note.fields, spec.target_field) is None:
+                where = f"notes[{i}].images[{j}].target_field"
+                raise InvalidInput(
+                    f"{where}: {spec.target_field!r} is not a field of the note "
+                    f"({', '.join(note.fields)}); nothing was sent to Anki",
+                    field=where,
+                )
+    done = dedup_sent(n.dedup_key for n in parsed if n.dedup_key)
+    drafts = drafts_build(
+        parsed,
+        name="notes",
+        fields_of=lambda note: (dict(note.fields), []),
+        target_of=lambda note, target: _key_named(note.fields, target),
+        skip=lambda note: note.dedup_key in done,
+    )
+    details = notes_submit(
+        deck=deck_name, model=model_name, drafts=drafts, ensure_deck=False, source=source
+    )
+    return result_make(details)
+
+
+def notes_info_get(*, note_ids: Sequence[int]) -> list[dict[str, Any] | None]:
+    """Seed 002 `anki.note_info`: a NoteInfo or None per id, in request order."""
+    if not note_ids:
+        raise InvalidInput("noteIds must hold at least one id", field="noteIds")
+    if len(note_ids) > NOTE_IDS_MAX:
+        raise InvalidInput(f"noteIds holds at most {NOTE_IDS_MAX} ids", field="noteIds")
+    with AnkiClient() as client:
+        infos = client.invoke("notesInfo", notes=list(note_ids))
+        cards = [c for info in infos if info for c in info.get("cards", [])]
+        decks = client.invoke("getDecks", cards=cards) if cards else {}
+    deck_of = {cid: deck for deck, cids in decks.items() for cid in cids}
+    notes: list[dict[str, Any] | None] = []
+    for info in infos:
+        if not info or "noteId" not in info:
+            notes.append(None)
+            continue
+        ordered = sorted(info.get("fields", {}).items(), key=lambda kv: kv[1].get("order", 0))
+        card_ids = list(info.get("cards", []))
+        notes.append(
+            {
+                "noteId": info["noteId"],
+                "modelName": info.get("modelName"),
+                "deckName": deck_of.get(card_ids[0]) if card_ids else None,
+                "tags": list(info.get("tags", [])),
+                "fields": {name: value.get("value", "") for name, value in ordered},
+                "cards": card_ids,
+            }
+        )
+    return notes

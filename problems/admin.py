@@ -9,6 +9,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
+from anki_bridge.admin_actions import send_problems_to_anki
 from config.exceptions import DomainError
 from problems import services
 from problems.formatting import problem_url
@@ -60,7 +61,7 @@ class ProblemAdmin(admin.ModelAdmin):
         "solution_kind",
         "fetched_at",
     ]
-    actions = ["refresh_from_site", "fetch_analogs"]
+    actions = ["refresh_from_site", "fetch_analogs", send_problems_to_anki]
     list_per_page = 50
 
     @admin.display(description="site")

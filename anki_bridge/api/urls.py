@@ -1,6 +1,10 @@
-"""REST endpoints of this app, mounted at /api/anki_bridge/."""
+"""REST endpoints of this app, mounted at /api/anki/."""
 
-from django.urls import URLPattern, URLResolver
+from django.urls import path
+
+from anki_bridge.api import views
 
 app_name = "anki_bridge"
-urlpatterns: list[URLPattern | URLResolver] = []
+urlpatterns = [
+    path("notes/", views.NoteListCreateApi.as_view(), name="notes"),
+]

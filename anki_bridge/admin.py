@@ -1,0 +1,87 @@
+"""Admin of the Anki bridge: the journal (by status and deck) with "send again", the media."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from anki_bridge.journal import notes_resend
+from anki_bridge.models import Media, Note
+from config.exceptions import DomainError
+
+
+@admin.register(Note)
+class NoteAdmin(admin.ModelAdmin):
+    list_display = [
+        "id",
+        "first_field",
+        "deck",
+        "model",
+        "status",
+        "anki_note_id",
+        "attempts",
+        "dedup_key",
+        "created_at",
+    ]
+    list_filter = ["status", "deck", "model", "source"]
+    search_fields = ["dedup_key", "last_error", "deck"]
+    readonly_fields = [
+        "status",
+        "anki_note_id",
+        "attempts",
+        "last_error",
+        "warnings",
+        "claim",
+        "claimed_until",
+        "created_at",
+        "updated_at",
+        "sent_at",
+        "source",
+    ]
+    actions = ["send_again"]
+    list_per_page = 100
+
+    @admin.display(description="first field")
+    def first_field(self, obj: Note) -> str:
+        text = " ".join(str(next(iter(obj.fields.values()), "")).split())
+        return text if len(text) <= 80 else text[:77] + "…"
+
+    @admin.action(description="Send again to Anki")
+    def send_again(self, request: HttpRequest, queryset: QuerySet[Note]) -> None:
+        sent_already = queryset.filter(status=Note.Status.SENT).count()
+        ids = list(queryset.exclude(status=Note.Status.SENT).values_list("pk", flat=True))
+        if sent_already:
+            self.message_user(
+                request,
+                f"{sent_already} note(s) are already in Anki: not sent again.",
+                messages.INFO,
+            )
+        if not ids:
+            return
+        try:
+            outcome = notes_resend(note_ids=ids)
+        except DomainError as exc:
+            self.message_user(request, exc.message, messages.ERROR)
+            return
+        level = messages.SUCCESS if not (outcome.failed or outcome.duplicate) else messages.WARNING
+        self.message_user(
+            request,
+            f"Sent {outcome.sent}; duplicates {outcome.duplicate}; failed {outcome.failed}.",
+            level,
+        )
+
+
+@admin.register(Media)
+class MediaAdmin(admin.ModelAdmin):
+    list_display = ["filename", "size", "waiting", "touched_at"]
+    search_fields = ["filename", "sha1"]
+    exclude = ["data"]
+    readonly_fields = ["filename", "sha1", "size", "touched_at", "created_at"]
+
+    @admin.display(description="bytes kept", boolean=True)
+    def waiting(self, obj: Media) -> bool:
+        return obj.data is not None
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False

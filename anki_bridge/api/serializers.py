@@ -1,0 +1,42 @@
+"""DRF serializers of the Anki bridge."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from anki_bridge.models import Note
+
+
+class NoteSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Note
+        fields = [
+            "id",
+            "deck",
+            "model",
+            "fields",
+            "tags",
+            "media",
+            "dedup_key",
+            "status",
+            "anki_note_id",
+            "attempts",
+            "last_error",
+            "warnings",
+            "source",
+            "created_at",
+            "sent_at",
+        ]
+
+
+class AddNotesSerializer(serializers.Serializer):
+    """The `anki.add_from_model` arguments; the items are checked by the service."""
+
+    deck = serializers.CharField(required=False, allow_blank=True, max_length=255)
+    model = serializers.CharField(required=False, allow_blank=True, max_length=255)
+    items = serializers.ListField(child=serializers.DictField(), min_length=1, max_length=500)
+
+
+class JournalQuerySerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=Note.Status.choices, required=False)
+    deck = serializers.CharField(required=False, max_length=255)

@@ -1,0 +1,221 @@
+"""From what a caller sent to journal drafts: parsing, field mapping, images.
+
+`items_parse` accepts seed 002's two shapes (a `NoteInput`, or a flat dict whose keys are
+field names beside `tags`/`images`/`dedup_key`) and raises InvalidInput naming the item
+and the rule. `drafts_build` maps fields, stores data URLs, loads `images[]` (URL fetches
+in parallel) and places each image's wrapper in its target field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from pydantic import ValidationError
+
+from anki_bridge.images import (
+    ImageProblem,
+    MediaFile,
+    data_urls_extract,
+    decode_base64,
+    ensure_img_tag,
+    image_fetch,
+    image_prepare,
+    media_name,
+)
+from anki_bridge.journal import Draft
+from anki_bridge.schemas import ImageSpec, NoteInput
+from config.exceptions import InvalidInput
+
+SERVICE_KEYS = ("tags", "images", "dedup_key")
+FETCH_WORKERS = 8
+
+
+def validation_message(where: str, exc: ValidationError) -> tuple[str, str]:
+    """`(field path, "path: rule")` for the first error of a pydantic validation."""
+    error = exc.errors(include_url=False)[0]
+    path = ".".join([where, *(str(part) for part in error["loc"])])
+    rule = "required" if error["type"] == "missing" else error["msg"]
+    if error["type"] == "extra_forbidden":
+        rule = "unknown key (a note takes fields, tags, images, dedup_key)"
+    return path, f"{path}: {rule}"
+
+
+def note_validate(data: Any, where: str) -> NoteInput:
+    try:
+        note = data if isinstance(data, NoteInput) else NoteInput.model_validate(data)
+    except ValidationError as exc:
+        path, message = validation_message(where, exc)
+        raise InvalidInput(message, field=path) from exc
+    if not note.fields:
+        raise InvalidInput(f"{where}.fields must hold at least one field", field=f"{where}.fields")
+    return note
+
+
+def items_parse(items: Sequence[NoteInput | Mapping[str, Any]], *, name: str) -> list[NoteInput]:
+    """Each item as a NoteInput: `{"fields": …}` objects as they are, flat dicts regrouped."""
+    if not items:
+        raise InvalidInput(f"{name} must hold at least one note", field=name)
+    notes = []
+    for i, item in enumerate(items):
+        where = f"{name}[{i}]"
+        if isinstance(item, NoteInput) or (isinstance(item, Mapping) and "fields" in item):
+            notes.append(note_validate(item, where))
+            continue
+        if not isinstance(item, Mapping):
+            raise InvalidInput(f"{where} must be an object", field=where)
+        fields = {}
+        for key, value in item.items():
+            if key in SERVICE_KEYS:
+                continue
+            if isinstance(value, bool) or not isinstance(value, str | int | float | None):
+                raise InvalidInput(
+                    f"{where}.{key}: a field value must be a string", field=f"{where}.{key}"
+                )
+            fields[str(key)] = "" if value is None else str(value)
+        grouped = {"fields": fields, **{k: item[k] for k in SERVICE_KEYS if k in item}}
+        notes.append(note_validate(grouped, where))
+    return notes
+
+
+def tags_clean(tags: Sequence[str]) -> list[str]:
+    """Anki tags hold no spaces: inner whitespace becomes `_`; empty and repeated ones go."""
+    return list(dict.fromkeys("_".join(t.split()) for t in tags if t.strip()))
+
+
+@dataclass
+class Loaded:
+    file: MediaFile | None = None
+    warning: str | None = None
+
+
+def image_bytes(spec: ImageSpec) -> bytes:
+    """The bytes of `spec`: its base64, else its URL fetched (ImageProblem when refused)."""
+    if spec.image_base64:
+        data = decode_base64(spec.image_base64)
+        if len(data) > settings.ANKI_IMAGE_MAX_BYTES:
+            raise ImageProblem(
+                "image_refused",
+                f"{len(data)} bytes is over the {settings.ANKI_IMAGE_MAX_BYTES}-byte cap",
+            )
+    else:
+        data = image_fetch(
+            spec.source_url or "",
+            allow_private=settings.ANKI_IMAGE_ALLOW_PRIVATE,
+            max_bytes=settings.ANKI_IMAGE_MAX_BYTES,
+            timeout=settings.ANKI_IMAGE_TIMEOUT,
+        )
+    if not data:
+        raise ImageProblem("image_invalid", "the image is empty")
+    return data
+
+
+def image_finish(spec: ImageSpec, data: bytes, where: str) -> Loaded:
+    """The image resized for Anki and named, or the warning that explains why there is none."""
+    try:
+        data, converted = image_prepare(data, max_side=spec.max_side)
+    except ImageProblem as exc:
+        return Loaded(warning=exc.warning(where))
+    filename = media_name(spec.filename)
+    if "." not in filename:  # a name without an extension gets the content's
+        filename += "." + ("jpg" if converted else sniff_ext(data))
+    file = MediaFile(filename=filename, data=data)
+    if converted:
+        return Loaded(file=file)
+    return Loaded(
+        file=file,
+        warning=f"image_not_resized: {where}: Pillow cannot read it; stored as it came",
+    )
+
+
+def sniff_ext(data: bytes) -> str:
+    head = data[:512].lstrip().lower()
+    if head.startswith((b"<svg", b"<?xml")) and b"<svg" in data[:4096].lower():
+        return "svg"
+    for magic, ext in ((b"\x89png", "png"), (b"gif8", "gif"), (b"\xff\xd8", "jpg")):
+        if head.startswith(magic):
+            return ext
+    return "bin"
+
+
+TargetResolver = Callable[[NoteInput, str], str | None]
+
+
+def drafts_build(
+    notes: Sequence[NoteInput],
+    *,
+    name: str,
+    fields_of: Callable[[NoteInput], tuple[dict[str, str], list[str]]],
+    target_of: TargetResolver,
+    skip: Callable[[NoteInput], bool] = lambda note: False,
+) -> list[Draft]:
+    """Drafts for `notes`: `fields_of` maps the fields, `target_of` finds an image's field.
+
+    An image whose target matches no field is dropped with an `unknown_target_field`
+    warning (callers that must refuse check before). `skip` notes (already delivered)
+    get no images loaded.
+    """
+    jobs: list[tuple[int, int, ImageSpec, str]] = []
+    drafts: list[Draft] = []
+    for i, note in enumerate(notes):
+        fields, warnings = fields_of(note)
+        fields, media, data_warnings = data_urls_extract(fields)
+        drafts.append(
+            Draft(
+                index=i,
+                fields=fields,
+                tags=tags_clean(note.tags),
+                media=media,
+                dedup_key=note.dedup_key,
+                warnings=[*warnings, *data_warnings],
+            )
+        )
+        if skip(note):
+            continue
+        for j, spec in enumerate(note.images):
+            target = target_of(note, spec.target_field)
+            if target is None:
+                drafts[i].warnings.append(
+                    f"unknown_target_field: {name}[{i}].images[{j}]: {spec.target_field!r} "
+                    f"matches no field ({', '.join(fields)}); the image was not added"
+                )
+                continue
+            jobs.append((i, j, spec, target))
+    loaded = _load_all(jobs, name)
+    for (i, _, _, target), result in zip(jobs, loaded, strict=True):
+        if result.warning:
+            drafts[i].warnings.append(result.warning)
+        if result.file is not None:
+            drafts[i].media.append(result.file)
+            drafts[i].fields[target] = ensure_img_tag(
+                drafts[i].fields.get(target, ""), result.file.filename
+            )
+    return drafts
+
+
+def _load_all(jobs: list[tuple[int, int, ImageSpec, str]], name: str) -> list[Loaded]:
+    """Fetch URLs concurrently (I/O), then resize one by one (CPU: threads only contend)."""
+
+    def fetch(job: tuple[int, int, ImageSpec, str]) -> bytes | ImageProblem:
+        try:
+            return image_bytes(job[2])
+        except ImageProblem as exc:
+            return exc
+
+    fetching = sum(1 for job in jobs if not job[2].image_base64)
+    if fetching > 1:
+        with ThreadPoolExecutor(max_workers=min(FETCH_WORKERS, fetching)) as pool:
+            raw = list(pool.map(fetch, jobs))
+    else:
+        raw = [fetch(job) for job in jobs]
+    loaded = []
+    for (i, j, spec, _), data in zip(jobs, raw, strict=True):
+        where = f"{name}[{i}].images[{j}]"
+        if isinstance(data, ImageProblem):
+            loaded.append(Loaded(warning=data.warning(where)))
+        else:
+            loaded.append(image_finish(spec, data, where))
+    return loaded

@@ -1,0 +1,353 @@
+"""The journal's use cases: write every note before sending it, deliver, flush the queue.
+
+A note is journaled (with its images) in one transaction, claimed by the writing call,
+and delivered outside any transaction. When Anki is unreachable the claim is released and
+the note waits as `pending`; `notes_queued` is sent so that the flush task (Celery) or
+`manage.py anki_flush` delivers it later. `dedup_key` is unique: a key already sent never
+makes a second note, and a key being delivered by another call is not delivered twice.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from anki_bridge.client import AnkiClient
+from anki_bridge.delivery import Delivered, Outgoing, notes_deliver
+from anki_bridge.exceptions import AnkiError, AnkiRefused, AnkiUnavailable
+from anki_bridge.images import MediaFile
+from anki_bridge.models import Media, Note
+from anki_bridge.schemas import NoteDetail
+from anki_bridge.signals import notes_queued
+
+logger = logging.getLogger(__name__)
+
+FLUSH_BATCH = 200
+S = Note.Status
+
+
+@dataclass
+class Draft:
+    """A note ready for the journal: final fields (image tags in place) and its files."""
+
+    index: int
+    fields: dict[str, str]
+    tags: list[str] = field(default_factory=list)
+    media: list[MediaFile] = field(default_factory=list)
+    dedup_key: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    journal_id: int | None = None  # the journal row that covers it, once written
+
+
+@dataclass
+class FlushOutcome:
+    sent: int = 0
+    duplicate: int = 0
+    failed: int = 0
+    pending: int = 0  # still waiting after the flush
+
+    def count(self, results: Iterable[Delivered]) -> None:
+        for result in results:
+            setattr(self, result.status, getattr(self, result.status) + 1)
+
+
+def _lease() -> tuple[str, datetime]:
+    return uuid.uuid4().hex, timezone.now() + timedelta(seconds=settings.ANKI_JOURNAL_LEASE)
+
+
+def _free() -> Q:
+    return Q(claimed_until__isnull=True) | Q(claimed_until__lt=timezone.now())
+
+
+def dedup_sent(keys: Iterable[str]) -> set[str]:
+    """The keys among `keys` whose notes Anki already holds (no need to prepare them)."""
+    done = Note.objects.filter(dedup_key__in=list(keys), status__in=[S.SENT, S.DUPLICATE])
+    return {key for key in done.values_list("dedup_key", flat=True) if key}
+
+
+def media_store(files: Iterable[MediaFile]) -> None:
+    """Keep the bytes of `files` until their notes are delivered (one row per name)."""
+    by_name = {f.filename: f for f in files}
+    if not by_name:
+        return
+    now = timezone.now()
+    existing = set(
+        Media.objects.filter(filename__in=list(by_name)).values_list("filename", flat=True)
+    )
+    for name in existing:
+        f = by_name[name]
+        Media.objects.filter(filename=name).update(
+            data=f.data, sha1=f.sha1, size=len(f.data), touched_at=now
+        )
+    Media.objects.bulk_create(
+        [
+            Media(filename=f.filename, data=f.data, sha1=f.sha1, size=len(f.data), touched_at=now)
+            for name, f in by_name.items()
+            if name not in existing
+        ],
+        ignore_conflicts=True,
+    )
+
+
+def media_load(names: Sequence[str]) -> dict[str, bytes]:
+    rows = Media.objects.filter(filename__in=list(names)).exclude(data=None)
+    return {name: bytes(data) for name, data in rows.values_list("filename", "data") if data}
+
+
+def media_prune() -> int:
+    """Drop the bytes no undelivered note needs (kept a lease after their last store)."""
+    needed: set[str] = set()
+    for names in Note.objects.filter(status__in=[S.PENDING, S.FAILED]).values_list(
+        "media", flat=True
+    ):
+        needed.update(names)
+    quiet = timezone.now() - timedelta(seconds=settings.ANKI_JOURNAL_LEASE)
+    stale = Media.objects.filter(touched_at__lt=quiet).exclude(data=None)
+    return stale.exclude(filename__in=needed).update(data=None)
+
+
+def notes_submit(
+    *,
+    deck: str,
+    model: str,
+    drafts: Sequence[Draft],
+    ensure_deck: bool,
+    source: str,
+    deliver: bool = True,
+) -> list[NoteDetail]:
+    """Journal `drafts`, deliver the ones this call holds, and a detail per draft.
+
+    With `deliver=False` (Anki known to be unreachable) or when Anki turns out to be
+    unreachable, the notes are queued: their detail says `queued`.
+    """
+    token, until = _lease()
+    fixed = _journal(deck, model, drafts, ensure_deck, source, token, until)
+    results: dict[int, Delivered] = {}
+    queued = not deliver
+    if deliver:
+        try:
+            with AnkiClient() as client:
+                results = _deliver_claimed(token, client)
+        except AnkiUnavailable:
+            queued = True
+        except AnkiError as exc:
+            _release(token, exc.message)
+            raise
+    if queued:
+        _release(token, "Anki was unreachable; queued")
+        notes_queued.send(sender=Note)
+    elif Note.objects.filter(status=S.PENDING).exclude(claim=token).exists():
+        notes_queued.send(sender=Note)  # Anki is back: deliver what earlier calls queued
+    media_prune()
+    return _details(drafts, fixed, token, results)
+
+
+def _journal(
+    deck: str,
+    model: str,
+    drafts: Sequence[Draft],
+    ensure_deck: bool,
+    source: str,
+    token: str,
+    until: datetime,
+) -> dict[int, NoteDetail]:
+    """Write the rows (claimed by `token`); details for drafts another row already covers."""
+    fixed: dict[int, NoteDetail] = {}
+
+    def row(draft: Draft) -> Note:
+        return Note(
+            deck=deck,
+            model=model,
+            fields=draft.fields,
+            tags=draft.tags,
+            media=[f.filename for f in draft.media],
+            dedup_key=draft.dedup_key,
+            ensure_deck=ensure_deck,
+            source=source,
+            warnings=draft.warnings,
+            claim=token,
+            claimed_until=until,
+        )
+
+    with transaction.atomic():
+        media_store(f for draft in drafts for f in draft.media)
+        for draft in drafts:  # in order: notes reach Anki in the order they were given
+            fresh = row(draft)
+            if draft.dedup_key is None:
+                fresh.save()
+                draft.journal_id = fresh.pk
+                continue
+            try:
+                with transaction.atomic():
+                    fresh.save()
+                draft.journal_id = fresh.pk
+            except IntegrityError:
+                detail = _reuse(draft, fresh, token, until)
+                if detail is not None:
+                    fixed[draft.index] = detail
+    return fixed
+
+
+def _reuse(draft: Draft, fresh: Note, token: str, until: datetime) -> NoteDetail | None:
+    """The journaled note with the same dedup_key: taken over when it may be, else a detail."""
+    note = Note.objects.select_for_update().get(dedup_key=draft.dedup_key)
+    draft.journal_id = note.pk
+    if note.status in (S.SENT, S.DUPLICATE):
+        what = (
+            f"was already sent as note {note.anki_note_id}"
+            if note.anki_note_id
+            else ("was already delivered (Anki holds it)")
+        )
+        return NoteDetail(
+            index=draft.index,
+            status="duplicate",
+            noteId=note.anki_note_id,
+            dedup_key=draft.dedup_key,
+            error=f"dedup_key {draft.dedup_key!r} {what}",
+        )
+    free = note.claimed_until is None or note.claimed_until < timezone.now()
+    if not free:
+        return NoteDetail(
+            index=draft.index,
+            status="duplicate",
+            dedup_key=draft.dedup_key,
+            error=f"dedup_key {draft.dedup_key!r} is being delivered by another call",
+        )
+    if note.status == S.FAILED:  # a resend: the new content replaces the refused one
+        for name in ("deck", "model", "fields", "tags", "media", "ensure_deck", "source"):
+            setattr(note, name, getattr(fresh, name))
+        note.warnings = fresh.warnings
+        note.status = S.PENDING
+        note.last_error = ""
+    note.claim, note.claimed_until = token, until
+    note.save()
+    return None
+
+
+def _deliver_claimed(token: str, client: AnkiClient) -> dict[int, Delivered]:
+    """Deliver the notes `token` holds, grouped by deck and model; results by note id."""
+    groups: dict[tuple[str, str, bool], list[Note]] = defaultdict(list)
+    for note in Note.objects.filter(claim=token, status=S.PENDING).order_by("id"):
+        groups[(note.deck, note.model, note.ensure_deck)].append(note)
+    results: dict[int, Delivered] = {}
+    for (deck, model, ensure_deck), notes in groups.items():
+        outgoing = [Outgoing(n.pk, dict(n.fields), list(n.tags), list(n.media)) for n in notes]
+        try:
+            results.update(
+                notes_deliver(
+                    client,
+                    deck=deck,
+                    model=model,
+                    notes=outgoing,
+                    ensure_deck=ensure_deck,
+                    load_media=media_load,
+                )
+            )
+        except AnkiRefused as exc:  # the deck or model cannot be made: these notes fail
+            results.update({n.pk: Delivered("failed", error=exc.message) for n in notes})
+        except (AnkiUnavailable, AnkiError):  # Anki closed or refusing us: the rest stay queued
+            _record(token, results)
+            raise
+    _record(token, results)
+    return results
+
+
+def _record(token: str, results: dict[int, Delivered]) -> None:
+    now = timezone.now()
+    for pk, result in results.items():
+        note = Note.objects.filter(pk=pk, claim=token).first()
+        if note is None:
+            continue  # the lease ran out and another sender took the note over
+        note.status = result.status
+        note.anki_note_id = result.note_id
+        note.last_error = result.error
+        note.warnings = [*note.warnings, *result.warnings]
+        note.attempts += 1
+        note.claim, note.claimed_until = "", None
+        note.sent_at = now if result.status == S.SENT else note.sent_at
+        note.save()
+
+
+def _release(token: str, error: str) -> None:
+    Note.objects.filter(claim=token, status=S.PENDING).update(
+        claim="", claimed_until=None, attempts=F("attempts") + 1, last_error=error
+    )
+
+
+def _details(
+    drafts: Sequence[Draft], fixed: dict[int, NoteDetail], token: str, results: dict[int, Delivered]
+) -> list[NoteDetail]:
+    details = []
+    for draft in drafts:
+        if draft.index in fixed:
+            details.append(fixed[draft.index])
+            continue
+        pk = draft.journal_id
+        result = results.get(pk) if pk is not None else None
+        warnings = [*draft.warnings, *(result.warnings if result else [])] or None
+        if result is None:
+            details.append(
+                NoteDetail(
+                    index=draft.index, status="queued", dedup_key=draft.dedup_key, warnings=warnings
+                )
+            )
+            continue
+        status = {"sent": "ok", "duplicate": "duplicate"}.get(result.status, "error")
+        details.append(
+            NoteDetail(
+                index=draft.index,
+                status=status,
+                noteId=result.note_id,
+                dedup_key=draft.dedup_key,
+                warnings=warnings,
+                error=result.error or None,
+            )
+        )
+    return details
+
+
+def notes_flush(*, note_ids: Sequence[int] | None = None) -> FlushOutcome:
+    """Deliver every pending note no sender holds (or only `note_ids`), oldest first.
+
+    Raises AnkiUnavailable when Anki cannot be reached (what was delivered stays so).
+    """
+    outcome = FlushOutcome()
+    after = 0
+    with AnkiClient() as client:
+        while True:
+            token, until = _lease()
+            pending = Note.objects.filter(_free(), status=S.PENDING, pk__gt=after)
+            if note_ids is not None:
+                pending = pending.filter(pk__in=list(note_ids))
+            ids = list(pending.order_by("pk").values_list("pk", flat=True)[:FLUSH_BATCH])
+            if not ids:
+                break
+            Note.objects.filter(_free(), pk__in=ids, status=S.PENDING).update(
+                claim=token, claimed_until=until
+            )
+            after = ids[-1]
+            try:
+                outcome.count(_deliver_claimed(token, client).values())
+            except (AnkiUnavailable, AnkiError) as exc:
+                _release(token, exc.message)
+                raise
+    outcome.pending = Note.objects.filter(status=S.PENDING).count()
+    media_prune()
+    return outcome
+
+
+def notes_resend(*, note_ids: Sequence[int]) -> FlushOutcome:
+    """Send the given failed, duplicate or pending notes again (the admin's action)."""
+    Note.objects.filter(pk__in=list(note_ids), status__in=[S.FAILED, S.DUPLICATE]).update(
+        status=S.PENDING, last_error="", anki_note_id=None
+    )
+    return notes_flush(note_ids=note_ids)

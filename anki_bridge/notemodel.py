@@ -1,0 +1,118 @@
+"""Note models (Anki note types): the seed's default model and field normalization."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+DEFAULT_MODEL_NAME = "Поля для ChatGPT"
+DEFAULT_FIELDS = ("Prompt", "Response", "Context", "Sources")
+DEFAULT_TEMPLATES = {
+    "Card 1": {
+        "Front": (
+            '<div class="prompt">{{Prompt}}</div>\n'
+            '{{#Context}}<div class="context">{{Context}}</div>{{/Context}}\n'
+            "{{tts de_DE voices=AwesomeTTS:Prompt}}"
+        ),
+        "Back": (
+            "{{FrontSide}}\n"
+            '<hr id="answer">\n'
+            '<div class="response">{{Response}}</div>\n'
+            '{{#Sources}}<div class="sources">{{Sources}}</div>{{/Sources}}'
+        ),
+    }
+}
+DEFAULT_CSS = """.card {
+  font-family: "Inter", "Segoe UI", sans-serif;
+  font-size: 22px;
+  text-align: left;
+  line-height: 1.5;
+}
+.prompt {
+  font-weight: 600;
+  font-size: 24px;
+  margin-bottom: 12px;
+}
+.context {
+  color: #4a5568;
+  font-style: italic;
+  margin-bottom: 16px;
+}
+.response {
+  color: #1a202c;
+  font-size: 22px;
+  margin-bottom: 12px;
+}
+.sources {
+  color: #2d3748;
+  font-size: 18px;
+  white-space: pre-wrap;
+}"""
+
+
+@dataclass(frozen=True)
+class NoteModel:
+    """A note type as `anki.model_info` shows it."""
+
+    name: str
+    fields: tuple[str, ...]
+    templates: dict[str, dict[str, str]] = field(default_factory=dict)
+    styling: str = ""
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "model": self.name,
+            "fields": list(self.fields),
+            "templates": self.templates,
+            "styling": self.styling,
+        }
+
+    def field_named(self, name: str) -> str | None:
+        """The model's spelling of `name`, matched case-insensitively; None when absent."""
+        wanted = name.strip().casefold()
+        return next((f for f in self.fields if f.casefold() == wanted), None)
+
+
+DEFAULT_MODEL = NoteModel(
+    name=DEFAULT_MODEL_NAME,
+    fields=DEFAULT_FIELDS,
+    templates=DEFAULT_TEMPLATES,
+    styling=DEFAULT_CSS,
+)
+
+
+def create_model_params(model: NoteModel) -> dict[str, object]:
+    """The `createModel` parameters that make `model` in Anki."""
+    return {
+        "modelName": model.name,
+        "inOrderFields": list(model.fields),
+        "css": model.styling,
+        "cardTemplates": [
+            {"Name": name, "Front": sides["Front"], "Back": sides["Back"]}
+            for name, sides in model.templates.items()
+        ],
+    }
+
+
+def fields_normalize(
+    model: NoteModel, fields: Mapping[str, str]
+) -> tuple[dict[str, str], list[str]]:
+    """`fields` on the model's names and order (missing ones empty) and unknown-name warnings.
+
+    Names match case-insensitively; when two given names land on one field their values
+    are joined with a blank line rather than one being lost.
+    """
+    out = dict.fromkeys(model.fields, "")
+    warnings: list[str] = []
+    for name, value in fields.items():
+        target = model.field_named(name)
+        if target is None:
+            warnings.append(
+                f"unknown_field: {name!r} is not a field of «{model.name}» "
+                f"({', '.join(model.fields)}); its value was not sent"
+            )
+        elif out[target]:
+            out[target] = f"{out[target]}\n\n{value}" if value else out[target]
+        else:
+            out[target] = value
+    return out, warnings

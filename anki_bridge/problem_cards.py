@@ -1,0 +1,142 @@
+"""СДАМ ГИА problems → Anki notes in the default model (`anki.add_problems`).
+
+Prompt: the source text and condition, with the condition's figures as media; Response:
+the answer and the solution (with its figures); Context: subject, exam, task type and
+categories; Sources: the problem's URL. `dedup_key` `sdamgia:{exam}:{subject}:{id}` makes
+a problem one note however often it is sent. Problems come through the problems app's
+services (stored copies while fresh, else fetched from the site).
+"""
+
+from __future__ import annotations
+
+import html
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from anki_bridge.drafts import tags_clean, validation_message
+from anki_bridge.notemodel import DEFAULT_MODEL
+from anki_bridge.schemas import AddNotesResult, ImageSpec, NoteDetail, NoteInput, ProblemRef
+from anki_bridge.services import notes_add_from_model, result_make
+from config.exceptions import InvalidInput
+from problems.formatting import problem_url
+from problems.services import problems_get_many
+from problems.subjects import Site, site_resolve
+
+if TYPE_CHECKING:
+    from problems.models import Problem
+
+PROBLEMS_MAX = 50
+EXAM_NAMES = {"ege": "ЕГЭ", "oge": "ОГЭ"}
+
+
+def dedup_key_for(site: Site, problem_id: str) -> str:
+    return f"sdamgia:{site.exam}:{site.subject}:{problem_id}"
+
+
+def _text_html(text: str) -> str:
+    return "<br>".join(html.escape(line) for line in text.strip().splitlines())
+
+
+def problem_note(problem: Problem, *, tags: Iterable[str] = ()) -> NoteInput:
+    """The note of one stored problem (its figures as images to fetch)."""
+    site = Site(subject=problem.subject, exam=problem.exam)
+    prompt = "<br><br>".join(
+        _text_html(part) for part in (problem.source_text, problem.condition_text) if part
+    )
+    response = [f"<b>Ответ:</b> {html.escape(problem.answer)}" if problem.answer else ""]
+    if problem.solution_text:
+        response.append(_text_html(problem.solution_text))
+    categories = list(problem.categories.select_related("topic"))
+    context = [f"{site.name} ({EXAM_NAMES.get(site.exam, site.exam)})"]
+    if problem.type_number:
+        topic = next((c.topic.title for c in categories if c.topic is not None), "")
+        context.append(f"Тип {problem.type_number}" + (f": {topic}" if topic else ""))
+    context += [c.title for c in categories if c.title]
+    stem = f"sdamgia-{site.exam}-{site.subject}-{problem.problem_id}"
+    images = [
+        ImageSpec(image_url=url, target_field="Prompt", filename=f"{stem}-{n}")
+        for n, url in enumerate(problem.figures, start=1)
+    ] + [
+        ImageSpec(image_url=url, target_field="Response", filename=f"{stem}-s{n}")
+        for n, url in enumerate(problem.solution_figures, start=1)
+    ]
+    return NoteInput(
+        fields={
+            "Prompt": prompt,
+            "Response": "<br><br>".join(part for part in response if part),
+            "Context": " · ".join(context),
+            "Sources": problem_url(problem),
+        },
+        tags=tags_clean(["sdamgia", f"{site.subject}-{site.exam}", *tags]),
+        images=images,
+        dedup_key=dedup_key_for(site, problem.problem_id),
+    )
+
+
+def refs_parse(problems: Sequence[ProblemRef | Mapping[str, Any]]) -> list[tuple[Site, str]]:
+    if not problems:
+        raise InvalidInput("problems must hold at least one problem", field="problems")
+    if len(problems) > PROBLEMS_MAX:
+        raise InvalidInput(f"problems holds at most {PROBLEMS_MAX} problems", field="problems")
+    refs = []
+    for i, raw in enumerate(problems):
+        try:
+            ref = raw if isinstance(raw, ProblemRef) else ProblemRef.model_validate(raw)
+        except ValidationError as exc:
+            path, message = validation_message(f"problems[{i}]", exc)
+            raise InvalidInput(message, field=path) from exc
+        try:
+            site = site_resolve(subject=ref.subject, exam=ref.exam)
+        except InvalidInput as exc:
+            raise InvalidInput(
+                f"problems[{i}]: {exc.message}", field=f"problems[{i}].{exc.field}"
+            ) from exc
+        refs.append((site, ref.id))
+    return refs
+
+
+def problems_add(
+    *,
+    problems: Sequence[ProblemRef | Mapping[str, Any]],
+    deck: str | None = None,
+    tags: Sequence[str] = (),
+) -> AddNotesResult:
+    """Notes for СДАМ ГИА problems; a problem that cannot be read gets its own error."""
+    refs = refs_parse(problems)
+    by_site: dict[Site, list[str]] = defaultdict(list)
+    for site, problem_id in refs:
+        by_site[site].append(problem_id)
+    found: dict[tuple[Site, str], Problem] = {}
+    errors: dict[tuple[Site, str], str] = {}
+    for site, ids in by_site.items():
+        for item in problems_get_many(site=site, problem_ids=ids):
+            if item.problem is not None:
+                found[(site, item.problem_id)] = item.problem
+            else:
+                errors[(site, item.problem_id)] = item.error or "the problem could not be read"
+    notes: list[NoteInput] = []
+    positions: list[int] = []
+    details: dict[int, NoteDetail] = {}
+    for i, (site, problem_id) in enumerate(refs):
+        key = (site, problem_id)
+        if key in found:
+            notes.append(problem_note(found[key], tags=tags))
+            positions.append(i)
+        else:
+            details[i] = NoteDetail(
+                index=i,
+                status="error",
+                dedup_key=dedup_key_for(site, problem_id),
+                error=f"{site.label} problem {problem_id}: {errors.get(key, 'not found')}",
+            )
+    if notes:
+        added = notes_add_from_model(
+            items=notes, deck=deck, model=DEFAULT_MODEL.name, source="anki.add_problems"
+        )
+        for detail in added.details:
+            detail.index = positions[detail.index]
+            details[detail.index] = detail
+    return result_make([details[i] for i in range(len(refs))])

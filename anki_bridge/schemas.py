@@ -1,0 +1,136 @@
+"""Pydantic shapes of seed 002: the inputs every adapter validates and the tools' outputs."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import AnyHttpUrl, BaseModel, ConfigDict, Field, model_validator
+
+TARGET_FIELD_DEFAULT = "Back"
+MAX_SIDE_DEFAULT = 768
+
+
+class ImageSpec(BaseModel):
+    """An image to put into a note field (seed 002 `ImageSpec`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    image_base64: str | None = Field(
+        None, description="The image as base64 (a data: URL works too). Used first when given."
+    )
+    image_url: AnyHttpUrl | None = Field(
+        None, description="An http(s) URL of the image, used when image_base64 is absent."
+    )
+    url: AnyHttpUrl | None = Field(None, description="Short alias of image_url.")
+    target_field: str = Field(
+        TARGET_FIELD_DEFAULT,
+        min_length=1,
+        description="The model field that shows the image (any letter case), default 'Back'.",
+    )
+    filename: str | None = Field(
+        None, max_length=200, description="Media file name; a UUID .jpg when omitted."
+    )
+    max_side: int = Field(
+        MAX_SIDE_DEFAULT,
+        ge=16,
+        le=4096,
+        description="Longest side in pixels after the automatic resize (default 768).",
+    )
+
+    @model_validator(mode="after")
+    def _has_a_source(self) -> ImageSpec:
+        if not self.image_base64 and self.image_url is None and self.url is None:
+            raise ValueError("an image needs image_base64 or image_url (or url)")
+        return self
+
+    @property
+    def source_url(self) -> str | None:
+        chosen = self.image_url or self.url
+        return str(chosen) if chosen is not None else None
+
+
+class NoteInput(BaseModel):
+    """One note to add (seed 002 `NoteInput`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    fields: dict[str, str] = Field(
+        description="Field name → value (HTML allowed). data:image/…;base64 values become images."
+    )
+    tags: list[str] = Field(default_factory=list, description="Tags of the note.")
+    images: list[ImageSpec] = Field(default_factory=list, description="Images to attach.")
+    dedup_key: str | None = Field(
+        None,
+        min_length=1,
+        max_length=255,
+        description="Idempotency key: a key already used never makes a second note.",
+    )
+
+
+NoteStatus = Literal["ok", "duplicate", "queued", "error"]
+
+
+class NoteDetail(BaseModel):
+    index: int
+    status: NoteStatus
+    noteId: int | None = None
+    dedup_key: str | None = None
+    warnings: list[str] | None = None
+    error: str | None = None
+
+
+class AddNotesResult(BaseModel):
+    """Seed 002 `AddNotesResult`: `queued` notes wait in the journal for Anki to open."""
+
+    added: int
+    skipped: int
+    details: list[NoteDetail]
+
+
+class ModelInfo(BaseModel):
+    model: str
+    fields: list[str]
+    templates: dict[str, dict[str, str]]
+    styling: str
+
+
+class NoteInfo(BaseModel):
+    noteId: int
+    modelName: str | None
+    deckName: str | None
+    tags: list[str]
+    fields: dict[str, str]
+    cards: list[int]
+
+
+class NoteInfoResult(BaseModel):
+    notes: list[NoteInfo | None]
+
+
+class SearchResult(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    title: str | None = None
+    url: str | None = None
+    snippet: str | None = None
+    content: str | None = None
+    score: float | None = None
+
+
+class SearchResponse(BaseModel):
+    results: list[SearchResult]
+    nextCursor: str | None = None
+
+
+class ProblemRef(BaseModel):
+    """A СДАМ ГИА problem: the subject and exam of its site and its number."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    subject: str = Field(min_length=1, max_length=60, description="Subject code, e.g. 'math'.")
+    exam: str = Field("ege", description="'ege' (default) or 'oge'.")
+    id: str = Field(pattern=r"^\d{1,20}$", description="The problem number, e.g. '27340'.")
+
+
+def details_dump(details: list[NoteDetail]) -> list[dict[str, Any]]:
+    return [d.model_dump(exclude_none=True) for d in details]

@@ -1,0 +1,115 @@
+"""The REST adapter (POST notes, GET the journal), the admin and the error mapping."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from anki_bridge import services
+from anki_bridge.models import Note
+from tests.anki_bridge.ankiconnect_server import FakeAnki
+
+pytestmark = pytest.mark.django_db
+
+URL = "/api/anki/notes/"
+
+
+@pytest.fixture
+def user() -> User:
+    return User.objects.create_superuser("admin", "a@example.com", "pw")
+
+
+@pytest.fixture
+def api(user: User) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+def test_the_url_is_mounted() -> None:
+    assert reverse("anki_bridge:notes") == URL
+
+
+def test_anonymous_callers_can_neither_add_nor_read() -> None:
+    client = APIClient()
+    assert client.post(URL, {"items": [{"Prompt": "q"}]}, format="json").status_code in (401, 403)
+    assert client.get(URL).status_code in (401, 403)
+
+
+def test_post_adds_notes_with_the_add_from_model_contract(api: APIClient, anki: FakeAnki) -> None:
+    response = api.post(
+        URL,
+        {"deck": "API", "items": [{"Prompt": "q", "tags": ["api"], "dedup_key": "api-1"}]},
+        format="json",
+    )
+    assert response.status_code == 200, response.json()
+    body = response.json()
+    assert body["added"] == 1
+    assert body["details"][0]["dedup_key"] == "api-1"
+    (note,) = anki.notes()
+    assert note["decks"] == ["API"]
+    assert Note.objects.get().source == "api"
+
+
+def test_bad_input_and_a_closed_anki_map_to_the_error_shape(api: APIClient, anki: FakeAnki) -> None:
+    response = api.post(URL, {"items": [{"Prompt": ["x"]}]}, format="json")
+    assert response.status_code == 400
+    assert response.json() == {
+        "code": "invalid_input",
+        "message": "items[0].Prompt: a field value must be a string",
+        "extra": {"field": "items[0].Prompt"},
+    }
+    assert api.post(URL, {"items": []}, format="json").status_code == 400
+    anki.stop()
+    queued = api.post(URL, {"items": [{"Prompt": "later"}]}, format="json").json()
+    assert queued["details"][0]["status"] == "queued"
+
+
+def test_get_lists_the_journal_filtered_by_status_and_deck(api: APIClient, anki: FakeAnki) -> None:
+    services.notes_add_from_model(items=[{"Prompt": "a"}], deck="One")
+    anki.stop()
+    services.notes_add_from_model(items=[{"Prompt": "b"}], deck="Two")
+    everything = api.get(URL).json()
+    assert everything["count"] == 2
+    pending = api.get(URL, {"status": "pending"}).json()["results"]
+    assert [(n["deck"], n["fields"]["Prompt"]) for n in pending] == [("Two", "b")]
+    assert api.get(URL, {"deck": "One"}).json()["results"][0]["status"] == "sent"
+    assert api.get(URL, {"status": "bogus"}).status_code == 400
+
+
+def test_the_admin_filters_the_journal_and_sends_again(client, user: User, anki: FakeAnki) -> None:  # type: ignore[no-untyped-def]
+    client.force_login(user)
+    services.notes_add_from_model(items=[{"Response": "no prompt"}], deck="Admin")
+    failed = Note.objects.get()
+    assert failed.status == "failed"
+    changelist = reverse("admin:anki_bridge_note_changelist")
+    assert client.get(changelist, {"status__exact": "failed", "deck": "Admin"}).status_code == 200
+    failed.fields = {**failed.fields, "Prompt": "fixed in the admin"}
+    failed.save()
+    response = client.post(
+        changelist,
+        {"action": "send_again", "_selected_action": [failed.pk]},
+        follow=True,
+    )
+    assert response.status_code == 200
+    assert "Sent 1; duplicates 0; failed 0." in response.content.decode()
+    failed.refresh_from_db()
+    assert failed.status == "sent"
+    assert [n["fields"]["Prompt"] for n in anki.notes()] == ["fixed in the admin"]
+
+
+def test_send_again_reports_a_closed_anki(client, user: User, anki: FakeAnki) -> None:  # type: ignore[no-untyped-def]
+    client.force_login(user)
+    anki.stop()
+    services.notes_add_from_model(items=[{"Prompt": "waiting"}])
+    note = Note.objects.get()
+    response = client.post(
+        reverse("admin:anki_bridge_note_changelist"),
+        {"action": "send_again", "_selected_action": [note.pk]},
+        follow=True,
+    )
+    assert "Anki is not reachable" in response.content.decode()
+    note.refresh_from_db()
+    assert note.status == "pending"

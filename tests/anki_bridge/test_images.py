@@ -1,0 +1,210 @@
+"""Images: the wrapper, data URLs, resizing, and the careful fetch of image_url."""
+
+from __future__ import annotations
+
+import base64
+import io
+import time
+from typing import Any
+
+import pytest
+from PIL import Image
+from pytest_httpserver import HTTPServer
+from werkzeug import Request, Response
+
+from anki_bridge import images
+from anki_bridge.images import (
+    ImageProblem,
+    address_refusal,
+    data_urls_extract,
+    ensure_img_tag,
+    image_fetch,
+    image_prepare,
+    media_name,
+)
+from tests.anki_bridge.conftest import image_format, image_size, png_bytes
+
+WRAP = '<div><img src="{}" style="max-width:100%;height:auto"/></div>'
+
+
+def test_the_wrapper_goes_after_a_blank_line_and_never_twice() -> None:
+    assert ensure_img_tag("", "a.jpg") == WRAP.format("a.jpg")
+    once = ensure_img_tag("Текст", "a.jpg")
+    assert once == "Текст\n\n" + WRAP.format("a.jpg")
+    assert ensure_img_tag(once, "a.jpg") == once
+    assert ensure_img_tag('<img src="a.jpg">', "a.jpg") == '<img src="a.jpg">'
+    assert ensure_img_tag(once, "b.jpg").count("<img") == 2
+
+
+def test_data_urls_in_any_case_become_files_named_by_sha1() -> None:
+    raw = png_bytes(5, 5)
+    encoded = base64.b64encode(raw).decode()
+    fields, media, warnings = data_urls_extract(
+        {
+            "A": f"data:image/png;base64,{encoded}",
+            "B": f"  DATA:IMAGE/JPEG;BASE64,{encoded}\n",
+            "C": f'before <img src="data:image/gif;base64,{encoded}"> after',
+            "D": "data:image/png;base64,@@not base64@@",
+            "E": "plain text",
+        }
+    )
+    digest = __import__("hashlib").sha1(raw).hexdigest()
+    assert fields["A"] == WRAP.format(f"img_{digest}.png")
+    assert fields["B"] == WRAP.format(f"img_{digest}.jpg")
+    assert fields["C"] == f'before <img src="img_{digest}.gif"> after'
+    assert fields["D"] == ""
+    assert fields["E"] == "plain text"
+    assert [m.filename for m in media] == [f"img_{digest}.{e}" for e in ("png", "jpg", "gif")]
+    assert all(m.data == raw for m in media)
+    assert warnings == ["image_invalid: field D: image_base64 is not valid base64"]
+
+
+def test_images_are_resized_to_max_side_as_jpeg_and_others_kept() -> None:
+    data, converted = image_prepare(png_bytes(1000, 1000), max_side=768)
+    assert converted
+    assert image_size(data) == (768, 768)
+    assert image_format(data) == "JPEG"
+    small, converted = image_prepare(png_bytes(100, 50), max_side=768)
+    assert converted
+    assert image_size(small) == (100, 50)
+    svg = b'<svg xmlns="http://www.w3.org/2000/svg"/>'
+    assert image_prepare(svg, max_side=768) == (svg, False)
+
+
+def test_transparent_images_are_flattened_on_white() -> None:
+    buffer = io.BytesIO()
+    Image.new("RGBA", (20, 20), (255, 0, 0, 0)).save(buffer, "PNG")
+    data, _ = image_prepare(buffer.getvalue(), max_side=768)
+    with Image.open(io.BytesIO(data)) as image:
+        assert image.getpixel((5, 5)) == (255, 255, 255)
+
+
+def test_decompression_bombs_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(images, "MAX_PIXELS", 10_000)
+    with pytest.raises(ImageProblem, match="over the 10,000-pixel limit"):
+        image_prepare(png_bytes(200, 200), max_side=768)
+
+
+def test_media_names_are_what_anki_stores() -> None:
+    assert media_name("sub/dir/ФОТО:1?.png") == "ФОТО1.png"
+    assert media_name("..\\x.png") == "x.png"
+    generated = media_name(None)
+    assert generated.endswith(".jpg")
+    assert len(generated) == 36
+
+
+@pytest.mark.parametrize(
+    ("ip", "refused"),
+    [
+        ("127.0.0.1", "loopback"),
+        ("10.1.2.3", "private"),
+        ("192.168.0.5", "private"),
+        ("169.254.169.254", "link-local"),
+        ("::1", "loopback"),
+        ("fe80::1", "link-local"),
+        ("::ffff:127.0.0.1", "loopback"),
+        ("0.0.0.0", "private"),
+        ("::", "address"),
+        ("224.0.0.1", "multicast"),
+        ("100.64.0.1", "not public"),
+        ("93.184.216.34", None),
+    ],
+)
+def test_non_public_addresses_are_refused(ip: str, refused: str | None) -> None:
+    reason = address_refusal(ip)
+    if refused is None:
+        assert reason is None
+    else:
+        assert reason is not None
+        assert refused in reason
+
+
+@pytest.fixture
+def public_names(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """`img.test` is the local server, seen as a public host; `intranet.test` is private."""
+    names = {"img.test": "127.0.0.1", "intranet.test": "10.0.0.7"}
+    monkeypatch.setattr(images, "_resolve", lambda host, port: [names.get(host, "127.0.0.1")])
+    real = images.address_refusal
+    monkeypatch.setattr(
+        images, "address_refusal", lambda ip: None if ip == "127.0.0.1" else real(ip)
+    )
+    return names
+
+
+def fetch(url: str, **kwargs: Any) -> bytes:
+    options = {"allow_private": False, "max_bytes": 1_000_000, "timeout": 5.0, **kwargs}
+    return image_fetch(url, **options)
+
+
+def test_a_loopback_url_is_refused_unless_allowed(httpserver: HTTPServer) -> None:
+    httpserver.expect_request("/a.png").respond_with_data(png_bytes(), content_type="image/png")
+    with pytest.raises(ImageProblem, match=r"127\.0\.0\.1 is a loopback address") as caught:
+        fetch(httpserver.url_for("/a.png"))
+    assert caught.value.code == "image_refused"
+    assert "ANKI_IMAGE_ALLOW_PRIVATE" in caught.value.message
+    assert fetch(httpserver.url_for("/a.png"), allow_private=True) == png_bytes()
+
+
+def test_only_http_urls_are_fetched() -> None:
+    with pytest.raises(ImageProblem, match="only http"):
+        fetch("file:///etc/passwd")
+
+
+def test_the_connection_is_pinned_and_the_host_kept(
+    httpserver: HTTPServer, public_names: dict[str, str]
+) -> None:
+    seen: list[str] = []
+
+    def handler(request: Request) -> Response:
+        seen.append(request.headers["Host"])
+        return Response(png_bytes(), content_type="image/png")
+
+    httpserver.expect_request("/p.png").respond_with_handler(handler)
+    assert fetch(f"http://img.test:{httpserver.port}/p.png") == png_bytes()
+    assert seen == [f"img.test:{httpserver.port}"]
+
+
+def test_redirects_are_checked_like_the_first_url(
+    httpserver: HTTPServer, public_names: dict[str, str]
+) -> None:
+    httpserver.expect_request("/to-intranet").respond_with_response(
+        Response(status=302, headers={"Location": "http://intranet.test/secret.png"})
+    )
+    httpserver.expect_request("/to-file").respond_with_response(
+        Response(status=301, headers={"Location": "file:///etc/passwd"})
+    )
+    httpserver.expect_request("/hop").respond_with_response(
+        Response(status=302, headers={"Location": "/final.png"})
+    )
+    httpserver.expect_request("/final.png").respond_with_data(b"ok-bytes")
+    base = f"http://img.test:{httpserver.port}"
+    with pytest.raises(ImageProblem, match=r"10\.0\.0\.7 is a private address"):
+        fetch(f"{base}/to-intranet")
+    with pytest.raises(ImageProblem, match="only http"):
+        fetch(f"{base}/to-file")
+    assert fetch(f"{base}/hop") == b"ok-bytes"
+
+
+def test_bodies_over_the_cap_and_errors_are_refused(
+    httpserver: HTTPServer, public_names: dict[str, str]
+) -> None:
+    httpserver.expect_request("/big").respond_with_data(b"x" * 5000)
+    httpserver.expect_request("/gone").respond_with_data(b"", status=404)
+    base = f"http://img.test:{httpserver.port}"
+    with pytest.raises(ImageProblem, match="over the 1000-byte cap"):
+        fetch(f"{base}/big", max_bytes=1000)
+    with pytest.raises(ImageProblem, match="HTTP 404"):
+        fetch(f"{base}/gone")
+
+
+def test_a_slow_server_hits_the_timeout(
+    httpserver: HTTPServer, public_names: dict[str, str]
+) -> None:
+    def slow(request: Request) -> Response:
+        time.sleep(1.5)
+        return Response(b"late")
+
+    httpserver.expect_request("/slow").respond_with_handler(slow)
+    with pytest.raises(ImageProblem, match="timed out") as caught:
+        fetch(f"http://img.test:{httpserver.port}/slow", timeout=0.3)
+    assert caught.value.code == "image_failed"
