@@ -1,6 +1,23 @@
 """MCP tools of the NormaGPT agent on Russian construction norms."""
 
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
+
+import anyio.from_thread
+from mcp.server.mcpserver import Context
+from mcp_types import CallToolResult, TextContent
+from pydantic import Field
+
 from config.mcp_registry import ToolRegistry
+from normagpt import formatting, schemas, selectors, services
+from normagpt.models import AgentRun
+from normagpt.tasks import run_dispatch
 
 registry = ToolRegistry(
     app="normagpt",
@@ -11,3 +28,162 @@ registry = ToolRegistry(
         "clauses and pages it rests on."
     ),
 )
+
+POLL_SECONDS = 0.25
+RunId = Annotated[int, Field(ge=1, description="The run id returned by normagpt_ask.")]
+Wait = Annotated[
+    int,
+    Field(
+        ge=0,
+        le=300,
+        description=(
+            "How long to wait for the answer, seconds (0–300). If the run is not done by "
+            "then, the run id and status come back: check later with normagpt_get_run."
+        ),
+    ),
+]
+Format = Annotated[
+    Literal["markdown", "json"],
+    Field(description="'markdown' (default, readable) or 'json' (structured data)."),
+]
+
+
+def respond(data: dict[str, Any], markdown: str, response_format: str) -> CallToolResult:
+    text = markdown if response_format == "markdown" else json.dumps(data, ensure_ascii=False)
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+
+
+def thread_progress(ctx: Context | None) -> Callable[[float, str], None] | None:
+    """A progress callback for this worker thread, sent on the server's event loop."""
+    if ctx is None:
+        return None
+    loop = anyio.from_thread.run_sync(asyncio.get_running_loop)
+
+    def report(done: float, message: str) -> None:
+        future = asyncio.run_coroutine_threadsafe(ctx.report_progress(done, None, message), loop)
+        with contextlib.suppress(Exception):  # progress is best effort; the result matters
+            future.result(timeout=2)
+
+    return report
+
+
+def run_wait(run_id: int, wait_seconds: int, ctx: Context | None) -> AgentRun:
+    """Poll the run until it stops working or `wait_seconds` pass, reporting each new node."""
+    report = thread_progress(ctx)
+    deadline = time.monotonic() + wait_seconds
+    seen = 0
+    if report is not None:
+        report(0, "queued")
+    while True:
+        run = selectors.run_get(run_id=run_id)
+        for step in run.steps.all()[seen:]:
+            if report is None:
+                break
+            decision = f" → {step.decision}" if step.decision else ""
+            report(step.index + 1, f"{step.node}{decision}: {step.input_summary}"[:300])
+            seen = step.index + 1
+        working = run.status in (AgentRun.Status.QUEUED, AgentRun.Status.RUNNING)
+        if not working or time.monotonic() >= deadline:
+            return run
+        time.sleep(POLL_SECONDS)
+
+
+@registry.tool(name="normagpt_ask", output_model=schemas.RunOut, read_only=False, open_world=True)
+def ask(
+    question: Annotated[
+        str,
+        Field(
+            min_length=5,
+            max_length=2000,
+            description="The question on construction norms, in Russian as a person would ask it.",
+        ),
+    ],
+    wait_seconds: Wait = 120,
+    response_format: Format = "markdown",
+    ctx: Context | None = None,
+) -> CallToolResult:
+    """Ask the norms agent a question; it plans, searches the norm documents, judges and answers with the clauses and pages it rests on.
+
+    Reports progress after every node (planner, executor, judge, finalizer). Returns the
+    answer with its sources, conditions and clarifying questions — or, if the run needs
+    longer than `wait_seconds` or a person's review, its run id and status.
+    """
+    run = services.run_create(question=question, start=run_dispatch)
+    run = run_wait(run.pk, wait_seconds, ctx)
+    return respond(formatting.run_as_dict(run), formatting.run_markdown(run), response_format)
+
+
+@registry.tool(
+    name="normagpt_get_run", output_model=schemas.RunOut, read_only=True, open_world=False
+)
+def get_run(run_id: RunId, response_format: Format = "markdown") -> CallToolResult:
+    """A run's status, its steps so far, and its answer with sources once completed."""
+    run = selectors.run_get(run_id=run_id)
+    services.run_revive(run=run, start=run_dispatch)
+    return respond(formatting.run_as_dict(run), formatting.run_markdown(run), response_format)
+
+
+@registry.tool(
+    name="normagpt_resume", output_model=schemas.RunOut, read_only=False, open_world=True
+)
+def resume(
+    run_id: RunId,
+    note: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=2000,
+            description="The reviewer's note: what the agent should know or do (added to its notes).",
+        ),
+    ],
+    decision: Annotated[
+        Literal["CONTINUE", "REPLAN", "FINALIZE"] | None,
+        Field(
+            description=(
+                "Optional: CONTINUE (next plan step), REPLAN (new plan) or FINALIZE (answer "
+                "now). Omitted: the node that asked for review decides again with the note."
+            )
+        ),
+    ] = None,
+    wait_seconds: Wait = 120,
+    response_format: Format = "markdown",
+    ctx: Context | None = None,
+) -> CallToolResult:
+    """Resume a run waiting for human review (status needs_review) with a reviewer's note."""
+    services.run_resume(run_id=run_id, note=note, decision=decision, start=run_dispatch)
+    run = run_wait(run_id, wait_seconds, ctx)
+    return respond(formatting.run_as_dict(run), formatting.run_markdown(run), response_format)
+
+
+@registry.tool(
+    name="normagpt_search_norms", output_model=schemas.SearchOut, read_only=True, open_world=False
+)
+def search_norms(
+    keywords: Annotated[
+        list[Annotated[str, Field(min_length=1, max_length=200)]],
+        Field(
+            min_length=1,
+            max_length=12,
+            description="Search words or phrases in Russian, as norms word them ('защитный слой бетона').",
+        ),
+    ],
+    expected_documents: Annotated[
+        list[Annotated[str, Field(min_length=1, max_length=100)]],
+        Field(
+            max_length=8,
+            description="Document codes to rank first, e.g. ['СП 63.13330'] (a prefix is enough).",
+        ),
+    ] = [],  # noqa: B006 (pydantic copies defaults)
+    limit: Annotated[int, Field(ge=1, le=50, description="How many pages (1–50).")] = 10,
+    response_format: Format = "markdown",
+) -> CallToolResult:
+    """Search the corpus of norm documents directly: ranked pages with document, page number, clause numbers, a text snippet and the page image URL; replaced documents are marked."""
+    hits = services.pages_search(
+        keywords=keywords, expected_documents=expected_documents, limit=limit
+    )
+    data = {
+        "keywords": keywords,
+        "expected_documents": expected_documents,
+        "hits": [formatting.hit_as_dict(hit) for hit in hits],
+    }
+    return respond(data, formatting.search_markdown(hits), response_format)

@@ -1,6 +1,17 @@
 """REST endpoints of this app, mounted at /api/normagpt/."""
 
-from django.urls import URLPattern, URLResolver
+from django.urls import path
 
-app_name = "normagpt"
-urlpatterns: list[URLPattern | URLResolver] = []
+from normagpt.api import views
+
+app_name = "normagpt_api"
+urlpatterns = [
+    path("runs/", views.RunListCreateApi.as_view(), name="run-list"),
+    path("runs/<int:run_id>/", views.RunDetailApi.as_view(), name="run-detail"),
+    path("runs/<int:run_id>/resume/", views.RunResumeApi.as_view(), name="run-resume"),
+    path("documents/", views.DocumentListApi.as_view(), name="document-list"),
+    path("documents/<int:pk>/", views.DocumentDetailApi.as_view(), name="document-detail"),
+    path("documents/<int:pk>/pages/", views.DocumentPagesApi.as_view(), name="document-pages"),
+    path("pages/<int:pk>/", views.PageDetailApi.as_view(), name="page-detail"),
+    path("search/", views.SearchApi.as_view(), name="search"),
+]

@@ -1,0 +1,204 @@
+"""NormaGPT benchmark: search over 10,000 pages, agent overhead per node, ingestion speed.
+
+    DATABASE_URL=postgres://…/normagpt_bench .venv/bin/python bench/normagpt.py [--pages N]
+
+Search is meant for PostgreSQL (full-text search, `russian`, GIN index); without
+DATABASE_URL a temporary SQLite database is used (FTS5). The agent runs against the
+scripted OpenAI-compatible server of the tests, answering instantly, so the numbers are
+the agent's own overhead (prompts, search, checkpoints), not a model's. Prints tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+TMP = tempfile.mkdtemp(prefix="bench-normagpt-")
+os.environ.setdefault("DATABASE_URL", f"sqlite:///{TMP}/bench.sqlite3")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+os.environ.setdefault("DJANGO_LOG_LEVEL", "WARNING")
+os.environ["DJANGO_MEDIA_ROOT"] = f"{TMP}/media"
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.conf import settings  # noqa: E402
+from django.core.files import File  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.db import connection  # noqa: E402
+from reportlab.lib.pagesizes import A4  # noqa: E402
+from reportlab.pdfgen import canvas  # noqa: E402
+
+from bench.common import percentile, print_table  # noqa: E402
+from normagpt import services  # noqa: E402
+from normagpt.agent.runner import run_advance  # noqa: E402
+from normagpt.demo import cyrillic_font, demo_corpus_load  # noqa: E402
+from normagpt.models import AgentStep, NormDocument, NormPage  # noqa: E402
+from normagpt.parsing import clauses_find, search_normalize  # noqa: E402
+from tests.normagpt.scripted_llm import ScriptedLLM, straight_script  # noqa: E402
+
+BENCH_PREFIX = "BENCH "
+QUESTION = "Какая минимальная толщина защитного слоя бетона для плиты перекрытия?"
+WORDS = (
+    "бетон арматура защитный слой толщина плита перекрытие стена фундамент колонна балка "
+    "прочность класс среда влажность агрессивная коррозия анкеровка стержень диаметр "
+    "нагрузка расчёт прогиб трещиностойкость морозостойкость водонепроницаемость кладка "
+    "кирпич раствор сталь сварка болт соединение узел опора пролёт основание грунт свая "
+    "ростверк гидроизоляция утеплитель кровля перекрытия покрытие лестница проём перемычка"
+).split()
+QUERIES = [
+    ["защитный слой бетона", "плита перекрытия"],
+    ["анкеровка арматуры"],
+    ["морозостойкость бетона", "класс"],
+    ["агрессивная среда", "коррозия"],
+    ["свая", "ростверк", "нагрузка"],
+    ["прогиб балки", "пролёт"],
+]
+
+
+def corpus_build(pages: int) -> None:
+    """`pages` synthetic pages in 100-page documents (clause-numbered paragraphs)."""
+    rng = random.Random(7)
+    NormDocument.objects.filter(code__startswith=BENCH_PREFIX).delete()
+    for d in range(pages // 100):
+        document = NormDocument.objects.create(
+            code=f"{BENCH_PREFIX}СП {d}.13330.2020", title=f"Синтетический свод {d}", page_count=100
+        )
+        batch = []
+        for n in range(1, 101):
+            lines = []
+            for c in range(1, 6):
+                words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(25, 60)))
+                lines.append(f"{n % 12 + 1}.{c}.{rng.randint(1, 9)} {words.capitalize()}.")
+            text = "\n".join(lines)
+            batch.append(
+                NormPage(
+                    document=document,
+                    number=n,
+                    text=text,
+                    clauses=clauses_find(text),
+                    search_text=search_normalize(f"{document.code} {document.title} {text}"),
+                )
+            )
+        NormPage.objects.bulk_create(batch)
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE normagpt_normpage")
+
+
+def bench_search(rounds: int) -> list[list[str]]:
+    rows = []
+    expected = [[], ["СП 63.13330"], [f"{BENCH_PREFIX}СП 7.13330"]]
+    for label, docs in zip(
+        ("no expected docs", "expected: СП 63", "expected: synthetic"), expected, strict=True
+    ):
+        samples = []
+        hits = 0
+        for i in range(rounds):
+            started = time.perf_counter()
+            found = services.pages_search(
+                keywords=QUERIES[i % len(QUERIES)], expected_documents=docs, limit=10
+            )
+            samples.append(time.perf_counter() - started)
+            hits += len(found)
+        ms = [s * 1000 for s in samples]
+        rows.append(stats_row(f"search ({label})", ms, f"{hits / rounds:.1f}"))
+    return rows
+
+
+def stats_row(name: str, ms: list[float], note: str) -> list[str]:
+    p50, p95 = percentile(ms, 50), percentile(ms, 95)
+    return [name, str(len(ms)), f"{p50:.2f}", f"{p95:.2f}", f"{statistics.fmean(ms):.2f}", note]
+
+
+def bench_agent(runs: int) -> list[list[str]]:
+    llm = ScriptedLLM(straight_script())
+    settings.OPENAI_BASE_URL = llm.base_url
+    settings.OPENAI_API_KEY = "bench"
+    totals = []
+    try:
+        for _ in range(runs):
+            run = services.run_create(
+                question="Какая минимальная толщина защитного слоя бетона для плиты перекрытия?"
+            )
+            started = time.perf_counter()
+            run = run_advance(run_id=run.pk)
+            totals.append(time.perf_counter() - started)
+            assert run.status == "completed", run.error
+    finally:
+        llm.close()
+    rows = []
+    for node in ("planner", "executor", "judge", "finalizer"):
+        ms = [
+            d * 1000 for d in AgentStep.objects.filter(node=node).values_list("duration", flat=True)
+        ]
+        rows.append(stats_row(f"node {node}", ms, "1 LLM call"))
+    ms = [t * 1000 for t in totals]
+    rows.append(stats_row("whole run (4 nodes)", ms, "claim+checkpoints"))
+    return rows
+
+
+def bench_ingest(pages: int) -> list[list[str]]:
+    font = cyrillic_font()
+    path = Path(TMP) / "ingest.pdf"
+    pdf = canvas.Canvas(str(path), pagesize=A4)
+    rng = random.Random(3)
+    for n in range(pages):
+        pdf.setFont(font, 11)
+        for line in range(40):
+            pdf.drawString(
+                50,
+                800 - line * 19,
+                f"{n % 9 + 1}.{line % 7 + 1} " + " ".join(rng.choice(WORDS) for _ in range(9)),
+            )
+        pdf.showPage()
+    pdf.save()
+    rows = []
+    for dpi in (72, settings.NORMAGPT_PAGE_DPI):
+        with path.open("rb") as handle:
+            document = services.document_save(
+                code=f"{BENCH_PREFIX}INGEST", title="ingest", file=File(handle, name="ingest.pdf")
+            )
+        started = time.perf_counter()
+        services.document_ingest(document_id=document.pk, dpi=dpi)
+        wall = time.perf_counter() - started
+        rows.append([f"ingest at {dpi} DPI", str(pages), f"{wall:.2f}", f"{pages / wall:.1f}"])
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--pages", type=int, default=10_000, help="search corpus size")
+    parser.add_argument("--rounds", type=int, default=300, help="searches per variant")
+    parser.add_argument("--runs", type=int, default=30, help="agent runs")
+    parser.add_argument("--ingest-pages", type=int, default=40)
+    args = parser.parse_args()
+    call_command("migrate", verbosity=0)
+    print(f"database: {connection.vendor}; media in {TMP}")
+    NormDocument.objects.filter(code__startswith=BENCH_PREFIX).delete()
+    demo_corpus_load(directory=Path(TMP))
+    started = time.perf_counter()
+    corpus_build(args.pages)
+    total = NormPage.objects.count()
+    print(f"corpus: {total} pages (built in {time.perf_counter() - started:.1f} s)\n")
+    print_table(
+        ["what", "calls", "p50 ms", "p95 ms", "mean ms", "hits/call"], bench_search(args.rounds)
+    )
+    print()
+    print_table(["what", "calls", "p50 ms", "p95 ms", "mean ms", "note"], bench_agent(args.runs))
+    print()
+    print_table(["what", "pages", "seconds", "pages/s"], bench_ingest(args.ingest_pages))
+    NormDocument.objects.filter(code__startswith=BENCH_PREFIX).delete()
+
+
+if __name__ == "__main__":
+    main()

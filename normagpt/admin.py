@@ -1,0 +1,244 @@
+"""Admin of the norms agent: documents with page thumbnails and PDF upload, runs with their
+steps, and the review queue where a reviewer's note sends a run back to work."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.db import transaction
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+from config.exceptions import DomainError
+from normagpt import services
+from normagpt.formatting import markdown_html, url_or_none
+from normagpt.models import AgentRun, AgentStep, LlmCall, NormDocument, NormPage, ReviewQueueRun
+from normagpt.tasks import document_ingest_task, run_dispatch
+
+
+def thumbnail(page: NormPage, width: int = 90) -> SafeString:
+    if not page.image:
+        return format_html('<span class="empty">no image</span>')
+    src = url_or_none("normagpt:page-image", page.pk) or page.image.url
+    return format_html('<img src="{}" style="width:{}px;border:1px solid #ddd">', src, width)
+
+
+class NormPageInline(admin.TabularInline):
+    model = NormPage
+    fields = ["number", "thumb", "clause_list", "has_text_layer", "ocr"]
+    readonly_fields = ["number", "thumb", "clause_list", "has_text_layer", "ocr"]
+    extra = 0
+    can_delete = False
+    show_change_link = True
+    ordering = ["number"]
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="page")
+    def thumb(self, obj: NormPage) -> SafeString:
+        return thumbnail(obj)
+
+    @admin.display(description="clauses")
+    def clause_list(self, obj: NormPage) -> str:
+        return ", ".join(obj.clauses[:20])
+
+
+class NormDocumentForm(forms.ModelForm):
+    class Meta:
+        model = NormDocument
+        fields = ["code", "title", "kind", "status", "replaced_by", "file", "is_sample"]
+
+    def clean_file(self) -> Any:
+        file = self.cleaned_data.get("file")
+        if file and hasattr(file, "read") and not file.name.lower().endswith(".pdf"):
+            raise forms.ValidationError("upload a PDF file")
+        return file
+
+
+@admin.register(NormDocument)
+class NormDocumentAdmin(admin.ModelAdmin):
+    form = NormDocumentForm
+    list_display = ["code", "title", "kind", "status", "page_count", "ingest_status", "is_sample"]
+    list_filter = ["kind", "status", "ingest_status", "is_sample"]
+    search_fields = ["code", "title"]
+    readonly_fields = ["ingest_status", "ingest_error", "page_count", "created_at", "updated_at"]
+    inlines = [NormPageInline]
+    actions = ["reingest"]
+
+    def save_model(self, request: HttpRequest, obj: NormDocument, form: Any, change: bool) -> None:
+        """Save, then ingest the uploaded PDF as a Celery task (in-process without a broker)."""
+        super().save_model(request, obj, form, change)
+        if "file" in form.changed_data and obj.file:
+            NormDocument.objects.filter(pk=obj.pk).update(ingest_status=NormDocument.Ingest.PENDING)
+            transaction.on_commit(lambda: self._ingest(request, obj.pk))
+
+    def _ingest(self, request: HttpRequest, document_id: int) -> None:
+        try:
+            document_ingest_task.delay(document_id)
+        except DomainError as exc:
+            self.message_user(request, f"ingestion failed: {exc.message}", messages.ERROR)
+        else:
+            self.message_user(request, "ingestion started: refresh to see the pages")
+
+    @admin.action(description="Ingest the PDF again")
+    def reingest(self, request: HttpRequest, queryset: QuerySet[NormDocument]) -> None:
+        for pk in queryset.values_list("pk", flat=True):
+            self._ingest(request, pk)
+
+
+@admin.register(NormPage)
+class NormPageAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "thumb", "clause_list", "has_text_layer", "ocr"]
+    list_filter = ["has_text_layer", "ocr", "document"]
+    search_fields = ["text", "document__code"]
+    list_select_related = ["document"]
+    fields = ["document", "number", "preview", "clauses", "has_text_layer", "ocr", "text"]
+    readonly_fields = ["document", "number", "preview", "clauses", "has_text_layer", "ocr", "text"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.display(description="page")
+    def thumb(self, obj: NormPage) -> SafeString:
+        return thumbnail(obj, 60)
+
+    @admin.display(description="image")
+    def preview(self, obj: NormPage) -> SafeString:
+        return thumbnail(obj, 600)
+
+    @admin.display(description="clauses")
+    def clause_list(self, obj: NormPage) -> str:
+        return ", ".join(obj.clauses[:12])
+
+
+class AgentStepInline(admin.TabularInline):
+    model = AgentStep
+    fields = ["index", "node", "input_summary", "decision", "output", "duration", "tokens"]
+    readonly_fields = ["index", "node", "input_summary", "decision", "output", "duration", "tokens"]
+    extra = 0
+    can_delete = False
+    ordering = ["index"]
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="tokens")
+    def tokens(self, obj: AgentStep) -> int:
+        return obj.prompt_tokens + obj.completion_tokens
+
+
+class ReviewForm(forms.ModelForm):
+    reviewer_note = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}),
+        required=False,
+        help_text="For a run waiting for review: what the agent should know. Saving resumes it.",
+    )
+    decision = forms.ChoiceField(
+        choices=[
+            ("", "the node that asked decides again"),
+            *[(d, d) for d in services.RESUME_DECISIONS],
+        ],
+        required=False,
+    )
+
+    class Meta:
+        model = AgentRun
+        fields: list[str] = []
+
+
+@admin.register(AgentRun)
+class AgentRunAdmin(admin.ModelAdmin):
+    form = ReviewForm
+    list_display = [
+        "id", "short_question", "status", "incomplete", "llm_calls", "tokens", "cost_estimate",
+        "created_at",
+    ]  # fmt: skip
+    list_filter = ["status", "incomplete"]
+    search_fields = ["question", "final_answer"]
+    inlines = [AgentStepInline]
+    readonly_fields = [
+        "question", "status", "page_link", "answer_html", "sources", "incomplete",
+        "incomplete_reason", "review_reason", "review_note", "error", "llm_calls", "prompt_tokens",
+        "completion_tokens", "cost_estimate", "next_node", "step_count", "created_at",
+        "started_at", "finished_at", "user",
+    ]  # fmt: skip
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        waiting = obj is not None and obj.status == AgentRun.Status.NEEDS_REVIEW
+        return [*(["reviewer_note", "decision"] if waiting else []), *self.readonly_fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.display(description="question")
+    def short_question(self, obj: AgentRun) -> str:
+        return obj.question if len(obj.question) <= 80 else obj.question[:77] + "…"
+
+    @admin.display(description="answer")
+    def answer_html(self, obj: AgentRun) -> SafeString:
+        return markdown_html(obj.final_answer)
+
+    @admin.display(description="live page")
+    def page_link(self, obj: AgentRun) -> SafeString:
+        url = url_or_none("normagpt:run", obj.pk)
+        return format_html('<a href="{}">{}</a>', url, url) if url else format_html("—")
+
+    def save_model(self, request: HttpRequest, obj: AgentRun, form: Any, change: bool) -> None:
+        """Runs are read-only; a reviewer's note on a run waiting for review resumes it."""
+        note = form.cleaned_data.get("reviewer_note", "")
+        if not note:
+            return
+        try:
+            services.run_resume(
+                run_id=obj.pk,
+                note=note,
+                decision=form.cleaned_data.get("decision") or None,
+                start=run_dispatch,
+            )
+        except DomainError as exc:
+            self.message_user(request, exc.message, messages.ERROR)
+        else:
+            self.message_user(request, f"run {obj.pk} resumed with the reviewer's note")
+
+    def response_change(self, request: HttpRequest, obj: AgentRun) -> Any:
+        from django.http import HttpResponseRedirect
+
+        return HttpResponseRedirect(reverse("admin:normagpt_agentrun_change", args=[obj.pk]))
+
+
+@admin.register(ReviewQueueRun)
+class ReviewQueueAdmin(AgentRunAdmin):
+    """Runs waiting for a person: open one, write a note, save."""
+
+    list_display = ["id", "short_question", "review_reason", "created_at"]
+    list_filter = []
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[AgentRun]:
+        return super().get_queryset(request).filter(status=AgentRun.Status.NEEDS_REVIEW)
+
+    def response_change(self, request: HttpRequest, obj: AgentRun) -> Any:
+        from django.http import HttpResponseRedirect
+
+        return HttpResponseRedirect(reverse("admin:normagpt_reviewqueuerun_changelist"))
+
+
+@admin.register(LlmCall)
+class LlmCallAdmin(admin.ModelAdmin):
+    list_display = [
+        "id", "run", "node", "step_index", "ok", "prompt_tokens", "completion_tokens", "duration",
+        "error",
+    ]  # fmt: skip
+    list_filter = ["ok", "node"]
+    list_select_related = ["run"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

@@ -1,0 +1,358 @@
+"""The loop: node after node, a checkpoint after each, bounded by the run's caps.
+
+A run is advanced by whoever holds its lease (`owner`, renewed by a heartbeat thread while
+a node works). Each finished node is written in one transaction — the shared store, the
+next node and an AgentStep — and only if the lease and the step count are still ours, so
+a node's result is kept exactly once. A worker that dies loses the lease after
+NORMAGPT_RUN_LEASE_SECONDS; another worker claims the run and goes on from the last
+checkpoint: the node that was in flight runs again, no finished node does.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from datetime import timedelta
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+from django.db import close_old_connections, connection, transaction
+from django.db.models import F, Q
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from normagpt.agent.context import Budget, CapReached, NodeContext, NodeOutputInvalid
+from normagpt.agent.nodes import NODES
+from normagpt.agent.store import fallback_answer, findings_all
+from normagpt.exceptions import RunNotFound
+from normagpt.llm import CallRecord, LlmClient
+from normagpt.models import AgentRun, AgentStep, LlmCall
+
+logger = logging.getLogger(__name__)
+
+REVIEW, END = "review", "end"
+ROUTES: dict[str, dict[str, str]] = {
+    "planner": {"default": "executor"},
+    "executor": {"default": "judge"},
+    "judge": {
+        "CONTINUE": "executor",
+        "REPLAN": "planner",
+        "FINALIZE": "finalizer",
+        "HUMAN_REVIEW": REVIEW,
+    },
+    "finalizer": {"default": END},
+}
+Status = AgentRun.Status
+
+
+def new_owner() -> str:
+    return uuid.uuid4().hex
+
+
+def run_claim(*, run_id: int, owner: str) -> bool:
+    """Take the run's lease: free, expired, or already ours. False when another holds it."""
+    now = timezone.now()
+    stale = now - timedelta(seconds=settings.NORMAGPT_RUN_LEASE_SECONDS)
+    return bool(
+        AgentRun.objects.filter(pk=run_id, status__in=[Status.QUEUED, Status.RUNNING])
+        .filter(Q(owner="") | Q(owner=owner) | Q(heartbeat_at__lt=stale) | Q(heartbeat_at=None))
+        .update(
+            owner=owner,
+            heartbeat_at=now,
+            status=Status.RUNNING,
+            started_at=Coalesce(F("started_at"), now),
+        )
+    )
+
+
+class Heartbeat:
+    """Renews the lease every third of its length until stopped."""
+
+    def __init__(self, run_id: int, owner: str) -> None:
+        self.run_id, self.owner = run_id, owner
+        self._stop = threading.Event()
+        self._thread = threading.Thread(
+            target=self._beat, name=f"run-{run_id}-heartbeat", daemon=True
+        )
+
+    def __enter__(self) -> Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+
+    def _beat(self) -> None:
+        interval = max(0.2, settings.NORMAGPT_RUN_LEASE_SECONDS / 3)
+        try:
+            while not self._stop.wait(interval):
+                AgentRun.objects.filter(pk=self.run_id, owner=self.owner).update(
+                    heartbeat_at=timezone.now()
+                )
+        except Exception:
+            logger.exception("heartbeat of run %s failed", self.run_id)
+        finally:
+            connection.close()
+
+
+def run_advance(*, run_id: int, llm: LlmClient | None = None, owner: str | None = None) -> AgentRun:
+    """Advance the run until it finishes, waits for review or the lease is lost.
+
+    Raises LlmNotConfigured / LlmUnavailable (the run stays at its checkpoint, lease
+    released, for a retry); a caller that will not retry calls `run_fail`.
+    """
+    owner = owner or new_owner()
+    if not run_claim(run_id=run_id, owner=owner):
+        run = AgentRun.objects.filter(pk=run_id).first()
+        if run is None:
+            raise RunNotFound(f"run {run_id} does not exist", extra={"run_id": run_id})
+        return run  # finished, waiting for review, or advanced by another worker
+    try:
+        with Heartbeat(run_id, owner):
+            client = llm or LlmClient.from_settings()
+            while _advance_one(run_id, owner, client):
+                pass
+    finally:
+        AgentRun.objects.filter(pk=run_id, owner=owner).update(owner="")
+    return AgentRun.objects.get(pk=run_id)
+
+
+def _advance_one(run_id: int, owner: str, llm: LlmClient) -> bool:
+    """Run the next node and checkpoint it; whether the loop should go on."""
+    run = AgentRun.objects.get(pk=run_id)
+    if run.owner != owner or run.status != Status.RUNNING:
+        return False
+    shared: dict[str, Any] = run.shared
+    node_name = run.next_node
+    cap = cap_before(run, shared, node_name)
+    if cap and node_name != "finalizer":
+        if not (findings_all(shared) and budget_left(run)):
+            return _finish_incomplete(run, owner, shared, cap)
+        shared["incomplete_reason"] = cap
+        node_name = "finalizer"  # the answer from what was found, marked incomplete
+    node = NODES[node_name]
+    ctx = NodeContext(
+        llm=llm,
+        budget=Budget(
+            settings.NORMAGPT_MAX_LLM_CALLS,
+            settings.NORMAGPT_MAX_TOKENS,
+            calls=run.llm_calls,
+            tokens=run.tokens,
+        ),
+        record=lambda call: llm_call_record(run_id=run_id, step_index=run.step_count, call=call),
+        vision=settings.NORMAGPT_VISION,
+        pages_per_step=settings.NORMAGPT_PAGES_PER_STEP,
+        headers={"X-Normagpt-Run": str(run_id), "X-Normagpt-Step": str(run.step_count)},
+    )
+    started = time.monotonic()
+    prep = node.prep(shared)
+    try:
+        output = node.exec(prep, ctx)
+    except CapReached as exc:
+        return _finish_incomplete(run, owner, shared, exc.reason)
+    except NodeOutputInvalid as exc:
+        shared["review"] = {"node": node_name, "reason": str(exc)}
+        shared["status"] = "needs_review"
+        return _checkpoint(
+            run, owner, shared, node=node_name, summary=node.summary(prep),
+            output={"error": str(exc)}, decision="HUMAN_REVIEW",
+            duration=time.monotonic() - started, tokens=ctx.node_tokens,
+            next_node=node_name, status=Status.NEEDS_REVIEW, extra={"review_reason": str(exc)},
+        )  # fmt: skip
+    action = node.post(shared, prep, output)
+    target = ROUTES[node_name].get(action, ROUTES[node_name].get("default", END))
+    decision = action if node_name == "judge" else ""
+    history_add(shared, run.step_count, node_name, output, decision)
+    extra: dict[str, Any] = {}
+    status = Status.RUNNING
+    if target == REVIEW:
+        status, target = Status.NEEDS_REVIEW, "judge"
+        shared["review"] = {"node": "judge", "reason": output.get("reason", "")}
+        extra["review_reason"] = output.get("reason", "")
+    elif target == END:
+        status, target = Status.COMPLETED, ""
+        extra = final_fields(shared)
+    if node_name == "judge" and action == "REPLAN":
+        shared["scratchpad"]["replans"] += 1
+    return _checkpoint(
+        run, owner, shared, node=node_name, summary=node.summary(prep), output=output,
+        decision=decision, duration=time.monotonic() - started, tokens=ctx.node_tokens,
+        next_node=target, status=status, extra=extra,
+    )  # fmt: skip
+
+
+def cap_before(run: AgentRun, shared: dict[str, Any], node_name: str) -> str:
+    """Which cap, if any, forbids running `node_name` now (the reason, or '')."""
+    if run.active_seconds >= settings.NORMAGPT_MAX_SECONDS:
+        return f"the cap of {settings.NORMAGPT_MAX_SECONDS} s of work was reached"
+    if not budget_left(run):
+        return "the LLM budget of the run (calls or tokens) is spent"
+    if node_name == "executor" and len(shared["step_results"]) >= settings.NORMAGPT_MAX_STEPS:
+        return f"the cap of {settings.NORMAGPT_MAX_STEPS} executed steps was reached"
+    replans = shared["scratchpad"]["replans"]
+    if node_name == "planner" and replans > settings.NORMAGPT_MAX_REPLANS:
+        return f"the cap of {settings.NORMAGPT_MAX_REPLANS} replans was reached"
+    return ""
+
+
+def budget_left(run: AgentRun) -> bool:
+    return (
+        run.llm_calls < settings.NORMAGPT_MAX_LLM_CALLS
+        and run.tokens < settings.NORMAGPT_MAX_TOKENS
+        and run.active_seconds < settings.NORMAGPT_MAX_SECONDS
+    )
+
+
+def history_add(
+    shared: dict[str, Any], index: int, node: str, output: dict[str, Any], decision: str
+) -> None:
+    summary = {
+        "planner": lambda: f"план: {output.get('goal', '')} ({len(output.get('steps', []))} шагов)",
+        "executor": lambda: output.get("summary", ""),
+        "judge": lambda: f"{decision}: {output.get('reason', '')}",
+        "finalizer": lambda: "ответ готов",
+    }[node]()
+    shared["execution_history"].append(
+        {"index": index, "node": node, "summary": summary[:500], "decision": decision}
+    )
+
+
+def final_fields(shared: dict[str, Any]) -> dict[str, Any]:
+    final = shared["final_answer"]
+    reason = shared.get("incomplete_reason", "")
+    return {
+        "final_answer": final["answer"],
+        "sources": final["sources"],
+        "answer": {
+            "conditions": final.get("conditions", []),
+            "clarifying_questions": final.get("clarifying_questions", []),
+            "dropped_sources": final.get("dropped_sources", []),
+        },
+        "incomplete": bool(reason),
+        "incomplete_reason": reason[:300],
+        "finished_at": timezone.now(),
+    }
+
+
+def _finish_incomplete(run: AgentRun, owner: str, shared: dict[str, Any], reason: str) -> bool:
+    """End the run with what is known (no model call), marked incomplete."""
+    shared["incomplete_reason"] = reason
+    shared["final_answer"] = fallback_answer(shared, reason)
+    shared["status"] = "completed"
+    shared["execution_history"].append(
+        {
+            "index": run.step_count,
+            "node": "finalizer",
+            "summary": f"остановлен: {reason}",
+            "decision": "",
+        }
+    )
+    return _checkpoint(
+        run, owner, shared, node="finalizer", summary=f"cap: {reason}",
+        output={"stopped": reason}, decision="", duration=0.0, tokens=[0, 0],
+        next_node="", status=Status.COMPLETED, extra=final_fields(shared),
+    )  # fmt: skip
+
+
+def _checkpoint(
+    run: AgentRun,
+    owner: str,
+    shared: dict[str, Any],
+    *,
+    node: str,
+    summary: str,
+    output: dict[str, Any],
+    decision: str,
+    duration: float,
+    tokens: list[int],
+    next_node: str,
+    status: str,
+    extra: dict[str, Any],
+) -> bool:
+    """Write the node's result and the store, if the run is still ours at this step.
+
+    Returns whether the loop goes on (still running, checkpoint written).
+    """
+    with transaction.atomic():
+        written = AgentRun.objects.filter(
+            pk=run.pk, owner=owner, step_count=run.step_count, status=Status.RUNNING
+        ).update(
+            shared=shared,
+            next_node=next_node,
+            step_count=run.step_count + 1,
+            status=status,
+            heartbeat_at=timezone.now(),
+            active_seconds=F("active_seconds") + duration,
+            **extra,
+        )
+        if not written:
+            logger.warning("run %s: lease lost before checkpoint %s", run.pk, run.step_count)
+            return False
+        AgentStep.objects.create(
+            run_id=run.pk,
+            index=run.step_count,
+            node=node,
+            input_summary=summary[:2000],
+            output=output,
+            decision=decision,
+            duration=duration,
+            prompt_tokens=tokens[0],
+            completion_tokens=tokens[1],
+        )
+    return status == Status.RUNNING
+
+
+def llm_call_record(*, run_id: int, step_index: int, call: CallRecord) -> None:
+    """Record one model request and add its tokens and cost to the run at once."""
+    cost = Decimal(
+        call.prompt_tokens * settings.NORMAGPT_PRICE_INPUT_PER_M
+        + call.completion_tokens * settings.NORMAGPT_PRICE_OUTPUT_PER_M
+    ) / Decimal(1_000_000)
+    LlmCall.objects.create(
+        run_id=run_id,
+        node=call.node,
+        step_index=step_index,
+        model=call.model[:100],
+        ok=call.ok,
+        error=call.error,
+        prompt_tokens=call.prompt_tokens,
+        completion_tokens=call.completion_tokens,
+        duration=call.duration,
+    )
+    AgentRun.objects.filter(pk=run_id).update(
+        llm_calls=F("llm_calls") + 1,
+        prompt_tokens=F("prompt_tokens") + call.prompt_tokens,
+        completion_tokens=F("completion_tokens") + call.completion_tokens,
+        cost_estimate=F("cost_estimate") + cost.quantize(Decimal("0.000001")),
+    )
+
+
+def run_fail(*, run_id: int, message: str) -> None:
+    """Mark a run that cannot go on as failed, keeping its checkpoints."""
+    AgentRun.objects.filter(pk=run_id).exclude(status__in=AgentRun.FINISHED).update(
+        status=Status.FAILED, error=message[:2000], owner="", finished_at=timezone.now()
+    )
+
+
+def run_in_thread(run_id: int) -> threading.Thread:
+    """Advance the run on a background thread of this process (no broker)."""
+
+    def work() -> None:
+        close_old_connections()
+        try:
+            run_advance(run_id=run_id)
+        except Exception as exc:
+            message = getattr(exc, "message", None) or f"unexpected error: {type(exc).__name__}"
+            if not hasattr(exc, "message"):
+                logger.exception("run %s failed", run_id)
+            run_fail(run_id=run_id, message=message)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=work, name=f"normagpt-run-{run_id}", daemon=True)
+    thread.start()
+    return thread

@@ -1,0 +1,64 @@
+"""DRF serializers of the norms agent."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from normagpt.formatting import page_image_url, page_url
+from normagpt.models import NormDocument, NormPage
+
+
+class DocumentSerializer(serializers.ModelSerializer):
+    replaced_by = serializers.CharField(source="replaced_by.code", default=None, read_only=True)
+
+    class Meta:
+        model = NormDocument
+        fields = [
+            "id", "code", "title", "kind", "status", "replaced_by", "is_sample",
+            "ingest_status", "ingest_error", "page_count", "created_at", "updated_at",
+        ]  # fmt: skip
+
+
+class PageSerializer(serializers.ModelSerializer):
+    document = serializers.CharField(source="document.code", read_only=True)
+    image_url = serializers.SerializerMethodField()
+    url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = NormPage
+        fields = [
+            "id", "document", "number", "clauses", "has_text_layer", "ocr", "width", "height",
+            "image_url", "url", "text",
+        ]  # fmt: skip
+
+    def get_image_url(self, obj: NormPage) -> str | None:
+        return page_image_url(obj)
+
+    def get_url(self, obj: NormPage) -> str | None:
+        return page_url(obj.pk)
+
+
+class PageListSerializer(PageSerializer):
+    class Meta(PageSerializer.Meta):
+        fields = [f for f in PageSerializer.Meta.fields if f != "text"]
+
+
+class AskSerializer(serializers.Serializer):
+    question = serializers.CharField(min_length=5, max_length=2000)
+
+
+class ResumeSerializer(serializers.Serializer):
+    note = serializers.CharField(min_length=1, max_length=2000)
+    decision = serializers.ChoiceField(
+        choices=["CONTINUE", "REPLAN", "FINALIZE"], required=False, allow_null=True
+    )
+
+
+class SearchQuerySerializer(serializers.Serializer):
+    keywords = serializers.ListField(
+        child=serializers.CharField(min_length=1, max_length=200), min_length=1, max_length=12
+    )
+    expected = serializers.ListField(
+        child=serializers.CharField(min_length=1, max_length=100), required=False, max_length=8
+    )
+    limit = serializers.IntegerField(min_value=1, max_value=50, default=10)

@@ -1,0 +1,153 @@
+"""REST adapters of the norms agent: runs (authenticated), the corpus and search (read)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, status
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.permissions import AllowAny, IsAdminUser, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from normagpt import formatting, schemas, selectors, services
+from normagpt.api import serializers as s
+from normagpt.models import AgentRun, NormDocument, NormPage
+from normagpt.tasks import run_dispatch
+
+
+def _visible_runs(request: Request) -> QuerySet[AgentRun]:
+    """Staff see every run; others their own."""
+    qs = selectors.run_list()
+    return qs if request.user.is_staff else qs.filter(user_id=int(request.user.pk or 0))
+
+
+class RunListCreateApi(APIView):
+    permission_classes = (IsAuthenticated,)
+
+    @extend_schema(
+        operation_id="normagpt_runs_list",
+        parameters=[OpenApiParameter("status", str, description="Only runs with this status")],
+        responses=schemas.RunListOut,
+    )
+    def get(self, request: Request) -> Response:
+        """Recent runs (50), newest first; staff see everyone's."""
+        qs = _visible_runs(request)
+        if request.query_params.get("status"):
+            qs = qs.filter(status=request.query_params["status"])
+        return Response(
+            {"runs": [formatting.run_as_dict(run, with_steps=False) for run in qs[:50]]}
+        )
+
+    @extend_schema(request=s.AskSerializer, responses={202: schemas.RunOut})
+    def post(self, request: Request) -> Response:
+        """Ask a question: the run is queued and works in the background (poll its URL)."""
+        serializer = s.AskSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        run = services.run_create(
+            question=serializer.validated_data["question"], user=request.user, start=run_dispatch
+        )
+        run = selectors.run_get(run_id=run.pk)
+        return Response(formatting.run_as_dict(run), status=status.HTTP_202_ACCEPTED)
+
+
+class RunDetailApi(APIView):
+    permission_classes = (IsAuthenticated,)
+
+    @extend_schema(responses=schemas.RunOut)
+    def get(self, request: Request, run_id: int) -> Response:
+        """A run: status, steps, and the answer with its sources once completed."""
+        run = selectors.run_get(run_id=run_id)
+        if not request.user.is_staff and run.user_id != request.user.pk:
+            raise PermissionDenied("this run belongs to another user")
+        services.run_revive(run=run, start=run_dispatch)
+        return Response(formatting.run_as_dict(run))
+
+
+class RunResumeApi(APIView):
+    permission_classes = (IsAdminUser,)
+
+    @extend_schema(request=s.ResumeSerializer, responses={202: schemas.RunOut})
+    def post(self, request: Request, run_id: int) -> Response:
+        """Resume a run waiting for review with a reviewer's note (staff only)."""
+        serializer = s.ResumeSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        services.run_resume(run_id=run_id, start=run_dispatch, **serializer.validated_data)
+        run = selectors.run_get(run_id=run_id)
+        return Response(formatting.run_as_dict(run), status=status.HTTP_202_ACCEPTED)
+
+
+class DocumentListApi(generics.ListAPIView):
+    """The corpus: norm documents with their status and ingestion state."""
+
+    serializer_class = s.DocumentSerializer
+    permission_classes = (AllowAny,)
+
+    def get_queryset(self) -> QuerySet[NormDocument]:
+        return selectors.document_list()
+
+
+class DocumentDetailApi(generics.RetrieveAPIView):
+    serializer_class = s.DocumentSerializer
+    permission_classes = (AllowAny,)
+
+    def get_queryset(self) -> QuerySet[NormDocument]:
+        return selectors.document_list()
+
+
+class DocumentPagesApi(generics.ListAPIView):
+    """A document's pages (without their text; a page's own URL has it)."""
+
+    serializer_class = s.PageListSerializer
+    permission_classes = (AllowAny,)
+
+    def get_queryset(self) -> QuerySet[NormPage]:
+        selectors.document_get(document_id=self.kwargs["pk"])
+        return selectors.page_list(document_id=self.kwargs["pk"])
+
+
+class PageDetailApi(generics.RetrieveAPIView):
+    serializer_class = s.PageSerializer
+    permission_classes = (AllowAny,)
+
+    def get_queryset(self) -> QuerySet[NormPage]:
+        return selectors.page_list()
+
+
+class SearchApi(APIView):
+    permission_classes = (AllowAny,)
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("keywords", str, many=True, required=True, description="Repeat"),
+            OpenApiParameter("expected", str, many=True, description="Codes to rank first"),
+            OpenApiParameter("limit", int, description="1–50, default 10"),
+        ],
+        responses=schemas.SearchOut,
+    )
+    def get(self, request: Request) -> Response:
+        """Pages matching the keywords, expected documents first; replaced ones marked."""
+        params: dict[str, Any] = {
+            "keywords": request.query_params.getlist("keywords"),
+            "expected": request.query_params.getlist("expected"),
+        }
+        if "limit" in request.query_params:
+            params["limit"] = request.query_params["limit"]
+        serializer = s.SearchQuerySerializer(data=params)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        hits = services.pages_search(
+            keywords=data["keywords"],
+            expected_documents=data.get("expected", []),
+            limit=data["limit"],
+        )
+        return Response(
+            {
+                "keywords": data["keywords"],
+                "expected_documents": data.get("expected", []),
+                "hits": [formatting.hit_as_dict(hit) for hit in hits],
+            }
+        )

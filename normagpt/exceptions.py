@@ -1,0 +1,46 @@
+"""Errors of the norms agent, on the project's DomainError hierarchy."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from config.exceptions import Conflict, InvalidInput, NotConfigured, NotFound, UpstreamError
+
+LLM_SERVICE = "the language model (OPENAI_BASE_URL)"
+
+
+class DocumentNotFound(NotFound):
+    code = "document_not_found"
+
+
+class PageNotFound(NotFound):
+    code = "page_not_found"
+
+
+class RunNotFound(NotFound):
+    code = "run_not_found"
+
+
+class RunNotResumable(Conflict):
+    """Only a run waiting for review can be resumed."""
+
+    code = "run_not_resumable"
+
+
+class BadPdf(InvalidInput):
+    """The file is not a PDF pypdfium2 can read."""
+
+    code = "bad_pdf"
+
+
+class LlmNotConfigured(NotConfigured):
+    code = "llm_not_configured"
+
+
+class LlmUnavailable(UpstreamError):
+    """The model server failed, timed out or refused us after the bounded retries."""
+
+    code = "llm_unavailable"
+
+    def __init__(self, message: str, **kwargs: Any) -> None:
+        super().__init__(message, service=LLM_SERVICE, **kwargs)

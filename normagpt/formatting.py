@@ -1,0 +1,172 @@
+"""Runs and search results as dicts (API, structured tool output) and Markdown (the model)."""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+from django.urls import NoReverseMatch, reverse
+from django.utils.safestring import SafeString, mark_safe
+
+from normagpt.models import AgentRun, NormPage
+from normagpt.search import SearchHit
+
+
+def url_or_none(name: str, *args: Any) -> str | None:
+    """The path of a normagpt page, or None while the pages are not mounted."""
+    try:
+        return reverse(name, args=args)
+    except NoReverseMatch:
+        return None
+
+
+def page_url(page_id: int) -> str | None:
+    return url_or_none("normagpt:page", page_id)
+
+
+def page_image_url(page: NormPage) -> str | None:
+    if not page.image:
+        return None
+    return url_or_none("normagpt:page-image", page.pk) or page.image.url
+
+
+def run_as_dict(run: AgentRun, *, with_steps: bool = True) -> dict[str, Any]:
+    answer = run.answer or {}
+    data: dict[str, Any] = {
+        "run_id": run.pk,
+        "status": run.status,
+        "question": run.question,
+        "incomplete": run.incomplete,
+        "incomplete_reason": run.incomplete_reason,
+        "answer": run.final_answer,
+        "sources": [{**s, "url": page_url(s["page_id"])} for s in run.sources],
+        "conditions": answer.get("conditions", []),
+        "clarifying_questions": answer.get("clarifying_questions", []),
+        "dropped_sources": answer.get("dropped_sources", []),
+        "review_reason": run.review_reason if run.status == AgentRun.Status.NEEDS_REVIEW else "",
+        "error": run.error,
+        "tokens": run.tokens,
+        "llm_calls": run.llm_calls,
+        "cost_estimate_usd": float(run.cost_estimate),
+        "url": url_or_none("normagpt:run", run.pk),
+    }
+    if with_steps:
+        data["steps"] = [
+            {
+                "index": step.index,
+                "node": step.node,
+                "input": step.input_summary,
+                "decision": step.decision,
+                "duration": round(step.duration, 3),
+                "tokens": step.prompt_tokens + step.completion_tokens,
+            }
+            for step in run.steps.all()
+        ]
+    return data
+
+
+def run_markdown(run: AgentRun) -> str:
+    """What the model reads: the answer with its sources, or the run's state."""
+    head = f"Run {run.pk} — {run.status}"
+    if run.status == AgentRun.Status.COMPLETED:
+        lines = [
+            f"{head}{' (incomplete: ' + run.incomplete_reason + ')' if run.incomplete else ''}",
+            "",
+        ]
+        lines += [run.final_answer, ""]
+        if run.sources:
+            lines.append("Sources:")
+            lines += [
+                f"- {s['document']}, п. {s['clause'] or '—'}, стр. {s['page']}" for s in run.sources
+            ]
+        answer = run.answer or {}
+        if answer.get("conditions"):
+            lines += ["", "Conditions:", *(f"- {c}" for c in answer["conditions"])]
+        if answer.get("clarifying_questions"):
+            lines += [
+                "",
+                "Clarifying questions:",
+                *(f"- {q}" for q in answer["clarifying_questions"]),
+            ]
+        return "\n".join(lines).strip()
+    if run.status == AgentRun.Status.NEEDS_REVIEW:
+        return (
+            f"{head}: the agent asks a person to review. Reason: {run.review_reason}\n"
+            f"Resume with normagpt_resume(run_id={run.pk}, note=...)."
+        )
+    if run.status == AgentRun.Status.FAILED:
+        return f"{head}: {run.error}"
+    done = ", ".join(f"{s.node}{'→' + s.decision if s.decision else ''}" for s in run.steps.all())
+    return (
+        f"{head}; {run.step_count} node(s) done{': ' + done if done else ''}. "
+        f"Check again with normagpt_get_run(run_id={run.pk})."
+    )
+
+
+def hit_as_dict(hit: SearchHit) -> dict[str, Any]:
+    page, document = hit.page, hit.page.document
+    return {
+        "page_id": page.pk,
+        "document": document.code,
+        "title": document.title,
+        "replaced": hit.replaced,
+        "replaced_by": document.replaced_by.code if document.replaced_by else None,
+        "page": page.number,
+        "clauses": page.clauses,
+        "snippet": hit.snippet,
+        "image_url": page_image_url(page),
+        "expected": hit.expected,
+        "rank": hit.rank,
+    }
+
+
+def search_markdown(hits: list[SearchHit]) -> str:
+    if not hits:
+        return "No page of the corpus matches these keywords."
+    lines = []
+    for i, hit in enumerate(hits, start=1):
+        data = hit_as_dict(hit)
+        mark = (
+            " (REPLACED" + (f" by {data['replaced_by']}" if data["replaced_by"] else "") + ")"
+            if hit.replaced
+            else ""
+        )
+        clauses = ", ".join(data["clauses"][:12]) or "—"
+        lines.append(
+            f"{i}. {data['document']}{mark}, page {data['page']} (page_id {data['page_id']}); "
+            f"clauses: {clauses}\n   {data['snippet']}"
+        )
+    return "\n".join(lines)
+
+
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+
+
+def markdown_html(text: str) -> SafeString:
+    """A small, safe Markdown subset (bold, bullet lists, quotes, paragraphs) as HTML."""
+    blocks: list[str] = []
+    items: list[str] = []
+
+    def inline(line: str) -> str:
+        return _BOLD.sub(r"<strong>\1</strong>", html.escape(line))
+
+    def flush() -> None:
+        if items:
+            blocks.append("<ul>" + "".join(f"<li>{i}</li>" for i in items) + "</ul>")
+            items.clear()
+
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith(("- ", "* ")):
+            items.append(inline(line[2:]))
+            continue
+        flush()
+        if line.startswith(">"):
+            blocks.append(f"<blockquote>{inline(line.lstrip('> '))}</blockquote>")
+        elif line.startswith("#"):
+            blocks.append(f"<h4>{inline(line.lstrip('# '))}</h4>")
+        elif line:
+            blocks.append(f"<p>{inline(line)}</p>")
+    flush()
+    return mark_safe("".join(blocks))  # noqa: S308 (every piece of text is escaped above)

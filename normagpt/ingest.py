@@ -1,0 +1,216 @@
+"""Ingesting norm documents: a PDF becomes pages with an image, text and clause numbers.
+
+pypdfium2 renders each page (NORMAGPT_PAGE_DPI) and reads its text layer. A page without
+one is flagged and, when Debian's tesseract (with the languages of NORMAGPT_OCR_LANGS) is
+installed, its text is recognised from the image.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import logging
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pypdfium2 as pdfium
+from django.conf import settings
+from django.core.files.base import ContentFile, File
+from django.db import transaction
+from PIL import Image
+
+from normagpt.exceptions import BadPdf, DocumentNotFound
+from normagpt.models import NormDocument, NormPage
+from normagpt.parsing import clauses_find, code_key, kind_from_code, search_normalize
+
+logger = logging.getLogger(__name__)
+
+Progress = Callable[[int, int], None]
+MIN_TEXT_CHARS = 20  # fewer characters than this: the page has no usable text layer
+JPEG_QUALITY = 85
+
+
+@dataclass(frozen=True)
+class RenderedPage:
+    number: int
+    text: str
+    image: bytes
+    width: int
+    height: int
+    has_text_layer: bool
+    ocr: bool
+
+
+@transaction.atomic
+def document_save(
+    *,
+    code: str,
+    title: str,
+    kind: str | None = None,
+    status: str = NormDocument.Status.IN_FORCE,
+    replaced_by: str | None = None,
+    file: File | None = None,
+    is_sample: bool = False,
+) -> NormDocument:
+    """Create or update the document `code` (matched ignoring case and spaces).
+
+    `replaced_by` names the replacing document's code, which must exist. A new `file`
+    resets the document to `pending` ingestion.
+    """
+    code = " ".join(code.split())
+    successor = None
+    if replaced_by:
+        successor = NormDocument.objects.filter(code_key=code_key(replaced_by)).first()
+        if successor is None:
+            raise DocumentNotFound(f"replaced_by: no document {replaced_by!r} in the corpus")
+        status = NormDocument.Status.REPLACED
+    document = NormDocument.objects.filter(code_key=code_key(code)).first() or NormDocument()
+    document.code = code
+    document.title = title
+    document.kind = kind or kind_from_code(code)
+    document.status = status
+    document.replaced_by = successor
+    document.is_sample = is_sample
+    if file is not None:
+        document.file.save(Path(file.name or "document.pdf").name, file, save=False)
+        document.ingest_status = NormDocument.Ingest.PENDING
+        document.ingest_error = ""
+    document.save()
+    return document
+
+
+def document_ingest(
+    *, document_id: int, dpi: int | None = None, progress: Progress | None = None
+) -> NormDocument:
+    """Render and read every page of the document's PDF into NormPage rows.
+
+    Replaces the pages of an earlier ingestion. On failure the document is marked
+    `failed` with the reason, and BadPdf / DocumentNotFound is raised.
+    """
+    document = NormDocument.objects.filter(pk=document_id).first()
+    if document is None:
+        raise DocumentNotFound(f"document {document_id} does not exist")
+    if not document.file:
+        raise BadPdf(f"document {document.code} has no file to ingest", field="file")
+    NormDocument.objects.filter(pk=document.pk).update(
+        ingest_status=NormDocument.Ingest.RUNNING, ingest_error=""
+    )
+    try:
+        with document.file.open("rb") as handle:
+            data = handle.read()
+        count = _ingest_pages(document, data, dpi or settings.NORMAGPT_PAGE_DPI, progress)
+    except Exception as exc:
+        reason = exc.message if isinstance(exc, BadPdf) else f"{type(exc).__name__}: {exc}"
+        NormDocument.objects.filter(pk=document.pk).update(
+            ingest_status=NormDocument.Ingest.FAILED, ingest_error=reason[:2000]
+        )
+        raise
+    NormDocument.objects.filter(pk=document.pk).update(
+        ingest_status=NormDocument.Ingest.DONE, page_count=count
+    )
+    document.refresh_from_db()
+    return document
+
+
+def _ingest_pages(document: NormDocument, data: bytes, dpi: int, progress: Progress | None) -> int:
+    try:
+        pdf = pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as exc:
+        raise BadPdf(f"{document.file.name} is not a readable PDF: {exc}", field="file") from exc
+    try:
+        total = len(pdf)
+        for old in NormPage.objects.filter(document=document).exclude(image=""):
+            old.image.delete(save=False)
+        NormPage.objects.filter(document=document).delete()
+        prefix = search_normalize(f"{document.code} {document.title}")
+        for index in range(total):
+            rendered = page_render(pdf, index, dpi=dpi)
+            page = NormPage(
+                document=document,
+                number=rendered.number,
+                text=rendered.text,
+                width=rendered.width,
+                height=rendered.height,
+                clauses=clauses_find(rendered.text),
+                has_text_layer=rendered.has_text_layer,
+                ocr=rendered.ocr,
+                search_text=f"{prefix} {search_normalize(rendered.text)}",
+            )
+            page.image.save(
+                f"{document.pk}-{rendered.number:04d}.jpg", ContentFile(rendered.image), save=False
+            )
+            page.save()
+            if progress is not None:
+                progress(index + 1, total)
+        return total
+    finally:
+        pdf.close()
+
+
+def page_render(pdf: pdfium.PdfDocument, index: int, *, dpi: int) -> RenderedPage:
+    """One page: its JPEG image at `dpi`, and its text (from the text layer, else OCR)."""
+    page = pdf[index]
+    try:
+        textpage = page.get_textpage()
+        text = textpage.get_text_bounded().replace("\r\n", "\n").replace("\r", "\n")
+        textpage.close()
+        image = page.render(scale=dpi / 72).to_pil().convert("RGB")
+    finally:
+        page.close()
+    has_layer = len(text.strip()) >= MIN_TEXT_CHARS
+    ocr = False
+    if not has_layer and settings.NORMAGPT_OCR and tesseract_available():
+        recognised = ocr_image(image)
+        if recognised.strip():
+            text, ocr = recognised, True
+    buffer = io.BytesIO()
+    image.save(buffer, "JPEG", quality=JPEG_QUALITY, optimize=True)
+    return RenderedPage(
+        number=index + 1,
+        text=text.strip(),
+        image=buffer.getvalue(),
+        width=image.width,
+        height=image.height,
+        has_text_layer=has_layer,
+        ocr=ocr,
+    )
+
+
+@functools.cache
+def tesseract_available() -> bool:
+    """Whether the tesseract binary and every language of NORMAGPT_OCR_LANGS are installed."""
+    binary = shutil.which(settings.NORMAGPT_TESSERACT_CMD)
+    if binary is None:
+        logger.warning("tesseract is not installed: pages without a text layer stay unread")
+        return False
+    listed = subprocess.run(  # noqa: S603 (a configured binary, fixed arguments)
+        [binary, "--list-langs"], capture_output=True, text=True, timeout=30, check=False
+    )
+    installed = set(listed.stdout.split())
+    missing = [lang for lang in settings.NORMAGPT_OCR_LANGS.split("+") if lang not in installed]
+    if missing:
+        logger.warning("tesseract lacks language data %s: no OCR", ", ".join(missing))
+        return False
+    return True
+
+
+def ocr_image(image: Image.Image) -> str:
+    """The text tesseract reads on `image` ('' when it fails: the page stays flagged)."""
+    binary = shutil.which(settings.NORMAGPT_TESSERACT_CMD) or settings.NORMAGPT_TESSERACT_CMD
+    with tempfile.NamedTemporaryFile(suffix=".png") as tmp:
+        image.save(tmp.name, "PNG")
+        result = subprocess.run(  # noqa: S603
+            [binary, tmp.name, "stdout", "-l", settings.NORMAGPT_OCR_LANGS, "--psm", "3"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    if result.returncode != 0:
+        logger.warning("tesseract failed: %s", result.stderr.strip()[:300])
+        return ""
+    return result.stdout

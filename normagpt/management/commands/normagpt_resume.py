@@ -1,0 +1,56 @@
+"""`manage.py normagpt_resume RUN_ID --note …`: a reviewer sends a run back to work."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from config.exceptions import DomainError
+from normagpt import selectors, services
+from normagpt.models import AgentRun
+from normagpt.tasks import run_dispatch
+
+
+class Command(BaseCommand):
+    help = (
+        "Resume a run waiting for human review with the reviewer's note; with --list, show "
+        "the review queue. Runs on a worker with REDIS_URL set, here otherwise."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("run_id", nargs="?", type=int)
+        parser.add_argument("--note", help="What the agent should know or do.")
+        parser.add_argument("--decision", choices=["CONTINUE", "REPLAN", "FINALIZE"])
+        parser.add_argument("--list", action="store_true", help="List runs waiting for review.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if options["list"]:
+            for run in selectors.run_list(status=AgentRun.Status.NEEDS_REVIEW):
+                self.stdout.write(f"{run.pk}\t{run.question[:80]}\t{run.review_reason[:120]}")
+            return
+        if options["run_id"] is None or not options["note"]:
+            raise CommandError("give RUN_ID and --note (or --list)")
+        try:
+            services.run_resume(
+                run_id=options["run_id"],
+                note=options["note"],
+                decision=options["decision"],
+                start=None,
+            )
+            if _in_process():
+                run = services.run_advance(run_id=options["run_id"])
+            else:
+                run_dispatch(options["run_id"])
+                run = selectors.run_get(run_id=options["run_id"])
+        except DomainError as exc:
+            raise CommandError(exc.message) from exc
+        self.stdout.write(f"run {run.pk}: {run.status}")
+        if run.final_answer:
+            self.stdout.write(run.final_answer)
+
+
+def _in_process() -> bool:
+    from config.celery import app
+
+    return bool(app.conf.task_always_eager)

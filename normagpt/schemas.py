@@ -1,0 +1,135 @@
+"""Pydantic schemas: what each node's model output must be, and the tools' structured output."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+Decision = Literal["CONTINUE", "REPLAN", "FINALIZE", "HUMAN_REVIEW"]
+DECISIONS: tuple[str, ...] = ("CONTINUE", "REPLAN", "FINALIZE", "HUMAN_REVIEW")
+
+
+class _Lenient(BaseModel):
+    """Model output: unknown keys are ignored, numbers and strings coerced where harmless."""
+
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+
+class PlanStep(_Lenient):
+    action: str = Field(min_length=1, max_length=500)
+    keywords: list[str] = Field(min_length=1, max_length=12)
+    expected_documents: list[str] = Field(default_factory=list, max_length=8)
+
+    @field_validator("keywords", "expected_documents", mode="before")
+    @classmethod
+    def _listify(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+
+class Plan(_Lenient):
+    goal: str = Field(min_length=1, max_length=1000)
+    query_domain: str = ""
+    steps: list[PlanStep] = Field(min_length=1, max_length=6)
+
+
+class Finding(_Lenient):
+    document: str = Field(min_length=1, max_length=100)
+    clause: str = Field(default="", max_length=40)
+    page: int = Field(ge=1)
+    quote: str = Field(default="", max_length=2000)
+
+    @field_validator("clause", mode="before")
+    @classmethod
+    def _clause_text(cls, value: Any) -> Any:
+        return "" if value is None else str(value).removeprefix("п.").strip()
+
+
+class StepResult(_Lenient):
+    findings: list[Finding] = Field(default_factory=list, max_length=20)
+    summary: str = Field(min_length=1, max_length=3000)
+
+
+class Verdict(_Lenient):
+    decision: Decision
+    reason: str = Field(min_length=1, max_length=1000)
+
+    @field_validator("decision", mode="before")
+    @classmethod
+    def _upper(cls, value: Any) -> Any:
+        return value.strip().upper().replace(" ", "_") if isinstance(value, str) else value
+
+
+class Source(_Lenient):
+    document: str = Field(min_length=1, max_length=100)
+    clause: str = Field(default="", max_length=40)
+    page: int = Field(ge=1)
+
+    @field_validator("clause", mode="before")
+    @classmethod
+    def _clause_text(cls, value: Any) -> Any:
+        return "" if value is None else str(value).removeprefix("п.").strip()
+
+
+class FinalAnswer(_Lenient):
+    answer: str = Field(min_length=1, max_length=20_000)
+    sources: list[Source] = Field(default_factory=list, max_length=30)
+    conditions: list[str] = Field(default_factory=list, max_length=20)
+    clarifying_questions: list[str] = Field(default_factory=list, max_length=10)
+
+
+# --- Structured output of the MCP tools ------------------------------------------------
+
+
+class SourceOut(BaseModel):
+    document: str
+    clause: str
+    page: int
+    page_id: int | None = None
+    url: str | None = None
+
+
+class RunOut(BaseModel):
+    run_id: int
+    status: str
+    question: str
+    incomplete: bool = False
+    incomplete_reason: str = ""
+    answer: str = ""
+    sources: list[SourceOut] = Field(default_factory=list)
+    conditions: list[str] = Field(default_factory=list)
+    clarifying_questions: list[str] = Field(default_factory=list)
+    dropped_sources: list[dict[str, Any]] = Field(default_factory=list)
+    review_reason: str = ""
+    error: str = ""
+    steps: list[dict[str, Any]] = Field(default_factory=list)
+    tokens: int = 0
+    llm_calls: int = 0
+    cost_estimate_usd: float = 0.0
+    url: str | None = None
+
+
+class RunListOut(BaseModel):
+    runs: list[RunOut]
+
+
+class SearchHitOut(BaseModel):
+    page_id: int
+    document: str
+    title: str
+    replaced: bool
+    replaced_by: str | None
+    page: int
+    clauses: list[str]
+    snippet: str
+    image_url: str | None
+    expected: bool
+    rank: float
+
+
+class SearchOut(BaseModel):
+    keywords: list[str]
+    expected_documents: list[str]
+    hits: list[SearchHitOut]

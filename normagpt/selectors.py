@@ -1,0 +1,77 @@
+"""Reads of the corpus and of the agent's runs (no writes, no network)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.db.models import Prefetch, Q, QuerySet
+from django.utils import timezone
+
+from normagpt.exceptions import DocumentNotFound, PageNotFound, RunNotFound
+from normagpt.models import AgentRun, AgentStep, NormDocument, NormPage
+
+
+def run_get(*, run_id: int) -> AgentRun:
+    """The run with its steps (in order); RunNotFound otherwise."""
+    run = (
+        AgentRun.objects.prefetch_related(
+            Prefetch("steps", queryset=AgentStep.objects.order_by("index"))
+        )
+        .filter(pk=run_id)
+        .first()
+    )
+    if run is None:
+        raise RunNotFound(f"run {run_id} does not exist", extra={"run_id": run_id})
+    return run
+
+
+def run_list(*, status: str | None = None) -> QuerySet[AgentRun]:
+    qs = AgentRun.objects.order_by("-created_at", "-id")
+    if status:
+        qs = qs.filter(status=status)
+    return qs
+
+
+def runs_stalled() -> list[int]:
+    """Runs in progress whose lease expired (their worker died): ids, oldest first."""
+    stale = timezone.now() - timedelta(seconds=settings.NORMAGPT_RUN_LEASE_SECONDS)
+    return list(
+        AgentRun.objects.filter(status__in=[AgentRun.Status.QUEUED, AgentRun.Status.RUNNING])
+        .filter(Q(heartbeat_at__lt=stale) | Q(heartbeat_at=None, created_at__lt=stale))
+        .order_by("id")
+        .values_list("pk", flat=True)
+    )
+
+
+def run_is_stalled(*, run: AgentRun) -> bool:
+    """Whether a run in progress lost its worker (no heartbeat within the lease)."""
+    if run.status not in (AgentRun.Status.QUEUED, AgentRun.Status.RUNNING):
+        return False
+    stale = timezone.now() - timedelta(seconds=settings.NORMAGPT_RUN_LEASE_SECONDS)
+    return (run.heartbeat_at or run.created_at) < stale
+
+
+def document_list() -> QuerySet[NormDocument]:
+    return NormDocument.objects.select_related("replaced_by").order_by("code")
+
+
+def document_get(*, document_id: int) -> NormDocument:
+    document = document_list().filter(pk=document_id).first()
+    if document is None:
+        raise DocumentNotFound(f"document {document_id} does not exist")
+    return document
+
+
+def page_list(*, document_id: int | None = None) -> QuerySet[NormPage]:
+    qs = NormPage.objects.select_related("document").order_by("document__code", "number")
+    if document_id is not None:
+        qs = qs.filter(document_id=document_id)
+    return qs
+
+
+def page_get(*, page_id: int) -> NormPage:
+    page = page_list().filter(pk=page_id).first()
+    if page is None:
+        raise PageNotFound(f"page {page_id} does not exist")
+    return page

@@ -1,0 +1,131 @@
+"""Use cases of the norms agent: asking, resuming after review; the corpus lives in `ingest`.
+
+The loop itself is `normagpt.agent.runner.run_advance`. Services take a `start` callable
+(the adapters pass `normagpt.tasks.run_dispatch`) and call it once the run is committed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from config.exceptions import InvalidInput
+from normagpt import selectors
+from normagpt.agent.runner import run_advance, run_fail
+from normagpt.agent.store import store_new
+from normagpt.exceptions import RunNotFound, RunNotResumable
+from normagpt.ingest import document_ingest, document_save
+from normagpt.models import AgentRun
+from normagpt.search import SearchHit, pages_search
+
+__all__ = [
+    "SearchHit",
+    "document_ingest",
+    "document_save",
+    "pages_search",
+    "run_advance",
+    "run_create",
+    "run_fail",
+    "run_resume",
+    "run_revive",
+]
+
+Start = Callable[[int], Any]
+QUESTION_MIN, QUESTION_MAX = 5, 2000
+RESUME_DECISIONS = {"CONTINUE": "executor", "REPLAN": "planner", "FINALIZE": "finalizer"}
+
+
+@transaction.atomic
+def run_create(*, question: str, user: Any = None, start: Start | None = None) -> AgentRun:
+    """A new run for `question`, queued; `start(run_id)` is called once it is committed."""
+    question = " ".join(question.split())
+    if not QUESTION_MIN <= len(question) <= QUESTION_MAX:
+        raise InvalidInput(
+            f"question must be {QUESTION_MIN}–{QUESTION_MAX} characters", field="question"
+        )
+    run = AgentRun.objects.create(
+        question=question,
+        user=user if user is not None and user.is_authenticated else None,
+        shared=store_new(question),
+        next_node="planner",
+    )
+    if start is not None:
+        transaction.on_commit(lambda: start(run.pk))
+    return run
+
+
+def run_revive(*, run: AgentRun, start: Start) -> bool:
+    """Start a run again whose worker died (lease expired); whether it was restarted.
+
+    Called when a run is looked at, so a run survives even without a periodic sweep;
+    a second start is harmless: only one advancer can hold the lease.
+    """
+    if not selectors.run_is_stalled(run=run):
+        return False
+    start(run.pk)
+    return True
+
+
+@transaction.atomic
+def run_resume(
+    *, run_id: int, note: str, decision: str | None = None, start: Start | None = None
+) -> AgentRun:
+    """Go on with a run waiting for review, the reviewer's note added to its store.
+
+    Without `decision` the node that asked for review runs again (the judge decides anew,
+    or the node whose output was invalid tries again); CONTINUE / REPLAN / FINALIZE pick
+    the next node instead. RunNotResumable unless the run waits for review.
+    """
+    run = AgentRun.objects.select_for_update().filter(pk=run_id).first()
+    if run is None:
+        raise RunNotFound(f"run {run_id} does not exist", extra={"run_id": run_id})
+    if run.status != AgentRun.Status.NEEDS_REVIEW:
+        raise RunNotResumable(
+            f"run {run_id} is {run.status}; only a run waiting for review can be resumed"
+        )
+    note = note.strip()
+    if not note:
+        raise InvalidInput("note must not be empty: say what the agent should know", field="note")
+    shared = run.shared
+    next_node = shared.get("review", {}).get("node") or run.next_node or "planner"
+    if decision:
+        decision = decision.strip().upper()
+        if decision not in RESUME_DECISIONS:
+            raise InvalidInput(
+                f"decision must be one of {', '.join(RESUME_DECISIONS)}", field="decision"
+            )
+        next_node = RESUME_DECISIONS[decision]
+        plan = shared.get("plan")
+        if next_node == "executor" and (
+            not plan or plan["current_step_index"] >= len(plan["steps"])
+        ):
+            raise InvalidInput(
+                "decision CONTINUE: the plan has no steps left; use REPLAN or FINALIZE",
+                field="decision",
+            )
+    if next_node == "executor" and not shared.get("plan"):
+        next_node = "planner"
+    shared["scratchpad"]["reviewer_notes"].append(note)
+    shared["execution_history"].append(
+        {
+            "index": run.step_count,
+            "node": "review",
+            "summary": note[:500],
+            "decision": decision or "",
+        }
+    )
+    shared.pop("review", None)
+    shared["status"] = "executing"
+    run.shared = shared
+    run.next_node = next_node
+    run.status = AgentRun.Status.RUNNING
+    run.review_note = "\n".join(filter(None, [run.review_note, note]))
+    run.owner = ""
+    run.heartbeat_at = timezone.now()  # queued again now: not stalled until the lease passes
+    run.save()
+    if start is not None:
+        transaction.on_commit(lambda: start(run.pk))
+    return run

@@ -1,0 +1,98 @@
+"""Pages of the norms agent: ask, watch a run live, read a cited page."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import messages
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods
+
+from config.exceptions import DomainError
+from normagpt import selectors, services
+from normagpt.formatting import markdown_html
+from normagpt.models import AgentRun
+from normagpt.tasks import run_dispatch
+
+RECENT_RUNS = 20
+
+
+@require_http_methods(["GET", "POST"])
+def index(request: HttpRequest) -> HttpResponse:
+    """The ask form and the recent runs; asking needs a signed-in user (it spends tokens)."""
+    question = ""
+    if request.method == "POST":
+        if not request.user.is_authenticated:
+            return redirect(f"{reverse('normagpt:login')}?next={request.path}")
+        question = request.POST.get("question", "")
+        try:
+            run = services.run_create(question=question, user=request.user, start=run_dispatch)
+        except DomainError as exc:
+            messages.error(request, exc.message)
+        else:
+            return redirect("normagpt:run", run_id=run.pk)
+    return render(
+        request,
+        "normagpt/index.html",
+        {
+            "runs": selectors.run_list()[:RECENT_RUNS],
+            "documents": selectors.document_list(),
+            "question": question,
+            "configured": bool(settings.OPENAI_BASE_URL or settings.OPENAI_API_KEY),
+        },
+    )
+
+
+def _run_context(run_id: int) -> dict[str, object]:
+    try:
+        run = selectors.run_get(run_id=run_id)
+    except DomainError as exc:
+        raise Http404(exc.message) from exc
+    services.run_revive(run=run, start=run_dispatch)
+    shared = run.shared or {}
+    pages = {p["page_id"]: p for p in shared.get("retrieved_pages", [])}
+    steps = []
+    for step in run.steps.all():
+        shown = [pages[p["page_id"]] for p in step.output.get("pages", []) if p["page_id"] in pages]
+        steps.append({"step": step, "pages": shown})
+    return {
+        "run": run,
+        "plan": shared.get("plan"),
+        "steps": steps,
+        "answer_html": markdown_html(run.final_answer) if run.final_answer else "",
+        "live": run.status in (AgentRun.Status.QUEUED, AgentRun.Status.RUNNING),
+    }
+
+
+@require_GET
+def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
+    return render(request, "normagpt/run.html", _run_context(run_id))
+
+
+@require_GET
+def run_fragment(request: HttpRequest, run_id: int) -> HttpResponse:
+    """The live part of the run page, polled while the run works."""
+    return render(request, "normagpt/_run_body.html", _run_context(run_id))
+
+
+@require_GET
+def page_detail(request: HttpRequest, page_id: int) -> HttpResponse:
+    try:
+        page = selectors.page_get(page_id=page_id)
+    except DomainError as exc:
+        raise Http404(exc.message) from exc
+    return render(request, "normagpt/page.html", {"page": page})
+
+
+@require_GET
+def page_image(request: HttpRequest, page_id: int) -> FileResponse:
+    try:
+        page = selectors.page_get(page_id=page_id)
+    except DomainError as exc:
+        raise Http404(exc.message) from exc
+    if not page.image:
+        raise Http404("the page has no image")
+    response = FileResponse(page.image.open("rb"), content_type="image/jpeg")
+    response["Cache-Control"] = "public, max-age=86400"
+    return response

@@ -1,0 +1,348 @@
+"""The agent loop against the scripted model: the judge's four decisions, repairs, caps, faults."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from config.exceptions import InvalidInput
+from normagpt import services
+from normagpt.agent.runner import run_advance
+from normagpt.exceptions import LlmUnavailable, RunNotFound, RunNotResumable
+from normagpt.models import AgentRun, AgentStep, LlmCall
+from tests.normagpt.scripted_llm import (
+    ANSWER,
+    CORROSION_STEP,
+    COVER_FINDING,
+    COVER_STEP,
+    final,
+    plan,
+    step,
+    straight_script,
+    verdict,
+)
+
+pytestmark = pytest.mark.django_db
+
+QUESTION = "Какая минимальная толщина защитного слоя бетона для плиты перекрытия?"
+
+
+def ask() -> AgentRun:
+    run = services.run_create(question=QUESTION)
+    return run_advance(run_id=run.pk)
+
+
+def nodes(run: AgentRun) -> list[str]:
+    return [f"{s.node}:{s.decision}" if s.decision else s.node for s in run.steps.order_by("index")]
+
+
+def test_straight_to_finalize_answers_with_checked_sources(corpus, llm) -> None:  # type: ignore[no-untyped-def]
+    llm.play(**straight_script())
+    run = ask()
+    assert run.status == "completed"
+    assert not run.incomplete
+    assert nodes(run) == ["planner", "executor", "judge:FINALIZE", "finalizer"]
+    assert run.final_answer == ANSWER
+    [source] = run.sources
+    page = corpus[0].pages.get(number=2)
+    assert source == {
+        "document": "СП 63.13330.2018",
+        "clause": "10.3.2",
+        "page": 2,
+        "page_id": page.pk,
+    }
+    assert run.answer["conditions"] == ["Закрытые помещения, нормальная влажность"]
+    assert llm.count() == {"planner": 1, "executor": 1, "judge": 1, "finalizer": 1}
+    # tokens of every call recorded, on the run and per call
+    assert run.llm_calls == 4
+    assert run.tokens == 4 * 120
+    assert LlmCall.objects.filter(run=run, ok=True).count() == 4
+    assert float(run.cost_estimate) > 0
+    # the executor read the page text of the search hits, expected document first
+    executor_prompt = next(c for c in llm.calls if c.node == "executor").messages[1]["content"]
+    assert "10.3.2 Минимальная толщина защитного слоя" in executor_prompt
+    assert executor_prompt.index("СП 63.13330.2018") < executor_prompt.index("СП 28.13330.2017")
+    store = run.shared
+    assert store["status"] == "completed"
+    assert store["plan"]["current_step_index"] == 1
+    assert set(store) >= {
+        "user_query",
+        "plan",
+        "scratchpad",
+        "execution_history",
+        "step_results",
+        "final_answer",
+    }
+
+
+def test_continue_then_finalize_runs_the_second_step(corpus, llm) -> None:  # type: ignore[no-untyped-def]
+    llm.play(
+        planner=[plan(COVER_STEP, CORROSION_STEP)],
+        executor=[
+            step(COVER_FINDING),
+            step(("СП 28.13330.2017", "5.5.1", 1, "увеличивают не менее чем на 5 мм")),
+        ],
+        judge=[verdict("CONTINUE", "Нужна агрессивная среда."), verdict("FINALIZE")],
+        finalizer=[
+            final(ANSWER, ("СП 63.13330.2018", "10.3.2", 2), ("СП 28.13330.2017", "5.5.1", 1))
+        ],
+    )
+    run = ask()
+    assert nodes(run) == [
+        "planner", "executor", "judge:CONTINUE", "executor", "judge:FINALIZE", "finalizer",
+    ]  # fmt: skip
+    assert [s["document"] for s in run.sources] == ["СП 63.13330.2018", "СП 28.13330.2017"]
+    assert llm.count() == {"planner": 1, "executor": 2, "judge": 2, "finalizer": 1}
+    second = [c for c in llm.calls if c.node == "executor"][1].messages[1]["content"]
+    assert "5.5.1 В слабоагрессивной среде" in second
+
+
+def test_replan_makes_a_new_plan_that_knows_the_failed_one(corpus, llm) -> None:  # type: ignore[no-untyped-def]
+    llm.play(
+        planner=[plan(("Ищем не то", ["кирпичная кладка"], [])), plan(COVER_STEP)],
+        executor=[step(COVER_FINDING)],
+        judge=[verdict("REPLAN", "Поиск не нашёл ничего о бетоне."), verdict("FINALIZE")],
+        finalizer=[final(ANSWER, ("СП 63.13330.2018", "10.3.2", 2))],
+    )
+    run = ask()
+    assert nodes(run) == [
+        "planner", "executor", "judge:REPLAN", "planner", "executor", "judge:FINALIZE", "finalizer",
+    ]  # fmt: skip
+    # the empty search did not call the model; the second planner saw the judge's reason
+    assert llm.count()["executor"] == 1
+    second_plan = [c for c in llm.calls if c.node == "planner"][1].messages[1]["content"]
+    assert "Поиск не нашёл ничего о бетоне" in second_plan
+    assert run.shared["scratchpad"]["replans"] == 1
+    assert run.status == "completed"
+
+
+def test_human_review_waits_then_resumes_with_the_reviewers_note(corpus, llm) -> None:  # type: ignore[no-untyped-def]
+    llm.play(
+        planner=[plan(COVER_STEP)],
+        executor=[step(COVER_FINDING)],
+        judge=[verdict("HUMAN_REVIEW", "Неясен класс среды."), verdict("FINALIZE")],
+        finalizer=[final(ANSWER, ("СП 63.13330.2018", "10.3.2", 2))],
+    )
+    run = ask()
+    assert run.status == "needs_review"
+    assert run.review_reason == "Неясен класс среды."
+    assert llm.count()["finalizer"] == 0
+    with pytest.raises(InvalidInput, match="note must not be empty"):
+        services.run_resume(run_id=run.pk, note="  ")
+    with pytest.raises(InvalidInput, match="no steps left"):
+        services.run_resume(run_id=run.pk, note="x", decision="CONTINUE")
+    with pytest.raises(RunNotFound):
+        services.run_resume(run_id=run.pk + 999, note="x")
+    resumed = services.run_resume(run_id=run.pk, note="Помещение сухое, нормальная влажность.")
+    assert resumed.status == "running"
+    run = run_advance(run_id=run.pk)
+    assert run.status == "completed"
+    assert nodes(run) == [
+        "planner",
+        "executor",
+        "judge:HUMAN_REVIEW",
+        "judge:FINALIZE",
+        "finalizer",
+    ]
+    second_judge = [c for c in llm.calls if c.node == "judge"][1].messages[1]["content"]
+    assert "Помещение сухое" in second_judge
+    assert llm.count() == {"planner": 1, "executor": 1, "judge": 2, "finalizer": 1}
+    with pytest.raises(RunNotResumable):
+        services.run_resume(run_id=run.pk, note="again")
+
+
+def test_broken_json_is_repaired_or_asked_again(corpus, llm) -> None:  # type: ignore[no-untyped-def]
+    fenced_trailing_comma = '```json\n{"decision": "FINALIZE", "reason": "ok",}\n```'
+    llm.play(
+        planner=['Вот план: {"goal": "x", "steps": []}', plan(COVER_STEP)],
+        executor=[step(COVER_FINDING)],
+        judge=[fenced_trailing_comma],
+        finalizer=[final(ANSWER, ("СП 63.13330.2018", "10.3.2", 2))],
+    )
+    run = ask()
+    assert run.status == "completed"
+    counts = llm.count()
+    assert counts["planner"] == 2  # the first plan had no steps: asked again with the error
+    assert counts["judge"] == 1  # fenced JSON with a trailing comma is repaired, not re-asked
+    retry = [c for c in llm.calls if c.node == "planner"][1].messages
+    assert retry[-1]["role"] == "user"
+    assert "steps" in retry[-1]["content"]
+    assert retry[-2]["role"] == "assistant"
+
+
+def test_garbage_every_time_goes_to_review_and_stops_at_the_caps(corpus, llm, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.NORMAGPT_MAX_LLM_CALLS = 5
+    llm.play(planner=["я не умею JSON"], executor=["нет"], judge=["нет"], finalizer=["нет"])
+    run = ask()
+    assert run.status == "needs_review"
+    assert "planner's output was invalid twice" in run.review_reason
+    assert llm.count() == {"planner": 2}
+    for _ in range(5):
+        if run.status != "needs_review":
+            break
+        services.run_resume(run_id=run.pk, note="Попробуй ещё раз.")
+        run = run_advance(run_id=run.pk)
+    assert run.status == "completed"
+    assert run.incomplete
+    assert "5 LLM calls" in run.incomplete_reason or "LLM budget" in run.incomplete_reason
+    assert sum(llm.count().values()) == 5
+    assert "Ответ не завершён" in run.final_answer
+
+
+def test_the_step_cap_ends_the_run_with_what_was_found(corpus, llm, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.NORMAGPT_MAX_STEPS = 2
+    llm.play(
+        planner=[plan(COVER_STEP, CORROSION_STEP, COVER_STEP)],
+        executor=[step(COVER_FINDING)],
+        judge=[verdict("CONTINUE")],
+        finalizer=[final(ANSWER, ("СП 63.13330.2018", "10.3.2", 2))],
+    )
+    run = ask()
+    assert run.status == "completed"
+    assert run.incomplete
+    assert "2 executed steps" in run.incomplete_reason
+    assert llm.count() == {"planner": 1, "executor": 2, "judge": 2, "finalizer": 1}
+    finalizer_prompt = next(c for c in llm.calls if c.node == "finalizer").messages[1]["content"]
+    assert "2 executed steps" in finalizer_prompt
+
+
+def test_replan_cap(corpus, llm, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.NORMAGPT_MAX_REPLANS = 1
+    llm.play(
+        planner=[plan(COVER_STEP)],
+        executor=[step(COVER_FINDING)],
+        judge=[verdict("REPLAN")],
+        finalizer=[final(ANSWER, ("СП 63.13330.2018", "10.3.2", 2))],
+    )
+    run = ask()
+    assert run.incomplete
+    assert "1 replans" in run.incomplete_reason
+    assert llm.count()["planner"] == 2
+
+
+def test_citations_not_retrieved_in_the_run_are_dropped_and_said_so(corpus, llm) -> None:  # type: ignore[no-untyped-def]
+    script = straight_script()
+    script["finalizer"] = [
+        final(
+            ANSWER,
+            ("СП 63.13330.2018", "10.3.2", 2),
+            ("СП 63.13330.2018", "99.1", 40),  # no such page
+            ("ГОСТ 10180-2012", "4.1", 1),  # a real page, but not retrieved in this run
+        )
+    ]
+    llm.play(**script)
+    run = ask()
+    assert [(s["document"], s["page"]) for s in run.sources] == [("СП 63.13330.2018", 2)]
+    assert {(d["document"], d["page"]) for d in run.answer["dropped_sources"]} == {
+        ("СП 63.13330.2018", 40),
+        ("ГОСТ 10180-2012", 1),
+    }
+    assert "удалены" in run.final_answer
+    assert "ГОСТ 10180-2012" in run.final_answer
+
+
+def test_429_then_success_is_retried(corpus, llm) -> None:  # type: ignore[no-untyped-def]
+    script = straight_script()
+    script["planner"] = [{"status": 429}, {"status": 503}, *script["planner"]]
+    llm.play(**script)
+    run = ask()
+    assert run.status == "completed"
+    assert llm.count()["planner"] == 3
+    calls = list(LlmCall.objects.filter(run=run, node="planner").order_by("id"))
+    assert [c.ok for c in calls] == [False, False, True]
+    assert "HTTP 429" in calls[0].error
+
+
+def test_a_timeout_is_retried_and_a_dead_model_fails_the_run(corpus, llm, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.NORMAGPT_LLM_TIMEOUT = 0.5
+    script = straight_script()
+    script["judge"] = [{"sleep": 1.5, "content": verdict("FINALIZE")}, verdict("FINALIZE")]
+    llm.play(**script)
+    run = ask()
+    assert run.status == "completed"
+    assert llm.count()["judge"] == 2
+    assert "timed out" in LlmCall.objects.filter(run=run, ok=False).get().error
+
+    settings.NORMAGPT_LLM_RETRIES = 1
+    llm.play(planner=[{"sleep": 1.5, "content": "{}"}])
+    stuck = services.run_create(question=QUESTION)
+    with pytest.raises(LlmUnavailable, match="timed out"):
+        run_advance(run_id=stuck.pk)
+    stuck.refresh_from_db()
+    assert stuck.status == "running"
+    assert stuck.owner == ""
+    assert stuck.step_count == 0
+
+
+def test_vision_sends_page_images(corpus, llm, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.NORMAGPT_VISION = True
+    llm.play(**straight_script())
+    ask()
+    content = next(c for c in llm.calls if c.node == "executor").messages[1]["content"]
+    assert isinstance(content, list)
+    images = [part for part in content if part["type"] == "image_url"]
+    assert images
+    assert images[0]["image_url"]["url"].startswith("data:image/jpeg;base64,")
+    assert "10.3.2 Минимальная" not in json.dumps(content, ensure_ascii=False)
+
+
+def test_a_checkpoint_after_every_node(corpus, llm) -> None:  # type: ignore[no-untyped-def]
+    llm.play(**straight_script())
+    run = ask()
+    steps = list(AgentStep.objects.filter(run=run).order_by("index"))
+    assert [s.index for s in steps] == [0, 1, 2, 3]
+    assert all(s.prompt_tokens == 100 and s.completion_tokens == 20 for s in steps)
+    assert steps[1].output["pages"][0]["document"] == "СП 63.13330.2018"
+    assert run.step_count == 4
+    assert run.next_node == ""
+
+
+def test_continue_with_no_step_left_finalizes(corpus, llm) -> None:  # type: ignore[no-untyped-def]
+    script = straight_script()
+    script["judge"] = [verdict("continue")]  # lower case is accepted too
+    llm.play(**script)
+    run = ask()
+    assert nodes(run) == ["planner", "executor", "judge:FINALIZE", "finalizer"]
+    assert run.steps.get(node="judge").output["note"].startswith("no plan steps left")
+    assert not run.incomplete
+
+
+def test_the_celery_task_retries_a_dead_model_then_fails_the_run(corpus, llm, settings) -> None:  # type: ignore[no-untyped-def]
+    from celery.exceptions import Retry
+
+    from normagpt.tasks import LLM_RETRIES, run_advance_task
+
+    settings.NORMAGPT_LLM_RETRIES = 0
+    llm.play(planner=[{"status": 503}])
+    run = services.run_create(question=QUESTION)
+    with pytest.raises(Retry, match="Retry in 30s"):
+        run_advance_task.apply(args=[run.pk])
+    run.refresh_from_db()
+    assert run.status == "running"  # kept at its checkpoint for the retry
+    last = run_advance_task.apply(args=[run.pk], retries=LLM_RETRIES)
+    assert last.get() == "failed"
+    run.refresh_from_db()
+    assert run.status == "failed"
+    assert "HTTP 503" in run.error
+
+
+def test_resume_command(corpus, llm, capsys) -> None:  # type: ignore[no-untyped-def]
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    llm.play(
+        planner=[plan(COVER_STEP)],
+        executor=[step(COVER_FINDING)],
+        judge=[verdict("HUMAN_REVIEW", "Неясен класс среды.")],
+        finalizer=[final(ANSWER, ("СП 63.13330.2018", "10.3.2", 2))],
+    )
+    run = ask()
+    call_command("normagpt_resume", "--list")
+    assert f"{run.pk}\t" in capsys.readouterr().out
+    call_command("normagpt_resume", str(run.pk), "--note", "Сухо.", "--decision", "FINALIZE")
+    out = capsys.readouterr().out
+    assert f"run {run.pk}: completed" in out
+    assert ANSWER in out
+    with pytest.raises(CommandError, match="only a run waiting for review"):
+        call_command("normagpt_resume", str(run.pk), "--note", "ещё")

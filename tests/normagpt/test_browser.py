@@ -1,0 +1,66 @@
+"""In headless Chromium: sign in, ask, watch the steps appear live, read the cited page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from tests.normagpt.scripted_llm import straight_script
+
+CHROMIUM = Path("/usr/bin/chromium")
+QUESTION = "Какая минимальная толщина защитного слоя бетона для плиты перекрытия?"
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="/usr/bin/chromium is absent (Debian package chromium)"
+    ),
+]
+
+
+def test_ask_watch_the_steps_and_read_the_answer(live_server, corpus, llm, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import expect, sync_playwright
+
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # the ORM beside Playwright's loop
+    get_user_model().objects.create_user("engineer", password="pw-123456")
+    script = straight_script()
+    # a slower executor and judge: the page shows the run while it works
+    script["executor"] = [{"sleep": 2.0, "content": script["executor"][0]}]
+    script["judge"] = [{"sleep": 1.0, "content": script["judge"][0]}]
+    llm.play(**script)
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        page = browser.new_page()
+        page.set_default_timeout(20_000)
+        page.goto(f"{live_server.url}/normagpt/")
+        page.get_by_role("link", name="Войдите").click()
+        page.fill("#id_username", "engineer")
+        page.fill("#id_password", "pw-123456")
+        page.click("#login")
+        page.wait_for_url("**/normagpt/")
+        page.fill("#question", QUESTION)
+        page.click("#ask")
+        page.wait_for_url("**/normagpt/runs/*/")
+        expect(page.locator("#question")).to_have_text(QUESTION)
+
+        # live: the planner's step and the plan appear while the executor still works
+        expect(page.locator("tr.step[data-node=planner]")).to_be_visible()
+        expect(page.locator("#plan")).to_contain_text("Найти защитный слой")
+        assert page.locator("#answer").count() == 0
+        expect(page.locator("#status-value")).to_have_text("running")
+        expect(page.locator("tr.step[data-node=executor] img.thumb").first).to_be_visible()
+        expect(page.locator(".decision")).to_have_text("FINALIZE")
+
+        answer = page.locator("#answer")
+        expect(answer).to_contain_text("Не менее 20 мм")
+        expect(page.locator("#status-value")).to_have_text("completed")
+        assert page.locator("tr.step").count() == 4
+        loaded = page.eval_on_selector("img.thumb", "img => img.complete && img.naturalWidth > 0")
+        assert loaded
+        page.locator("#sources a").first.click()
+        expect(page.locator("h2")).to_contain_text("СП 63.13330.2018, страница 2")
+        expect(page.locator("pre")).to_contain_text("10.3.2 Минимальная толщина защитного слоя")
+        browser.close()

@@ -1,0 +1,241 @@
+"""Ingestion of PDFs (text layer, images, OCR), the demo corpus, and search on either database."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from django.core.files import File
+from django.core.management import call_command
+from django.db import connection
+from PIL import Image, ImageDraw, ImageFont
+from reportlab.lib.pagesizes import A4
+from reportlab.lib.utils import ImageReader
+from reportlab.pdfgen import canvas
+
+from config.exceptions import InvalidInput
+from normagpt import services
+from normagpt.demo import FONT_CANDIDATES, cyrillic_font
+from normagpt.exceptions import BadPdf
+from normagpt.ingest import tesseract_available
+from normagpt.models import NormDocument, NormPage
+from normagpt.parsing import clauses_find, stem
+
+pytestmark = pytest.mark.django_db
+
+SCANNED = "Защитный слой бетона\nдля фундаментов\nне менее 40 мм"
+
+
+def font_path() -> str:
+    return next(p for p in FONT_CANDIDATES if Path(p).exists())
+
+
+def make_pdf(path: Path, *, scanned_page: bool = True) -> Path:
+    """Page 1 with a text layer and clauses; page 2 only an image of text (a scan)."""
+    font = cyrillic_font()
+    pdf = canvas.Canvas(str(path), pagesize=A4)
+    pdf.setFont(font, 12)
+    for i, line in enumerate(
+        [
+            "ГОСТ 99999-2099 Тестовый стандарт",
+            "5.1 Общие требования к бетону",
+            "5.1.2 Класс бетона по прочности не ниже B15.",
+        ]
+    ):
+        pdf.drawString(56, 780 - 20 * i, line)
+    pdf.showPage()
+    if scanned_page:
+        image = Image.new("RGB", (1400, 500), "white")
+        draw = ImageDraw.Draw(image)
+        draw.multiline_text(
+            (40, 40), SCANNED, fill="black", font=ImageFont.truetype(font_path(), 64), spacing=30
+        )
+        pdf.drawImage(ImageReader(image), 40, 500, width=520, height=186)
+        pdf.showPage()
+    pdf.save()
+    return path
+
+
+def ingest(path: Path, code: str = "ГОСТ 99999-2099", **kwargs) -> NormDocument:  # type: ignore[no-untyped-def]
+    with path.open("rb") as handle:
+        document = services.document_save(
+            code=code, title="Тестовый стандарт", file=File(handle, name=path.name), **kwargs
+        )
+    return services.document_ingest(document_id=document.pk)
+
+
+def test_a_generated_pdf_is_ingested_page_by_page(tmp_path: Path, settings) -> None:  # type: ignore[no-untyped-def]
+    if not tesseract_available():
+        pytest.skip("tesseract with Russian language data is not installed: OCR cannot be tested")
+    settings.NORMAGPT_PAGE_DPI = 72
+    progress: list[tuple[int, int]] = []
+    path = make_pdf(tmp_path / "gost.pdf")
+    with path.open("rb") as handle:
+        document = services.document_save(
+            code="ГОСТ  99999-2099", title="Тест", file=File(handle, name="gost.pdf")
+        )
+    document = services.document_ingest(
+        document_id=document.pk, progress=lambda d, t: progress.append((d, t))
+    )
+    assert (document.code, document.kind, document.ingest_status, document.page_count) == (
+        "ГОСТ 99999-2099",
+        "gost",
+        "done",
+        2,
+    )
+    assert progress == [(1, 2), (2, 2)]
+    first, second = document.pages.order_by("number")
+    assert first.has_text_layer
+    assert not first.ocr
+    assert first.clauses == ["5.1", "5.1.2"]
+    assert "Класс бетона по прочности" in first.text
+    with first.image.open("rb") as handle:
+        image = Image.open(io.BytesIO(handle.read()))
+    assert image.format == "JPEG"
+    assert (image.width, image.height) == (first.width, first.height)
+    assert abs(first.width - 595) <= 1  # A4 at 72 DPI: 595.3 × 841.9 points
+    assert abs(first.height - 842) <= 1
+    assert not second.has_text_layer
+    assert second.ocr
+    assert "бетона" in second.text.lower()
+    # the OCR text is searchable
+    [hit] = services.pages_search(keywords=["фундаментов"])
+    assert hit.page == second
+
+
+def test_without_tesseract_a_scanned_page_is_only_flagged(tmp_path: Path, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.NORMAGPT_OCR = False
+    settings.NORMAGPT_PAGE_DPI = 50
+    document = ingest(make_pdf(tmp_path / "scan.pdf"))
+    scanned = document.pages.get(number=2)
+    assert not scanned.has_text_layer
+    assert not scanned.ocr
+    assert scanned.text == ""
+
+
+def test_reingesting_replaces_the_pages(tmp_path: Path, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.NORMAGPT_OCR = False
+    settings.NORMAGPT_PAGE_DPI = 50
+    ingest(make_pdf(tmp_path / "a.pdf"))
+    document = ingest(make_pdf(tmp_path / "b.pdf", scanned_page=False), code="гост 99999-2099")
+    assert NormDocument.objects.count() == 1
+    assert document.page_count == 1
+    assert NormPage.objects.filter(document=document).count() == 1
+
+
+def test_a_broken_pdf_fails_the_document_with_the_reason(tmp_path: Path) -> None:
+    path = tmp_path / "broken.pdf"
+    path.write_bytes(b"%PDF-1.7 this is not really a pdf")
+    with pytest.raises(BadPdf, match="not a readable PDF"):
+        ingest(path)
+    document = NormDocument.objects.get()
+    assert document.ingest_status == "failed"
+    assert "not a readable PDF" in document.ingest_error
+
+
+def test_replaced_by_must_name_a_known_document() -> None:
+    with pytest.raises(InvalidInput.__mro__[1]):  # DomainError
+        services.document_save(code="СНиП 1", title="x", replaced_by="СП 404")
+
+
+def test_ingest_command(tmp_path: Path, settings, capsys) -> None:  # type: ignore[no-untyped-def]
+    settings.NORMAGPT_OCR = False
+    settings.NORMAGPT_PAGE_DPI = 50
+    path = make_pdf(tmp_path / "cmd.pdf")
+    call_command("normagpt_ingest", str(path), "--code", "СП 1.2.3", "--title", "Тест")
+    out = capsys.readouterr().out
+    assert "СП 1.2.3: 2 pages ingested; 1 without a text layer (0 read by OCR)" in out
+    assert NormDocument.objects.get().kind == "sp"
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="replaced_by: no document"):
+        call_command(
+            "normagpt_ingest", str(path), "--code", "X", "--title", "x", "--replaced-by", "Y"
+        )
+
+
+def test_the_demo_corpus_is_marked_as_a_sample_on_every_page(capsys) -> None:  # type: ignore[no-untyped-def]
+    call_command("normagpt_demo")
+    call_command("normagpt_demo")  # again: replaced, not duplicated
+    assert "СП 63.13330.2018: 3 page(s)" in capsys.readouterr().out
+    documents = NormDocument.objects.all()
+    assert documents.count() == 4
+    assert all(d.is_sample and d.ingest_status == "done" for d in documents)
+    assert NormPage.objects.count() == 6
+    assert all("ОБРАЗЕЦ" in page.text for page in NormPage.objects.all())
+    snip = NormDocument.objects.get(code="СНиП 52-01-2003")
+    assert snip.status == "replaced"
+    assert snip.replaced_by.code == "СП 63.13330.2018"
+
+
+# --- search ------------------------------------------------------------------------------------
+
+
+def test_search_finds_inflected_words_expected_documents_first(corpus) -> None:  # type: ignore[no-untyped-def]
+    hits = services.pages_search(
+        keywords=["защитный слой бетона", "плиты перекрытия"],
+        expected_documents=["СП 28.13330"],
+        limit=10,
+    )
+    assert (hits[0].page.document.code, hits[0].expected) == ("СП 28.13330.2017", True)
+    rest = [h for h in hits if not h.expected]
+    assert rest[0].page.document.code == "СП 63.13330.2018"
+    assert rest[0].page.number == 2  # «толщина защитного слоя… для плит перекрытия»
+    assert [h.rank for h in rest] == sorted((h.rank for h in rest), reverse=True)
+    assert "защитного слоя" in rest[0].snippet
+
+
+def test_search_without_expected_documents_ranks_by_match(corpus) -> None:  # type: ignore[no-untyped-def]
+    hits = services.pages_search(
+        keywords=["минимальная толщина защитного слоя плиты перекрытия"], limit=3
+    )
+    assert (hits[0].page.document.code, hits[0].page.number) == ("СП 63.13330.2018", 2)
+    assert "10.3.2" in hits[0].page.clauses
+    assert not hits[0].expected
+
+
+def test_replaced_documents_are_marked(corpus) -> None:  # type: ignore[no-untyped-def]
+    hits = services.pages_search(keywords=["защитный слой"], expected_documents=["СНиП 52-01-2003"])
+    assert hits[0].page.document.code == "СНиП 52-01-2003"
+    assert hits[0].replaced
+    assert not any(h.replaced for h in hits[1:])
+
+
+def test_search_limits_and_empty_results(corpus) -> None:  # type: ignore[no-untyped-def]
+    assert services.pages_search(keywords=["бетон"], limit=2).__len__() == 2
+    assert services.pages_search(keywords=["кирпичная кладка"]) == []
+    with pytest.raises(InvalidInput, match="no searchable word"):
+        services.pages_search(keywords=["и", " "])
+    with pytest.raises(InvalidInput, match="limit"):
+        services.pages_search(keywords=["бетон"], limit=51)
+
+
+def test_the_full_text_index_of_the_database(corpus) -> None:  # type: ignore[no-untyped-def]
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                "SELECT indexdef FROM pg_indexes WHERE indexname = 'normagpt_page_fts_gin'"
+            )
+            [(definition,)] = cursor.fetchall()
+            assert "gin" in definition.lower()
+            assert "search_vector" in definition
+            cursor.execute("SET enable_seqscan = off")
+            cursor.execute(
+                "EXPLAIN SELECT id FROM normagpt_normpage "
+                "WHERE search_vector @@ plainto_tsquery('russian', 'бетон')"
+            )
+            assert "normagpt_page_fts_gin" in " ".join(row[0] for row in cursor.fetchall())
+        else:
+            cursor.execute("SELECT count(*) FROM normagpt_page_fts")
+            assert cursor.fetchone()[0] == NormPage.objects.count()
+
+
+def test_parsing_helpers() -> None:
+    assert clauses_find("10.3 Требования\n10.3.1 Защитный слой\nсм. 10.3.2 ниже\n  5.1. Общие") == [
+        "10.3",
+        "10.3.1",
+        "5.1",
+    ]
+    assert stem("защитного") == "защитн"
+    assert stem("плиты") == stem("плита") == stem("плит") == "плит"

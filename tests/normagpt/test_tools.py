@@ -1,0 +1,196 @@
+"""The four normagpt_* tools through the MCP client (in process)."""
+
+from __future__ import annotations
+
+import pytest
+from mcp import Client
+
+from config.mcp_server import build_server
+from tests.conftest import text_of
+from tests.normagpt.scripted_llm import (
+    ANSWER,
+    COVER_FINDING,
+    COVER_STEP,
+    final,
+    plan,
+    step,
+    straight_script,
+    verdict,
+)
+
+pytestmark = [pytest.mark.anyio, pytest.mark.django_db(transaction=True)]
+
+QUESTION = "Какая минимальная толщина защитного слоя бетона для плиты перекрытия?"
+TOOLS = {
+    "normagpt_ask": {"question", "wait_seconds", "response_format"},
+    "normagpt_get_run": {"run_id", "response_format"},
+    "normagpt_resume": {"run_id", "note", "decision", "wait_seconds", "response_format"},
+    "normagpt_search_norms": {"keywords", "expected_documents", "limit", "response_format"},
+}
+
+
+def client() -> Client:
+    return Client(build_server(["normagpt"]), read_timeout_seconds=60)
+
+
+async def test_the_four_tools_with_their_parameters_and_hints() -> None:
+    async with client() as c:
+        tools = {t.name: t for t in (await c.list_tools()).tools}
+    assert set(tools) == set(TOOLS)
+    for name, params in TOOLS.items():
+        assert set(tools[name].input_schema["properties"]) == params, name
+        assert tools[name].input_schema["additionalProperties"] is False
+        assert tools[name].output_schema is not None
+    hints = {
+        n: (t.annotations.read_only_hint, t.annotations.open_world_hint) for n, t in tools.items()
+    }
+    assert hints == {
+        "normagpt_ask": (False, True),
+        "normagpt_get_run": (True, False),
+        "normagpt_resume": (False, True),
+        "normagpt_search_norms": (True, False),
+    }
+
+
+async def test_ask_reports_each_node_and_answers_with_sources(corpus, llm) -> None:  # type: ignore[no-untyped-def]
+    llm.play(**straight_script())
+    messages: list[str] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        messages.append(message or "")
+
+    async with client() as c:
+        result = await c.call_tool(
+            "normagpt_ask",
+            {"question": QUESTION, "wait_seconds": 30},
+            progress_callback=on_progress,
+        )
+    assert not result.is_error, text_of(result)
+    text = text_of(result)
+    assert ANSWER in text
+    assert "- СП 63.13330.2018, п. 10.3.2, стр. 2" in text
+    assert "Закрытые помещения" in text
+    data = result.structured_content
+    assert data["status"] == "completed"
+    assert data["sources"][0]["url"] == f"/normagpt/pages/{data['sources'][0]['page_id']}/"
+    assert [m.split(":")[0] for m in messages if m != "queued"][-4:] == [
+        "planner", "executor", "judge → FINALIZE", "finalizer",
+    ]  # fmt: skip
+
+
+async def test_review_then_resume_through_the_tools(corpus, llm) -> None:  # type: ignore[no-untyped-def]
+    llm.play(
+        planner=[plan(COVER_STEP)],
+        executor=[step(COVER_FINDING)],
+        judge=[verdict("HUMAN_REVIEW", "Неясен класс среды.")],
+        finalizer=[final(ANSWER, ("СП 63.13330.2018", "10.3.2", 2))],
+    )
+    async with client() as c:
+        asked = await c.call_tool("normagpt_ask", {"question": QUESTION, "wait_seconds": 30})
+        run_id = asked.structured_content["run_id"]
+        assert asked.structured_content["status"] == "needs_review"
+        assert "Неясен класс среды" in text_of(asked)
+        assert f"normagpt_resume(run_id={run_id}" in text_of(asked)
+        resumed = await c.call_tool(
+            "normagpt_resume",
+            {
+                "run_id": run_id,
+                "note": "Сухое помещение.",
+                "decision": "FINALIZE",
+                "wait_seconds": 30,
+            },
+        )
+        again = await c.call_tool("normagpt_resume", {"run_id": run_id, "note": "ещё"})
+        fetched = await c.call_tool(
+            "normagpt_get_run", {"run_id": run_id, "response_format": "json"}
+        )
+    assert resumed.structured_content["status"] == "completed"
+    assert ANSWER in text_of(resumed)
+    assert again.is_error
+    assert "only a run waiting for review can be resumed" in text_of(again)
+    assert '"status": "completed"' in text_of(fetched)
+    assert [s["node"] for s in fetched.structured_content["steps"]] == [
+        "planner", "executor", "judge", "finalizer",
+    ]  # fmt: skip
+
+
+async def test_errors_reach_the_model(corpus, llm, settings) -> None:  # type: ignore[no-untyped-def]
+    async with client() as c:
+        missing = await c.call_tool("normagpt_get_run", {"run_id": 99999})
+        bad = await c.call_tool("normagpt_resume", {"run_id": 1, "note": "x", "decision": "MAYBE"})
+        short = await c.call_tool("normagpt_ask", {"question": "?"})
+        nothing = await c.call_tool("normagpt_search_norms", {"keywords": ["и", "в"]})
+    assert missing.is_error
+    assert "run 99999 does not exist" in text_of(missing)
+    assert bad.is_error
+    assert "decision" in text_of(bad)
+    assert short.is_error
+    assert "question" in text_of(short)
+    assert nothing.is_error
+    assert "keywords hold no searchable word" in text_of(nothing)
+
+
+async def test_an_unconfigured_model_fails_the_run_with_the_setting_named(corpus, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.OPENAI_BASE_URL = ""
+    settings.OPENAI_API_KEY = ""
+    async with client() as c:
+        result = await c.call_tool("normagpt_ask", {"question": QUESTION, "wait_seconds": 20})
+    assert result.structured_content["status"] == "failed"
+    assert "OPENAI_BASE_URL" in result.structured_content["error"]
+
+
+async def test_search_norms_ranks_expected_documents_first_and_marks_replaced(corpus) -> None:  # type: ignore[no-untyped-def]
+    async with client() as c:
+        result = await c.call_tool(
+            "normagpt_search_norms",
+            {
+                "keywords": ["защитный слой бетона"],
+                "expected_documents": ["СНиП 52-01"],
+                "limit": 5,
+            },
+        )
+    assert not result.is_error, text_of(result)
+    hits = result.structured_content["hits"]
+    assert hits[0]["document"] == "СНиП 52-01-2003"
+    assert hits[0]["replaced"] is True
+    assert hits[0]["replaced_by"] == "СП 63.13330.2018"
+    assert hits[0]["image_url"] == f"/normagpt/pages/{hits[0]['page_id']}/image/"
+    assert "(REPLACED by СП 63.13330.2018)" in text_of(result)
+    assert {h["document"] for h in hits[1:]} >= {"СП 63.13330.2018"}
+    assert "7.3.1" in hits[0]["clauses"]
+
+
+async def test_looking_at_a_run_whose_worker_died_restarts_it(corpus, llm) -> None:  # type: ignore[no-untyped-def]
+    from datetime import timedelta
+
+    from asgiref.sync import sync_to_async
+    from django.db import connection
+    from django.utils import timezone
+
+    from normagpt import services
+    from normagpt.models import AgentRun
+
+    llm.play(**straight_script())
+
+    def orphan() -> int:
+        run = services.run_create(question=QUESTION)  # no start: as if its worker vanished
+        AgentRun.objects.filter(pk=run.pk).update(
+            status="running", owner="dead-worker", heartbeat_at=timezone.now() - timedelta(hours=1)
+        )
+        connection.close()  # this executor thread outlives the test
+        return run.pk
+
+    run_id = await sync_to_async(orphan)()
+    async with client() as c:
+        first = await c.call_tool("normagpt_get_run", {"run_id": run_id})
+        assert first.structured_content["status"] == "running"
+        for _ in range(100):
+            result = await c.call_tool("normagpt_get_run", {"run_id": run_id})
+            if result.structured_content["status"] != "running":
+                break
+            import anyio
+
+            await anyio.sleep(0.1)
+    assert result.structured_content["status"] == "completed"
+    assert ANSWER in text_of(result)
+    assert llm.count() == {"planner": 1, "executor": 1, "judge": 1, "finalizer": 1}

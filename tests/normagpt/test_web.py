@@ -1,0 +1,271 @@
+"""The pages, the REST API and the admin of the norms agent."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.files.uploadedfile import SimpleUploadedFile
+from rest_framework.test import APIClient
+
+from normagpt import services
+from normagpt.agent.runner import run_advance
+from normagpt.models import AgentRun, NormDocument
+from tests.normagpt.scripted_llm import (
+    COVER_FINDING,
+    COVER_STEP,
+    plan,
+    step,
+    straight_script,
+    verdict,
+)
+from tests.normagpt.test_corpus import make_pdf
+
+pytestmark = pytest.mark.django_db
+
+INLINE = {"pages-TOTAL_FORMS": "0", "pages-INITIAL_FORMS": "0"}
+QUESTION = "Какая минимальная толщина защитного слоя бетона для плиты перекрытия?"
+
+
+@pytest.fixture
+def user(db):  # type: ignore[no-untyped-def]
+    return get_user_model().objects.create_user("engineer", password="pw-123456")
+
+
+@pytest.fixture
+def staff(db):  # type: ignore[no-untyped-def]
+    return get_user_model().objects.create_superuser("reviewer", password="pw-123456")
+
+
+def api(user=None) -> APIClient:  # type: ignore[no-untyped-def]
+    client = APIClient()
+    if user is not None:
+        client.force_authenticate(user)
+    return client
+
+
+def completed_run(llm, user=None) -> AgentRun:  # type: ignore[no-untyped-def]
+    llm.play(**straight_script())
+    run = services.run_create(question=QUESTION, user=user)
+    return run_advance(run_id=run.pk)
+
+
+# --- pages -----------------------------------------------------------------------------------
+
+
+def test_index_lists_runs_and_corpus_and_asks_only_signed_in_users(
+    client, corpus, llm, user
+) -> None:  # type: ignore[no-untyped-def]
+    run = completed_run(llm)
+    html = client.get("/normagpt/").content.decode()
+    assert f'href="/normagpt/runs/{run.pk}/"' in html
+    assert "СП 63.13330.2018" in html
+    assert "образец" in html
+    assert 'id="ask-form"' not in html
+    response = client.post("/normagpt/", {"question": QUESTION})
+    assert response.status_code == 302
+    assert response["Location"].startswith("/normagpt/login/")
+    assert AgentRun.objects.count() == 1
+    client.force_login(user)
+    assert 'id="ask-form"' in client.get("/normagpt/").content.decode()
+    bad = client.post("/normagpt/", {"question": "?"})
+    assert "question must be 5–2000 characters" in bad.content.decode()
+
+
+def test_run_page_shows_plan_steps_thumbnails_and_the_answer_with_page_links(
+    client, corpus, llm
+) -> None:  # type: ignore[no-untyped-def]
+    run = completed_run(llm)
+    html = client.get(f"/normagpt/runs/{run.pk}/").content.decode()
+    page_id = run.sources[0]["page_id"]
+    assert "<strong>Не менее 20 мм</strong>" in html
+    assert f'href="/normagpt/pages/{page_id}/"' in html
+    assert f'src="/normagpt/pages/{page_id}/image/"' in html
+    assert html.count('class="step"') == 4
+    assert 'data-live="0"' in html
+    live = client.get(f"/normagpt/runs/{run.pk}/live/").content.decode()
+    assert 'id="answer"' in live
+    assert "<html" not in live
+    page = client.get(f"/normagpt/pages/{page_id}/").content.decode()
+    assert "10.3.2 Минимальная толщина" in page
+    assert "образец" in page
+    image = client.get(f"/normagpt/pages/{page_id}/image/")
+    assert image.status_code == 200
+    assert image["Content-Type"] == "image/jpeg"
+    assert b"".join(image.streaming_content)[:3] == b"\xff\xd8\xff"
+    assert client.get("/normagpt/runs/999999/").status_code == 404
+    assert client.get("/normagpt/pages/999999/image/").status_code == 404
+
+
+# --- REST API --------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_api_runs_need_authentication_and_belong_to_their_user(corpus, llm, user, staff) -> None:  # type: ignore[no-untyped-def]
+    assert api().post("/api/normagpt/runs/", {"question": QUESTION}).status_code in (401, 403)
+    llm.play(**straight_script())
+    created = api(user).post("/api/normagpt/runs/", {"question": QUESTION}, format="json")
+    assert created.status_code == 202
+    run_id = created.json()["run_id"]
+    assert created.json()["status"] in ("queued", "running", "completed")
+    from tests.normagpt.test_crash import wait_until
+
+    wait_until(lambda: AgentRun.objects.get(pk=run_id).status == "completed", 20, "the run")
+    detail = api(user).get(f"/api/normagpt/runs/{run_id}/").json()
+    assert detail["sources"][0]["document"] == "СП 63.13330.2018"
+    assert [s["node"] for s in detail["steps"]] == ["planner", "executor", "judge", "finalizer"]
+    other = get_user_model().objects.create_user("other", password="pw-123456")
+    denied = api(other).get(f"/api/normagpt/runs/{run_id}/")
+    assert denied.status_code == 403
+    assert denied.json()["code"] == "permission_denied"
+    assert api(other).get("/api/normagpt/runs/").json() == {"runs": []}
+    assert [r["run_id"] for r in api(staff).get("/api/normagpt/runs/").json()["runs"]] == [run_id]
+    missing = api(user).get("/api/normagpt/runs/999999/")
+    assert missing.status_code == 404
+    assert missing.json()["code"] == "run_not_found"
+    invalid = api(user).post("/api/normagpt/runs/", {"question": "?"}, format="json")
+    assert invalid.status_code == 400
+    assert invalid.json()["code"] == "invalid_input"
+
+
+def test_api_resume_is_for_staff(corpus, llm, user, staff) -> None:  # type: ignore[no-untyped-def]
+    llm.play(
+        planner=[plan(COVER_STEP)],
+        executor=[step(COVER_FINDING)],
+        judge=[verdict("HUMAN_REVIEW", "?")],
+    )
+    run = run_advance(run_id=services.run_create(question=QUESTION).pk)
+    assert api(user).post(f"/api/normagpt/runs/{run.pk}/resume/", {"note": "x"}).status_code == 403
+    conflict = api(staff).post("/api/normagpt/runs/999999/resume/", {"note": "x"}, format="json")
+    assert conflict.status_code == 404
+    run.status = "completed"
+    run.save()
+    done = api(staff).post(f"/api/normagpt/runs/{run.pk}/resume/", {"note": "x"}, format="json")
+    assert done.status_code == 409
+    assert done.json()["code"] == "run_not_resumable"
+
+
+def test_api_documents_pages_and_search_are_public(corpus, django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
+    with django_assert_max_num_queries(3):
+        documents = api().get("/api/normagpt/documents/").json()["results"]
+    snip = next(d for d in documents if d["code"] == "СНиП 52-01-2003")
+    assert (snip["status"], snip["replaced_by"], snip["page_count"]) == (
+        "replaced",
+        "СП 63.13330.2018",
+        1,
+    )
+    sp63 = next(d for d in documents if d["code"] == "СП 63.13330.2018")
+    pages = api().get(f"/api/normagpt/documents/{sp63['id']}/pages/").json()["results"]
+    assert [p["number"] for p in pages] == [1, 2, 3]
+    assert "text" not in pages[0]
+    page = api().get(f"/api/normagpt/pages/{pages[1]['id']}/").json()
+    assert "10.3.2" in page["clauses"]
+    assert "Минимальная толщина" in page["text"]
+    assert page["image_url"] == f"/normagpt/pages/{pages[1]['id']}/image/"
+    found = (
+        api()
+        .get(
+            "/api/normagpt/search/",
+            {"keywords": ["защитный слой", "плиты"], "expected": "СП 63.13330", "limit": 2},
+        )
+        .json()
+    )
+    assert [(h["document"], h["page"], h["expected"]) for h in found["hits"]] == [
+        ("СП 63.13330.2018", 2, True),
+        ("СП 28.13330.2017", 1, False),
+    ]
+    bad = api().get("/api/normagpt/search/", {"keywords": "бетон", "limit": 99})
+    assert bad.status_code == 400
+    assert "limit" in bad.json()["message"]
+    assert api().get("/api/normagpt/documents/999/pages/").status_code == 404
+
+
+def test_openapi_schema_builds(client) -> None:  # type: ignore[no-untyped-def]
+    response = client.get("/api/schema/", {"format": "json"})
+    assert response.status_code == 200
+    from openapi_spec_validator import validate
+
+    validate(response.json())
+    paths = response.json()["paths"]
+    assert "/api/normagpt/runs/" in paths
+    assert "/api/normagpt/search/" in paths
+
+
+# --- admin -----------------------------------------------------------------------------------
+
+
+def test_admin_upload_ingests_the_pdf_and_shows_thumbnails(
+    client, staff, tmp_path, settings, django_capture_on_commit_callbacks
+) -> None:  # type: ignore[no-untyped-def]
+    settings.NORMAGPT_OCR = False
+    settings.NORMAGPT_PAGE_DPI = 40
+    client.force_login(staff)
+    pdf = make_pdf(tmp_path / "upload.pdf")
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            "/admin/normagpt/normdocument/add/",
+            {
+                "code": "СП 70.13330.2012",
+                "title": "Несущие и ограждающие конструкции",
+                "kind": "sp",
+                "status": "in_force",
+                "file": SimpleUploadedFile(
+                    "upload.pdf", pdf.read_bytes(), content_type="application/pdf"
+                ),
+                **INLINE,
+            },
+            follow=True,
+        )
+    assert response.status_code == 200
+    document = NormDocument.objects.get()
+    assert (document.ingest_status, document.page_count) == ("done", 2)
+    change = client.get(f"/admin/normagpt/normdocument/{document.pk}/change/").content.decode()
+    first = document.pages.get(number=1)
+    assert f'src="/normagpt/pages/{first.pk}/image/"' in change
+    not_pdf = client.post(
+        "/admin/normagpt/normdocument/add/",
+        {
+            "code": "X",
+            "title": "x",
+            "kind": "sp",
+            "status": "in_force",
+            "file": SimpleUploadedFile("a.txt", b"hi"),
+        },
+    )
+    assert "upload a PDF file" in not_pdf.content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_admin_review_queue_resumes_a_run_with_the_note(client, staff, corpus, llm) -> None:  # type: ignore[no-untyped-def]
+    llm.play(
+        planner=[plan(COVER_STEP)],
+        executor=[step(COVER_FINDING)],
+        judge=[verdict("HUMAN_REVIEW", "Неясен класс среды."), verdict("FINALIZE")],
+        finalizer=straight_script()["finalizer"],
+    )
+    run = run_advance(run_id=services.run_create(question=QUESTION).pk)
+    client.force_login(staff)
+    queue = client.get("/admin/normagpt/reviewqueuerun/").content.decode()
+    assert "Неясен класс среды." in queue
+    form = client.get(f"/admin/normagpt/reviewqueuerun/{run.pk}/change/").content.decode()
+    assert 'name="reviewer_note"' in form
+    response = client.post(
+        f"/admin/normagpt/reviewqueuerun/{run.pk}/change/",
+        {
+            "reviewer_note": "Сухое помещение.",
+            "decision": "",
+            "steps-TOTAL_FORMS": "0",
+            "steps-INITIAL_FORMS": "0",
+        },
+    )
+    assert response.status_code == 302
+    run.refresh_from_db()
+    # no broker in tests: the run went on on a thread of this process
+    from tests.normagpt.test_crash import wait_until
+
+    wait_until(lambda: AgentRun.objects.get(pk=run.pk).status == "completed", 20, "the resumed run")
+    run.refresh_from_db()
+    assert run.review_note == "Сухое помещение."
+    assert "Сухое помещение." in run.shared["scratchpad"]["reviewer_notes"]
+    runs_page = client.get(f"/admin/normagpt/agentrun/{run.pk}/change/").content.decode()
+    assert "judge" in runs_page
+    assert "finalizer" in runs_page
