@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint typecheck pytest worker mcp mcp-http superuser migrate bench clean
+.PHONY: run test lint typecheck pytest worker beat mcp mcp-http superuser migrate bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -49,6 +49,11 @@ worker: $(STAMP)
 	$(PY) -m celery -A config worker --loglevel INFO
 
 ## mcp: the MCP server on stdio (what a desktop client launches)
+## beat: the periodic tasks (stalled agent runs, queued Anki notes); one per deployment
+beat: $(STAMP)
+	@test -n "$$REDIS_URL" || { echo "REDIS_URL is not set: there is no broker to schedule on." >&2; exit 1; }
+	$(PY) -m celery -A config beat --loglevel INFO --schedule $(VENV)/celerybeat-schedule
+
 mcp: $(STAMP)
 	@$(PY) manage.py runmcp
 

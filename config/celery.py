@@ -31,4 +31,13 @@ app.conf.update(
     worker_redirect_stdouts=False,
 )
 
+# `make beat` (one process per deployment) runs these. Both are safe to run at any time:
+# a run's lease and a note's claim keep a second runner from doing the work twice.
+app.conf.beat_schedule = {
+    # Runs whose worker died (lease expired) resume from their last checkpoint.
+    "normagpt-runs-recover": {"task": "normagpt.runs_recover", "schedule": 60.0},
+    # Notes queued while Anki was closed, once the task's own retries are spent.
+    "anki-bridge-flush": {"task": "anki_bridge.flush", "schedule": 600.0},
+}
+
 app.autodiscover_tasks()

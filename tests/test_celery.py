@@ -56,3 +56,12 @@ def test_without_redis_url_the_same_task_runs_in_process() -> None:
     )
     assert out.returncode == 0, out.stderr.decode()
     assert out.stdout.decode().strip() == "локально"
+
+
+def test_every_periodic_task_is_a_registered_task() -> None:
+    from config.celery import app
+
+    app.loader.import_default_modules()
+    scheduled = {entry["task"] for entry in app.conf.beat_schedule.values()}
+    assert scheduled == {"normagpt.runs_recover", "anki_bridge.flush"}
+    assert scheduled <= set(app.tasks)
