@@ -7,12 +7,15 @@ from rest_framework.authtoken.views import obtain_auth_token
 
 from config import views
 from config.api import ApiRootApi, McpToolListApi
+from normagpt.views import document_file
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("normagpt/", include("normagpt.urls")),
+    # Uploaded norm PDFs, where `FileField.url` points (MEDIA_URL is not served otherwise).
+    path("media/normagpt/documents/<str:name>", document_file, name="normagpt-document-file"),
     path("api/", ApiRootApi.as_view(), name="api-root"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

@@ -10,6 +10,9 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+# Served back at MEDIA_URL + this prefix by normagpt.views.document_file.
+DOCUMENT_UPLOAD_TO = "normagpt/documents/"
+
 
 class NormDocument(models.Model):
     class Kind(models.TextChoices):
@@ -37,7 +40,7 @@ class NormDocument(models.Model):
     replaced_by = models.ForeignKey(
         "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="replaces"
     )
-    file = models.FileField(upload_to="normagpt/documents/", blank=True)
+    file = models.FileField(upload_to=DOCUMENT_UPLOAD_TO, blank=True)
     is_sample = models.BooleanField(default=False, help_text="demo corpus, not a real norm")
     ingest_status = models.CharField(max_length=8, choices=Ingest.choices, default=Ingest.PENDING)
     ingest_error = models.TextField(blank=True)

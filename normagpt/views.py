@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from config.exceptions import DomainError
 from normagpt import selectors, services
 from normagpt.formatting import markdown_html
-from normagpt.models import AgentRun
+from normagpt.models import DOCUMENT_UPLOAD_TO, AgentRun, NormDocument
 from normagpt.tasks import run_dispatch
 
 RECENT_RUNS = 20
@@ -83,6 +83,19 @@ def page_detail(request: HttpRequest, page_id: int) -> HttpResponse:
     except DomainError as exc:
         raise Http404(exc.message) from exc
     return render(request, "normagpt/page.html", {"page": page})
+
+
+@require_GET
+def document_file(request: HttpRequest, name: str) -> FileResponse:
+    """An uploaded norm PDF at its MEDIA_URL (what the admin links to); only known files."""
+    document = NormDocument.objects.filter(file=f"{DOCUMENT_UPLOAD_TO}{name}").first()
+    if document is None or not document.file:
+        raise Http404("no such document file")
+    try:
+        handle = document.file.open("rb")
+    except FileNotFoundError as exc:
+        raise Http404("the document file is missing from storage") from exc
+    return FileResponse(handle, content_type="application/pdf", filename=name)
 
 
 @require_GET

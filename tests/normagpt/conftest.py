@@ -12,9 +12,8 @@ from tests.normagpt.scripted_llm import ScriptedLLM
 
 @pytest.fixture(autouse=True)
 def normagpt_settings(settings, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    """Private media, page URLs mounted, fast retries, no OCR unless a test asks."""
+    """Private media, fast retries, no OCR unless a test asks."""
     settings.MEDIA_ROOT = tmp_path / "media"
-    settings.ROOT_URLCONF = "tests.normagpt.urls"
     settings.NORMAGPT_LLM_BACKOFF = 0.01
     settings.NORMAGPT_LLM_TIMEOUT = 5
     settings.NORMAGPT_RUN_LEASE_SECONDS = 30

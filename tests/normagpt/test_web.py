@@ -221,6 +221,14 @@ def test_admin_upload_ingests_the_pdf_and_shows_thumbnails(
     change = client.get(f"/admin/normagpt/normdocument/{document.pk}/change/").content.decode()
     first = document.pages.get(number=1)
     assert f'src="/normagpt/pages/{first.pk}/image/"' in change
+    # The admin's "Currently: …" link to the uploaded PDF works.
+    assert f'href="{document.file.url}"' in change
+    served = client.get(document.file.url)
+    assert served.status_code == 200
+    assert served["Content-Type"] == "application/pdf"
+    assert b"".join(served.streaming_content) == pdf.read_bytes()
+    assert client.get("/media/normagpt/documents/other.pdf").status_code == 404
+    assert client.get("/media/normagpt/documents/..%2F..%2Fsettings.py").status_code == 404
     not_pdf = client.post(
         "/admin/normagpt/normdocument/add/",
         {
