@@ -7,7 +7,7 @@ import sys
 
 def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    from config.stdio import divert_stdout, wants_stdio
+    from core.stdio import divert_stdout, wants_stdio
 
     if wants_stdio(sys.argv):
         divert_stdout()  # stdout belongs to the MCP protocol: nothing else may write there

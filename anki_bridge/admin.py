@@ -8,7 +8,7 @@ from django.http import HttpRequest
 
 from anki_bridge.journal import notes_resend
 from anki_bridge.models import Media, Note
-from config.exceptions import DomainError
+from core.exceptions import DomainError
 
 
 @admin.register(Note)

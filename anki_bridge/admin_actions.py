@@ -12,7 +12,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from anki_bridge.problem_cards import PROBLEMS_MAX, problems_add
-from config.exceptions import DomainError
+from core.exceptions import DomainError
 
 
 @admin.action(description="Send to Anki (one note per problem)")

@@ -28,7 +28,7 @@ from anki_bridge.images import (
 )
 from anki_bridge.journal import Draft
 from anki_bridge.schemas import ImageSpec, NoteInput
-from config.exceptions import InvalidInput
+from core.exceptions import InvalidInput
 
 SERVICE_KEYS = ("tags", "images", "dedup_key")
 FETCH_WORKERS = 8

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from config.exceptions import NotConfigured, NotFound, UpstreamError
+from core.exceptions import NotConfigured, NotFound, UpstreamError
 
 ANKI = "Anki"
 SEARCH = "search API"

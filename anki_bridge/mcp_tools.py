@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from anki_bridge import problem_cards, schemas, search, services
 from anki_bridge.schemas import NoteInput, ProblemRef
-from config.mcp_registry import ToolRegistry
+from core.registry import ToolRegistry
 
 registry = ToolRegistry(
     app="anki_bridge",

@@ -20,7 +20,7 @@ from anki_bridge.drafts import tags_clean, validation_message
 from anki_bridge.notemodel import DEFAULT_MODEL
 from anki_bridge.schemas import AddNotesResult, ImageSpec, NoteDetail, NoteInput, ProblemRef
 from anki_bridge.services import notes_add_from_model, result_make
-from config.exceptions import InvalidInput
+from core.exceptions import InvalidInput
 from problems.formatting import problem_url
 from problems.services import problems_get_many
 from problems.subjects import Site, site_resolve

@@ -16,7 +16,7 @@ from django.conf import settings
 
 from anki_bridge.exceptions import SearchNotConfigured, SearchUnavailable
 from anki_bridge.schemas import SearchResponse, SearchResult
-from config.exceptions import InvalidInput
+from core.exceptions import InvalidInput
 
 QUERY_MAX = 2000
 LIMIT_MAX = 100

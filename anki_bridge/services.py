@@ -20,7 +20,7 @@ from anki_bridge.exceptions import AnkiError, AnkiModelNotFound, AnkiUnavailable
 from anki_bridge.journal import dedup_sent, notes_submit
 from anki_bridge.notemodel import DEFAULT_MODEL, NoteModel, fields_normalize
 from anki_bridge.schemas import AddNotesResult, NoteDetail, NoteInput
-from config.exceptions import InvalidInput
+from core.exceptions import InvalidInput
 
 NAME_MAX = 255
 NOTE_IDS_MAX = 500

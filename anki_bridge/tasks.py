@@ -6,6 +6,7 @@ import logging
 from dataclasses import asdict
 from typing import Any
 
+from celery import current_app as app
 from celery import shared_task
 from django.conf import settings
 from django.core.cache import cache
@@ -14,7 +15,6 @@ from django.db import transaction
 from anki_bridge import journal
 from anki_bridge.exceptions import AnkiUnavailable
 from anki_bridge.signals import notes_queued
-from config.celery import app
 
 logger = logging.getLogger(__name__)
 

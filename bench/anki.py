@@ -45,7 +45,7 @@ from PIL import Image  # noqa: E402
 
 from anki_bridge.models import Media, Note  # noqa: E402
 from bench.common import print_table  # noqa: E402
-from config.mcp_server import build_server  # noqa: E402
+from core.mcp_server import build_server  # noqa: E402
 from tests.anki_bridge.ankiconnect_server import FakeAnki  # noqa: E402
 
 MODEL = "Поля для ChatGPT"

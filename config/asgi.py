@@ -18,8 +18,8 @@ from django.conf import settings  # noqa: E402 (after Django is set up)
 from starlette.routing import Mount  # noqa: E402
 from starlette.types import ASGIApp  # noqa: E402
 
-from config.mcp_http import mcp_http_app  # noqa: E402
-from config.mcp_server import build_server  # noqa: E402
+from core.mcp_http import mcp_http_app  # noqa: E402
+from core.mcp_server import build_server  # noqa: E402
 
 
 def build_application() -> ASGIApp:

@@ -234,7 +234,7 @@ REST_FRAMEWORK = {
         "user": env_str("API_THROTTLE_USER", "1200/minute"),
     },
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "config.api.exception_handler",
+    "EXCEPTION_HANDLER": "core.api.exception_handler",
 }
 
 SPECTACULAR_SETTINGS = {

@@ -11,9 +11,9 @@ from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
-from config.health import health_report
-from config.mcp_http import MCP_PATH
-from config.mcp_server import load_registries
+from core.health import health_report
+from core.mcp_http import MCP_PATH
+from core.mcp_server import load_registries
 
 
 @require_GET

@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from config.exceptions import DomainError
+from core.exceptions import DomainError
 from normagpt import services
 from normagpt.formatting import markdown_html, url_or_none
 from normagpt.models import AgentRun, AgentStep, LlmCall, NormDocument, NormPage, ReviewQueueRun

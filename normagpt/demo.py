@@ -16,7 +16,7 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen import canvas
 
-from config.exceptions import NotConfigured
+from core.exceptions import NotConfigured
 from normagpt.ingest import document_ingest, document_save
 from normagpt.models import NormDocument
 

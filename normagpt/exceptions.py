@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from config.exceptions import Conflict, InvalidInput, NotConfigured, NotFound, UpstreamError
+from core.exceptions import Conflict, InvalidInput, NotConfigured, NotFound, UpstreamError
 
 LLM_SERVICE = "the language model (OPENAI_BASE_URL)"
 

@@ -14,7 +14,7 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
-from config.mcp_registry import ToolRegistry
+from core.registry import ToolRegistry
 from normagpt import formatting, schemas, selectors, services
 from normagpt.models import AgentRun
 from normagpt.tasks import run_dispatch

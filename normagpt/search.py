@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import connection
 
-from config.exceptions import InvalidInput
+from core.exceptions import InvalidInput
 from normagpt.models import NormDocument, NormPage
 from normagpt.parsing import code_matches, search_normalize, search_terms, snippet
 

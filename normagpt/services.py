@@ -12,7 +12,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from config.exceptions import InvalidInput
+from core.exceptions import InvalidInput
 from normagpt import selectors
 from normagpt.agent.runner import run_advance, run_fail
 from normagpt.agent.store import store_new

@@ -11,11 +11,11 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from celery import current_app as app
 from celery import shared_task
 from celery.signals import worker_ready
 
-from config.celery import app
-from config.exceptions import UpstreamError
+from core.exceptions import UpstreamError
 from normagpt import selectors
 from normagpt.agent.runner import run_advance, run_fail, run_in_thread
 from normagpt.ingest import document_ingest

@@ -9,7 +9,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
-from config.exceptions import DomainError
+from core.exceptions import DomainError
 from normagpt import selectors, services
 from normagpt.formatting import markdown_html
 from normagpt.models import DOCUMENT_UPLOAD_TO, AgentRun, NormDocument

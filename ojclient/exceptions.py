@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from config.exceptions import InvalidInput, NotConfigured, NotFound, UpstreamError
+from core.exceptions import InvalidInput, NotConfigured, NotFound, UpstreamError
 
 SERVICE = "OJ API"
 

@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from config.mcp_registry import ToolRegistry
+from core.registry import ToolRegistry
 from ojclient import services
 from ojclient.formatting import (
     daily_fetching_render,

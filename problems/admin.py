@@ -10,7 +10,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 from anki_bridge.admin_actions import send_problems_to_anki
-from config.exceptions import DomainError
+from core.exceptions import DomainError
 from problems import services
 from problems.formatting import problem_url
 from problems.models import Category, Problem, Test, Topic

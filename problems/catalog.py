@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from config.exceptions import InvalidInput
+from core.exceptions import InvalidInput
 from problems import selectors
 from problems.client import SdamgiaClient, run_with_client, site_base_url
 from problems.entities import CatalogTopic, ParsedProblem, TestPage

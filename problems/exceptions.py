@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from config.exceptions import InvalidInput, NotFound, UpstreamError
+from core.exceptions import InvalidInput, NotFound, UpstreamError
 
 SERVICE = "СДАМ ГИА"
 

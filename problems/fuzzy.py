@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from django.db.models import Count, Max
 
-from config.exceptions import DomainError, InvalidInput
+from core.exceptions import DomainError, InvalidInput
 from problems.client import SdamgiaClient, gather_settled, run_with_client, site_base_url
 from problems.entities import ListingPage
 from problems.matching import Candidate, Query, distinctive_phrases, rank

@@ -13,7 +13,7 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
-from config.mcp_registry import ToolRegistry
+from core.registry import ToolRegistry
 from problems import catalog, formatting, fuzzy, schemas, services
 from problems.subjects import site_resolve
 from problems.tasks import fetch_missing_fanout

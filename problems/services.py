@@ -19,7 +19,7 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
-from config.exceptions import DomainError, InvalidInput
+from core.exceptions import DomainError, InvalidInput
 from problems import selectors
 from problems.client import SdamgiaClient, gather_settled, run_with_client, site_base_url
 from problems.entities import ParsedProblem

@@ -6,11 +6,11 @@ import logging
 import time
 from collections.abc import Sequence
 
+from celery import current_app as app
 from celery import group, shared_task
 from celery.result import GroupResult
 
-from config.celery import app
-from config.exceptions import DomainError, UpstreamError
+from core.exceptions import DomainError, UpstreamError
 from problems import catalog, services
 from problems.exceptions import SdamgiaUnavailable
 from problems.services import Progress

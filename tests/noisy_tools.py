@@ -4,7 +4,7 @@ import logging
 import sys
 import warnings
 
-from config.mcp_registry import ToolRegistry
+from core.registry import ToolRegistry
 
 registry = ToolRegistry(app="noisy", title="Noise")
 logger = logging.getLogger("tests.noisy")

@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.test import APIClient
 from rest_framework.views import APIView
 
-from config.exceptions import InvalidInput, UpstreamError
+from core.exceptions import InvalidInput, UpstreamError
 
 
 class EchoApi(APIView):

@@ -8,9 +8,9 @@ import pytest
 from mcp import Client
 from mcp.server.mcpserver import MCPServer
 
-from config.exceptions import NotFound, UpstreamError
-from config.mcp_registry import ToolRegistry
-from config.mcp_server import build_server, build_tool, load_registries
+from core.exceptions import NotFound, UpstreamError
+from core.mcp_server import build_server, build_tool, load_registries
+from core.registry import ToolRegistry
 from tests.conftest import text_of
 
 pytestmark = pytest.mark.anyio
@@ -76,7 +76,7 @@ async def test_domain_errors_reach_the_model_verbatim_and_crashes_stay_in_the_lo
         """Fails with an unexpected error."""
         raise RuntimeError("secret internal detail")
 
-    caplog.set_level(logging.ERROR, logger="config.mcp_server")
+    caplog.set_level(logging.ERROR, logger="core.mcp_server")
     async with Client(crashing_server(registry)) as client:
         missing_result = await client.call_tool("missing", {})
         upstream_result = await client.call_tool("upstream", {})

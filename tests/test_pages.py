@@ -7,7 +7,7 @@ import json
 import pytest
 from django.utils.html import escape
 
-from config.mcp_server import tool_specs
+from core.mcp_server import tool_specs
 from tests.conftest import ROOT
 
 

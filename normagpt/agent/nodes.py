@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 from typing import Any, ClassVar
 
-from config.exceptions import InvalidInput
+from core.exceptions import InvalidInput
 from normagpt.agent.context import NodeContext
 from normagpt.agent.store import Store, citations_check, findings_all
 from normagpt.models import NormDocument, NormPage

@@ -16,7 +16,7 @@ from mcp import Client
 from anki_bridge import journal, services, tasks
 from anki_bridge.exceptions import AnkiError, AnkiUnavailable
 from anki_bridge.models import Media, Note
-from config.mcp_server import build_server
+from core.mcp_server import build_server
 from tests.anki_bridge.ankiconnect_server import FakeAnki
 from tests.anki_bridge.conftest import png_base64
 from tests.conftest import text_of

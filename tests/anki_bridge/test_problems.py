@@ -11,7 +11,7 @@ from mcp import Client
 from pytest_httpserver import HTTPServer
 
 from anki_bridge.admin_actions import send_problems_to_anki
-from config.mcp_server import build_server
+from core.mcp_server import build_server
 from problems.models import Problem
 from tests.anki_bridge.ankiconnect_server import FakeAnki
 from tests.anki_bridge.conftest import image_size, png_bytes

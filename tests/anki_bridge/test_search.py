@@ -9,7 +9,7 @@ import pytest
 from mcp import Client
 from pytest_httpserver import HTTPServer
 
-from config.mcp_server import build_server
+from core.mcp_server import build_server
 from tests.conftest import text_of
 
 pytestmark = pytest.mark.anyio

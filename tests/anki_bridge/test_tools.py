@@ -11,7 +11,7 @@ import pytest
 from mcp import Client
 
 from anki_bridge.notemodel import DEFAULT_CSS, DEFAULT_FIELDS, DEFAULT_TEMPLATES
-from config.mcp_server import build_server
+from core.mcp_server import build_server
 from tests.anki_bridge.ankiconnect_server import FakeAnki
 from tests.anki_bridge.conftest import image_format, image_size, png_base64, png_bytes
 from tests.conftest import text_of

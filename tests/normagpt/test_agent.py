@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from config.exceptions import InvalidInput
+from core.exceptions import InvalidInput
 from normagpt import services
 from normagpt.agent.runner import run_advance
 from normagpt.exceptions import LlmUnavailable, RunNotFound, RunNotResumable

@@ -14,7 +14,7 @@ from reportlab.lib.pagesizes import A4
 from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen import canvas
 
-from config.exceptions import InvalidInput
+from core.exceptions import InvalidInput
 from normagpt import services
 from normagpt.demo import FONT_CANDIDATES, cyrillic_font
 from normagpt.exceptions import BadPdf

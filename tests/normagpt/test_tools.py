@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from mcp import Client
 
-from config.mcp_server import build_server
+from core.mcp_server import build_server
 from tests.conftest import text_of
 from tests.normagpt.scripted_llm import (
     ANSWER,

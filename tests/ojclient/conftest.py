@@ -17,7 +17,7 @@ from mcp.server.mcpserver import MCPServer
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
-from config.mcp_server import build_server
+from core.mcp_server import build_server
 from tests.conftest import text_of
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -10,7 +10,7 @@ import anyio
 import pytest
 from mcp import Client
 
-from config.mcp_server import build_server
+from core.mcp_server import build_server
 from tests.ojclient.conftest import TOKEN, Backend, call, fixture
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from config.exceptions import InvalidInput
+from core.exceptions import InvalidInput
 from problems import catalog, fuzzy, services
 from problems.exceptions import ProblemNotFound
 from problems.models import Category, CategoryProblem, Problem

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from config.exceptions import InvalidInput
+from core.exceptions import InvalidInput
 from problems.subjects import site_resolve, sites_all
 
 

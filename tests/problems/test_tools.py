@@ -7,7 +7,7 @@ import json
 import pytest
 from mcp import Client
 
-from config.mcp_server import build_server
+from core.mcp_server import build_server
 from tests.conftest import text_of
 from tests.problems.blocks import block, id_only, listing, search_results
 

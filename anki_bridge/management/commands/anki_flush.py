@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from anki_bridge.journal import notes_flush
-from config.exceptions import DomainError
+from core.exceptions import DomainError
 
 
 class Command(BaseCommand):

@@ -9,9 +9,9 @@ import uvicorn
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from config.mcp_http import MCP_PATH, is_loopback, mcp_http_app, require_token_for
-from config.mcp_server import build_server, tool_specs
-from config.stdio import restore_stdout, stdout_to_stderr
+from core.mcp_http import MCP_PATH, is_loopback, mcp_http_app, require_token_for
+from core.mcp_server import build_server, tool_specs
+from core.stdio import restore_stdout, stdout_to_stderr
 
 logger = logging.getLogger(__name__)
 

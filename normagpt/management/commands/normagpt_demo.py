@@ -9,7 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from config.exceptions import DomainError
+from core.exceptions import DomainError
 from normagpt.demo import demo_corpus_load
 from normagpt.models import NormDocument
 

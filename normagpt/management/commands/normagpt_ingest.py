@@ -9,7 +9,7 @@ from django.core.files import File
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from config.exceptions import DomainError
+from core.exceptions import DomainError
 from normagpt import services
 from normagpt.models import NormDocument
 

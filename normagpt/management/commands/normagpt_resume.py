@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from config.exceptions import DomainError
+from core.exceptions import DomainError
 from normagpt import selectors, services
 from normagpt.models import AgentRun
 from normagpt.tasks import run_dispatch
@@ -51,6 +51,6 @@ class Command(BaseCommand):
 
 
 def _in_process() -> bool:
-    from config.celery import app
+    from celery import current_app as app
 
     return bool(app.conf.task_always_eager)

@@ -5,13 +5,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from celery import current_app as app
 from celery.result import AsyncResult
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from config.celery import app
-from config.exceptions import DomainError
+from core.exceptions import DomainError
 from problems import catalog, selectors
 from problems.models import Category
 from problems.subjects import site_resolve

@@ -25,8 +25,8 @@ from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetad
 from mcp_types import ToolAnnotations
 from pydantic import ConfigDict, ValidationError
 
-from config.exceptions import DomainError
-from config.mcp_registry import ToolRegistry, ToolSpec
+from core.exceptions import DomainError
+from core.registry import ToolRegistry, ToolSpec
 
 logger = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """How an app declares its MCP tools.
 
 Each app's `mcp_tools.py` holds one `ToolRegistry` named `registry` and decorates its
-tool functions with `@registry.tool(...)`. `config.mcp_server` gathers the registries
+tool functions with `@registry.tool(...)`. `core.mcp_server` gathers the registries
 listed in `settings.MCP_TOOL_MODULES` into one server, the way `urls.py` gathers URLconfs.
 The decorator only records the tool: the function stays a plain, testable function.
 """
