@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, BinaryIO
 
 _wire_fd: int | None = None
 
@@ -63,3 +63,18 @@ async def stdout_to_stderr(_: Any) -> AsyncIterator[None]:
         yield
     finally:
         sys.stdout = saved
+
+
+def take_wire() -> BinaryIO:
+    """The protocol's stdout: the private duplicate of descriptor 1 kept by `divert_stdout`.
+
+    Descriptor 1 itself keeps pointing at stderr for the whole life of the server, so that
+    nothing but protocol lines can reach the client (a print, a C library, a child process).
+    Without a diversion (a caller that did not go through manage.py) a duplicate is taken.
+    """
+    global _wire_fd
+    divert_stdout()  # no-op when manage.py already diverted descriptor 1
+    fd, _wire_fd = _wire_fd, None
+    if fd is None:
+        raise RuntimeError("the stdout wire was already taken")
+    return os.fdopen(fd, "wb", buffering=0)

@@ -5,13 +5,15 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import anyio
 import uvicorn
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from core.mcp_http import MCP_PATH, is_loopback, mcp_http_app, require_token_for
 from core.mcp_server import build_server, tool_specs
-from core.stdio import restore_stdout, stdout_to_stderr
+from core.stdio import stdout_to_stderr
+from core.stdio_transport import serve_stdio
 
 logger = logging.getLogger(__name__)
 
@@ -73,8 +75,7 @@ class Command(BaseCommand):
             if options["transport"] == "stdio":
                 logger.info("MCP server on stdio (apps: %s)", ", ".join(apps or ["all"]))
                 server = build_server(apps, lifespan=stdout_to_stderr)
-                restore_stdout()  # the SDK claims the wire and diverts fd 1 again
-                server.run("stdio")
+                anyio.run(serve_stdio, server)
             else:
                 self._serve_http(apps, host=options["host"], port=options["port"])
         except ValueError as exc:

@@ -1,0 +1,169 @@
+"""Over raw stdio every request gets a reply, even a line the SDK cannot read."""
+
+from __future__ import annotations
+
+import json
+import select
+import subprocess
+from collections.abc import Iterator
+
+import pytest
+from mcp.server.lowlevel.server import Server
+from mcp.server.mcpserver import MCPServer
+
+from core.stdio_transport import find_top_level_id, rejection
+from tests.conftest import MANAGE, PYTHON, ROOT, subprocess_env
+
+REPLY_WITHIN = 2.0  # seconds a client may wait for any reply (the issue's bound)
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"},
+    },
+}
+
+
+def call(message_id: int | str, name: str) -> str:
+    return json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": message_id,
+            "method": "tools/call",
+            "params": {"name": "greet", "arguments": {"name": name}},
+        }
+    )
+
+
+def greet_with(message_id: int, raw_name: str) -> str:
+    """A tools/call line whose name argument is `raw_name`, written as raw JSON text."""
+    return (
+        f'{{"jsonrpc":"2.0","id":{message_id},"method":"tools/call",'
+        f'"params":{{"name":"greet","arguments":{{"name":{raw_name}}}}}}}'
+    )
+
+
+BAD_LINES = {
+    "lone surrogate": (7, greet_with(7, '"\\ud800"')),
+    "nesting 10,000 deep": (8, greet_with(8, "[" * 10_000 + "]" * 10_000)),
+    "5,000-digit number": (9, greet_with(9, "9" * 5_000)),
+    "not JSON": (None, "hello, server"),
+    "a JSON array": (None, "[1, 2, 3]"),
+    "a JSON number": (None, "42"),
+    "truncated object": (None, '{"jsonrpc":"2.0","id":'),
+}
+
+
+class RawStdio:
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        self.proc = proc
+
+    def send(self, line: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line.encode("utf-8") + b"\n")
+        self.proc.stdin.flush()
+
+    def reply(self, timeout: float = REPLY_WITHIN) -> dict[str, object]:
+        """The next line on stdout, parsed; fails when none arrives within `timeout`."""
+        assert self.proc.stdout is not None
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        if not ready:
+            pytest.fail(f"no reply within {timeout} s")
+        line = self.proc.stdout.readline()
+        assert line, "the server closed stdout"
+        data = json.loads(line)  # nothing but JSON-RPC reaches stdout
+        assert data["jsonrpc"] == "2.0"
+        return data  # type: ignore[no-any-return]
+
+    def no_reply(self, timeout: float = 0.5) -> bool:
+        assert self.proc.stdout is not None
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        return not ready
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[RawStdio]:
+    proc = subprocess.Popen(
+        [PYTHON, MANAGE, "runmcp", "--apps", "anki_bridge"],
+        cwd=ROOT,
+        env=subprocess_env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    raw = RawStdio(proc)
+    try:
+        raw.send(json.dumps(INITIALIZE))
+        assert "result" in raw.reply(timeout=60)
+        raw.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        yield raw
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+@pytest.mark.parametrize("case", list(BAD_LINES))
+def test_an_unreadable_line_gets_an_error_reply_and_the_next_call_works(
+    server: RawStdio, case: str
+) -> None:
+    expected_id, line = BAD_LINES[case]
+    server.send(line)
+    error = server.reply()
+    assert error["id"] == expected_id
+    code = error["error"]["code"]  # type: ignore[index]
+    assert code in (-32700, -32600)
+    if case == "not JSON":
+        assert code == -32700
+
+    server.send(call(100, "Алиса"))
+    ok = server.reply()
+    assert ok["id"] == 100
+    assert ok["result"]["content"][0]["text"] == "Привет, Алиса! Я твой MCP-сервер."  # type: ignore[index]
+
+
+def test_blank_lines_and_bad_notifications_get_no_reply_and_break_nothing(
+    server: RawStdio,
+) -> None:
+    server.send("")
+    server.send("   ")
+    server.send(
+        '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"x":' + "9" * 5000 + "}}"
+    )
+    assert server.no_reply()
+    server.send(call("s-1", "Боб"))
+    assert server.reply()["id"] == "s-1"
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ('{"jsonrpc":"2.0","id":5,"method":"x"}', 5),
+        ('{"id": "abc", "method":"x"}', "abc"),
+        ('{"params":{"id":3},"id":4}', 4),  # a nested id is not the request's
+        ('{"params":{"id":3}}', None),
+        ('{"method":"x","params":"\\"id\\": 2"}', None),  # inside a string
+        ('{"id":' + "1" * 40 + "}", None),  # not a usable id
+        ('{"id":1.5}', None),
+        ('[{"id":1}]', None),
+        ('{"id":"unterminated', None),
+        ('{"a":[' + "[" * 5000 + "]" * 5000 + '],"id":12}', 12),
+    ],
+)
+def test_the_request_id_is_found_without_parsing_the_line(line: str, expected: object) -> None:
+    assert find_top_level_id(line) == expected
+
+
+def test_a_valid_message_is_left_to_the_sdk() -> None:
+    assert rejection(call(1, "x")) is None
+    assert rejection('{"jsonrpc":"2.0","method":"notifications/initialized"}') is None
+
+
+def test_the_sdk_attribute_the_transport_relies_on_is_still_there() -> None:
+    """Pin: `serve_stdio` runs `MCPServer._lowlevel_server` on our streams (mcp 2.3)."""
+    server = MCPServer("pin")
+    assert isinstance(server._lowlevel_server, Server)
+    assert callable(server._lowlevel_server.create_initialization_options)
