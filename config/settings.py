@@ -263,12 +263,19 @@ MCP_HTTP_TOKEN = env_str("MCP_HTTP_TOKEN")
 MCP_HTTP_HOST = env_str("MCP_HTTP_HOST", "127.0.0.1")
 # 8765 belongs to AnkiConnect, 8000 to `make run`.
 MCP_HTTP_PORT = env_int("MCP_HTTP_PORT", 8001)
+# Streamable HTTP sessions: closed after this many idle seconds; at most this many open.
+MCP_HTTP_SESSION_IDLE_SECONDS = env_int("MCP_HTTP_SESSION_IDLE_SECONDS", 30 * 60)
+MCP_HTTP_MAX_SESSIONS = env_int("MCP_HTTP_MAX_SESSIONS", 10_000)
+if MCP_HTTP_SESSION_IDLE_SECONDS < 1:
+    raise ImproperlyConfigured("MCP_HTTP_SESSION_IDLE_SECONDS must be at least 1")
 
 # --- problems: the СДАМ ГИА sites ------------------------------------------------------
 
 # {subject} and {exam} are filled in: https://math-ege.sdamgia.ru. Tests point it at 127.0.0.1.
 SDAMGIA_URL_TEMPLATE = env_str("SDAMGIA_URL_TEMPLATE", "https://{subject}-{exam}.sdamgia.ru")
 SDAMGIA_TIMEOUT = float(env_str("SDAMGIA_TIMEOUT", "10"))
+# Seconds for a whole page fetch: every attempt, back-off, redirect and the body.
+SDAMGIA_DEADLINE = float(env_str("SDAMGIA_DEADLINE", "30"))
 SDAMGIA_MAX_CONCURRENCY_PER_HOST = env_int("SDAMGIA_MAX_CONCURRENCY_PER_HOST", 4)
 SDAMGIA_MIN_INTERVAL = float(env_str("SDAMGIA_MIN_INTERVAL", "0.25"))  # seconds between requests
 SDAMGIA_RETRIES = env_int("SDAMGIA_RETRIES", 2)

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import ctypes
+import gc
 import hmac
 import ipaddress
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
+from django.conf import settings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
@@ -93,10 +99,47 @@ def mcp_http_app(
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         transport_security=transport_security(allowed_hosts),
+        # An abandoned session is closed after this idle time, so clients that never say
+        # goodbye cannot grow the server's memory without bound.
+        session_idle_timeout=float(settings.MCP_HTTP_SESSION_IDLE_SECONDS),
+        max_sessions=settings.MCP_HTTP_MAX_SESSIONS,
     )
     if token or token_required:
         app.add_middleware(BearerTokenMiddleware, token=token, protected_prefix=MCP_PATH)
+    serve = app.router.lifespan_context
+    interval = min(max(settings.MCP_HTTP_SESSION_IDLE_SECONDS / 2, 1.0), 60.0)
+
+    @asynccontextmanager
+    async def lifespan(starlette: Starlette) -> AsyncIterator[Any]:
+        async with serve(starlette) as state, anyio.create_task_group() as tasks:
+            tasks.start_soon(release_memory_every, interval)
+            yield state
+            tasks.cancel_scope.cancel()
+
+    app.router.lifespan_context = lifespan
     return app
+
+
+async def release_memory_every(seconds: float) -> None:
+    """Give memory freed by expired sessions back to the operating system.
+
+    Python keeps freed objects' memory in its allocator for reuse; after a wave of
+    abandoned sessions has been reaped, a collection and glibc's `malloc_trim` let the
+    resident size come back down instead of staying at the wave's peak.
+    """
+    trim = _malloc_trim()
+    while True:
+        await anyio.sleep(seconds)
+        gc.collect()
+        if trim is not None:
+            trim(0)
+
+
+def _malloc_trim() -> Any:
+    try:
+        return ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None  # not glibc: the collection alone
 
 
 def require_token_for(host: str, token: str) -> None:

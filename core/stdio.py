@@ -17,16 +17,34 @@ from typing import Any, BinaryIO
 _wire_fd: int | None = None
 
 
-def wants_stdio(argv: list[str]) -> bool:
-    """True when `argv` runs `runmcp` on the stdio transport (not `--list`, not HTTP)."""
+def runmcp_transport(argv: list[str]) -> str | None:
+    """The transport `argv` serves MCP on ("stdio", "http"); None for anything else."""
     if len(argv) < 2 or argv[1] != "runmcp":
-        return False
+        return None
     args = argv[2:]
     if "--list" in args or "--help" in args or "-h" in args:
-        return False
+        return None
     transports = [a.split("=", 1)[1] for a in args if a.startswith("--transport=")]
     transports += [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--transport"]
-    return all(t == "stdio" for t in transports)
+    return transports[-1] if transports else "stdio"
+
+
+def wants_stdio(argv: list[str]) -> bool:
+    """True when `argv` runs `runmcp` on the stdio transport (not `--list`, not HTTP)."""
+    return runmcp_transport(argv) == "stdio"
+
+
+def use_system_allocator(argv: list[str]) -> None:
+    """Re-execute a long-lived HTTP server on the C allocator (`PYTHONMALLOC=malloc`).
+
+    Python's own allocator keeps the memory of freed objects in arenas that one surviving
+    object pins; after a wave of abandoned MCP sessions expires, the resident size would
+    stay at the wave's peak. On the C allocator the periodic trim in `core.mcp_http`
+    gives it back. An explicit PYTHONMALLOC is left alone.
+    """
+    if runmcp_transport(argv) == "http" and "PYTHONMALLOC" not in os.environ:
+        os.environ["PYTHONMALLOC"] = "malloc"
+        os.execv(sys.executable, [sys.executable, *argv])  # noqa: S606 (same program)
 
 
 def divert_stdout() -> None:

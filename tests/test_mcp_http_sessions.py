@@ -1,0 +1,101 @@
+"""Abandoned streamable HTTP sessions expire: the server's memory comes back down."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import httpx
+
+from tests.conftest import MANAGE, PYTHON, free_port, wait_for_http
+
+IDLE_SECONDS = 2
+SESSIONS = 2_000
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "abandoning-client", "version": "1"},
+    },
+}
+HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+async def open_sessions(url: str, count: int) -> set[str]:
+    """`count` sessions, each initialized and then abandoned (never deleted)."""
+    limit = asyncio.Semaphore(16)
+    ids: set[str] = set()
+
+    async def one(client: httpx.AsyncClient) -> None:
+        async with limit:
+            response = await client.post(url, json=INITIALIZE, headers=HEADERS)
+            assert response.status_code == 200, response.text
+            ids.add(response.headers["mcp-session-id"])
+
+    async with httpx.AsyncClient(timeout=30) as client:
+        await asyncio.gather(*(one(client) for _ in range(count)))
+    return ids
+
+
+def settled_rss(pid: int) -> int:
+    """RSS once the idle sessions have been reaped (idle time plus a margin)."""
+    time.sleep(IDLE_SECONDS + 3)
+    return rss_kib(pid)
+
+
+def test_two_thousand_abandoned_sessions_give_their_memory_back(spawn) -> None:  # type: ignore[no-untyped-def]
+    port = free_port()
+    proc = spawn(
+        [
+            PYTHON,
+            MANAGE,
+            "runmcp",
+            "--transport",
+            "http",
+            "--port",
+            str(port),
+            "--apps",
+            "anki_bridge",
+        ],
+        MCP_HTTP_SESSION_IDLE_SECONDS=str(IDLE_SECONDS),
+        DJANGO_LOG_LEVEL="WARNING",  # the pipe nobody reads must not fill up with INFO lines
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+    wait_for_http(url, proc)
+    # Warm up: the first sessions load code and grow the allocator's pools once.
+    asyncio.run(open_sessions(url, 200))
+    start = settled_rss(proc.pid)
+
+    ids = asyncio.run(open_sessions(url, SESSIONS))
+    assert len(ids) == SESSIONS
+    peak = rss_kib(proc.pid)
+    assert peak > start  # the sessions did take memory while they lived
+
+    after = settled_rss(proc.pid)
+    assert after <= start * 1.10, (
+        f"RSS start {start} KiB, peak {peak} KiB, after expiry {after} KiB"
+    )
+
+    # An expired session is gone: using it is refused, a new one works.
+    gone = httpx.post(
+        url,
+        json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        headers={
+            **HEADERS,
+            "mcp-session-id": next(iter(ids)),
+            "mcp-protocol-version": "2025-06-18",
+        },
+    )
+    assert gone.status_code == 404
+    assert asyncio.run(open_sessions(url, 1))
