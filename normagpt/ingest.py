@@ -16,16 +16,19 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pypdfium2 as pdfium
 from django.conf import settings
 from django.core.files.base import ContentFile, File
 from django.db import transaction
-from PIL import Image
 
 from normagpt.exceptions import BadPdf, DocumentNotFound
 from normagpt.models import NormDocument, NormPage
 from normagpt.parsing import clauses_find, code_key, kind_from_code, search_normalize
+
+if TYPE_CHECKING:  # rendering libraries load when a PDF is read, not when a server starts
+    import pypdfium2 as pdfium
+    from PIL import Image
 
 logger = logging.getLogger(__name__)
 
@@ -117,6 +120,8 @@ def document_ingest(
 
 
 def _ingest_pages(document: NormDocument, data: bytes, dpi: int, progress: Progress | None) -> int:
+    import pypdfium2 as pdfium
+
     try:
         pdf = pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:
