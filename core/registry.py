@@ -40,14 +40,34 @@ class ToolSpec:
         return self.description.split("\n\n", 1)[0].strip()
 
 
+@dataclass(frozen=True)
+class CliOption:
+    """A `runmcp` option an app contributes: `--flag VALUE` overrides `settings.<setting>`."""
+
+    flag: str
+    setting: str
+    help: str
+
+    @property
+    def dest(self) -> str:
+        return self.flag.lstrip("-").replace("-", "_")
+
+
 @dataclass
 class ToolRegistry:
-    """The tools one app contributes to the MCP server."""
+    """The tools one app contributes to the MCP server.
+
+    `options` are the app's `runmcp` command-line options (applied to settings before the
+    system checks run); `on_serve` is called once the app's tools are about to be served
+    (after the checks), e.g. to log the upstream it will talk to.
+    """
 
     app: str
     title: str
     description: str = ""
     specs: list[ToolSpec] = field(default_factory=list)
+    options: list[CliOption] = field(default_factory=list)
+    on_serve: Callable[[], None] | None = None
 
     def tool(
         self,

@@ -7,11 +7,13 @@ requested when an argument is invalid.
 
 from __future__ import annotations
 
+import logging
 from typing import Annotated, Literal
 
+from django.conf import settings
 from pydantic import Field
 
-from core.registry import ToolRegistry
+from core.registry import CliOption, ToolRegistry
 from ojclient import services
 from ojclient.formatting import (
     daily_fetching_render,
@@ -21,8 +23,32 @@ from ojclient.formatting import (
     status_render,
 )
 
+logger = logging.getLogger(__name__)
+
+
+def log_upstream() -> None:
+    """The API the tools will call, and whether a token is set (never the token itself)."""
+    from ojclient.conf import base_url_normalize  # valid here: the system checks passed
+
+    base_url = settings.OJ_API_BASE_URL
+    logger.info(
+        "OJ API: %s (token: %s)",
+        base_url_normalize(base_url) if base_url.strip() else "not configured",
+        "configured" if settings.OJ_API_TOKEN.strip() else "not configured",
+    )
+
+
 registry = ToolRegistry(
     app="ojclient",
+    options=[
+        CliOption(
+            "--oj-base-url",
+            "OJ_API_BASE_URL",
+            "Online-judge API origin (overrides OJ_API_BASE_URL), e.g. https://oj.example.com.",
+        ),
+        CliOption("--oj-token", "OJ_API_TOKEN", "Online-judge API token (overrides OJ_API_TOKEN)."),
+    ],
+    on_serve=log_upstream,
     title="Online judge",
     description=(
         "Competitive-programming problems from an online-judge problem API: the daily "

@@ -11,17 +11,11 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from core.mcp_http import MCP_PATH, is_loopback, mcp_http_app, require_token_for
-from core.mcp_server import build_server, tool_specs
+from core.mcp_server import build_server, load_registries, tool_specs
 from core.stdio import stdout_to_stderr
 from core.stdio_transport import serve_stdio
 
 logger = logging.getLogger(__name__)
-
-
-def oj_base_url_shown(value: str) -> str:
-    from ojclient.conf import base_url_normalize  # valid here: the system checks passed
-
-    return base_url_normalize(value) if value.strip() else "not configured"
 
 
 class Command(BaseCommand):
@@ -44,30 +38,26 @@ class Command(BaseCommand):
             help="Comma-separated app labels to expose (default: all), e.g. problems,ojclient.",
         )
         parser.add_argument("--list", action="store_true", help="Print the tool table and exit.")
-        parser.add_argument(
-            "--oj-base-url",
-            default=None,
-            help="Online-judge API origin (overrides OJ_API_BASE_URL), e.g. https://oj.example.com.",
-        )
-        parser.add_argument(
-            "--oj-token", default=None, help="Online-judge API token (overrides OJ_API_TOKEN)."
-        )
+        for registry in load_registries():
+            for option in registry.options:
+                parser.add_argument(option.flag, dest=option.dest, default=None, help=option.help)
 
     def handle(self, *args: Any, **options: Any) -> None:
         apps = [app.strip() for app in options["apps"].split(",") if app.strip()] or None
         logging.captureWarnings(True)
-        if options["oj_base_url"] is not None:
-            settings.OJ_API_BASE_URL = options["oj_base_url"]
-        if options["oj_token"] is not None:
-            settings.OJ_API_TOKEN = options["oj_token"]
+        try:
+            served = load_registries(apps)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
+        for registry in load_registries():
+            for option in registry.options:
+                if options[option.dest] is not None:
+                    setattr(settings, option.setting, options[option.dest])
         # A malformed setting (OJ_API_BASE_URL, ...) stops start-up with exit code 1.
         self.check(display_num_errors=False)
-        if apps is None or "ojclient" in apps:
-            logger.info(
-                "OJ API: %s (token: %s)",
-                oj_base_url_shown(settings.OJ_API_BASE_URL),
-                "configured" if settings.OJ_API_TOKEN.strip() else "not configured",
-            )
+        for registry in served:
+            if registry.on_serve is not None:
+                registry.on_serve()
         try:
             if options["list"]:
                 self._print_table(apps)
