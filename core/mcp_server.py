@@ -1,31 +1,43 @@
 """The one MCP server, assembled from every app's `mcp_tools.py`.
 
 Every tool goes through the adapter here: strict pydantic arguments (an unknown argument is
-an error, never silently dropped), a worker thread with fresh database connections for
-sync tools, domain errors turned into tool errors whose text the model can act on, and
-unexpected errors logged with their traceback on stderr and reported as a generic error.
+an error, never silently dropped; integers accepted as text ids), a worker thread with
+fresh database connections for sync tools, domain errors turned into tool errors whose
+text the model can act on, and unexpected errors logged with their traceback on stderr and
+reported as a generic error.
+
+Only the SDK's public API is used (mcp 2.3, pinned by tests/test_mcp_adapter.py): the
+`Tool` model and `Tool.from_function`, `FuncMetadata` and its documented hooks
+(`pre_parse_json`, `validate_arguments`), and `Tool.run`'s contract of handing
+`validate_arguments`' result to the function as keyword arguments.
 """
 
 from __future__ import annotations
 
-import functools
 import importlib
 import inspect
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
-from typing import Any, Literal, get_args, get_origin
+from typing import Any
 
 from django.conf import settings
 from django.db import close_old_connections
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools.base import Tool
-from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
-from mcp_types import ToolAnnotations
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
+from mcp.shared.exceptions import MCPError
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ConfigDict, ValidationError
 
 from core.exceptions import DomainError
+from core.mcp_arguments import (
+    RAW_ARGUMENTS,
+    ToolArguments,
+    describe_validation_error,
+    schema_for_strict_clients,
+)
 from core.registry import ToolRegistry, ToolSpec
 
 logger = logging.getLogger(__name__)
@@ -84,64 +96,15 @@ def tool_specs(apps: Iterable[str] | None = None) -> list[ToolSpec]:
     ]
 
 
-def accepts_text(annotation: Any) -> bool:
-    """Whether a string is a valid value as it is: `str`, `str | None`, `Literal["a", ...]`."""
-    if annotation is str:
-        return True
-    if get_origin(annotation) is Literal:
-        return any(isinstance(arg, str) for arg in get_args(annotation))
-    return any(accepts_text(arg) for arg in get_args(annotation))
+def build_tool(spec: ToolSpec) -> Tool:
+    """The SDK tool for `spec`: guarded function, strict argument model, annotations.
 
-
-class TextSafeFuncMetadata(FuncMetadata):
-    """The SDK's argument handling without its JSON pre-parsing of text arguments.
-
-    The SDK json-decodes string values of every argument not annotated exactly `str` (a
-    workaround for clients that send lists as JSON text). For `id: str | None` that turns
-    the id `"null"` into None and `"true"` into True. Here an argument that accepts text
-    keeps its text; lists and objects sent as JSON text are still decoded.
+    Built from the SDK's public pieces: `Tool.from_function` reads the signature (argument
+    model, output schema, context parameter); the tool is then re-assembled around the
+    guard, with `ToolArguments` as its metadata and a schema strict clients accept.
     """
-
-    def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
-        fields = self.arg_model.model_fields
-        textual = {
-            key
-            for name, info in fields.items()
-            if accepts_text(info.annotation)
-            for key in (name, info.alias)
-            if key
-        }
-        kept = {key: value for key, value in data.items() if key in textual}
-        parsed = super().pre_parse_json(
-            {key: value for key, value in data.items() if key not in textual}
-        )
-        return {key: kept[key] if key in kept else parsed[key] for key in data}
-
-
-class StrictTool(Tool):
-    """A tool whose argument errors read as one sentence naming each field and its rule."""
-
-    async def run(
-        self, arguments: dict[str, Any], context: Any, convert_result: bool = False
-    ) -> Any:
-        try:
-            validated = self.fn_metadata.validate_arguments(arguments)
-        except ValidationError as exc:
-            raise ToolError(describe_validation_error(self.name, exc)) from exc
-        direct = {self.context_kwarg: context} if self.context_kwarg else {}
-        result = await self.fn_metadata.call_fn(self.fn, self.is_async, validated, direct)
-        if not convert_result:
-            return result
-        try:
-            return self.fn_metadata.convert_result(result)
-        except Exception as exc:
-            raise unexpected_tool_error(self.name, exc) from exc
-
-
-def build_tool(spec: ToolSpec) -> StrictTool:
-    """The SDK tool for `spec`: guarded function, strict argument model, annotations."""
     base = Tool.from_function(
-        guard(spec),
+        spec.fn,
         name=spec.name,
         title=spec.title,
         description=spec.description,
@@ -160,104 +123,77 @@ def build_tool(spec: ToolSpec) -> StrictTool:
         (loose,),
         {"model_config": ConfigDict(extra="forbid", title=loose.__name__), "__module__": __name__},
     )
-    fields = {name: getattr(base, name) for name in Tool.model_fields}
     if spec.output_model is not None:
-        fields["fn_metadata"] = TextSafeFuncMetadata(
-            arg_model=strict, output_model=spec.output_model
-        )
+        arguments = ToolArguments(arg_model=strict, output_model=spec.output_model)
     else:
-        fields["fn_metadata"] = TextSafeFuncMetadata(
+        arguments = ToolArguments(
             arg_model=strict,
             output_schema=base.fn_metadata.output_schema,
             output_model=base.fn_metadata.output_model,
             wrap_output=base.fn_metadata.wrap_output,
         )
+    fields = {name: getattr(base, name) for name in Tool.model_fields}
+    fields["fn"] = guard(spec, arguments)
+    fields["fn_metadata"] = arguments
     fields["parameters"] = schema_for_strict_clients(strict.model_json_schema(by_alias=True))
-    return StrictTool(**fields)
+    return Tool(**fields)
 
 
-def schema_for_strict_clients(schema: dict[str, Any]) -> dict[str, Any]:
-    """Optional arguments as plain typed properties: `anyOf [X, null]` → X, no `default: null`.
-
-    Strict function-calling clients reject `anyOf` and `nullable`; an omitted optional
-    argument means the same as null, so the schema loses nothing. Validation still accepts
-    an explicit null.
-    """
-    properties = schema.get("properties", {})
-    for name, prop in list(properties.items()):
-        branches = prop.get("anyOf")
-        if not isinstance(branches, list):
-            continue
-        non_null = [branch for branch in branches if branch != {"type": "null"}]
-        if len(non_null) != 1 or len(non_null) == len(branches):
-            continue
-        flat = {**non_null[0], **{key: value for key, value in prop.items() if key != "anyOf"}}
-        if flat.get("default", 0) is None:
-            del flat["default"]
-        properties[name] = flat
-    return schema
-
-
-def guard(spec: ToolSpec) -> Callable[..., Any]:
-    """Wrap a tool function so every failure leaves it as a ToolError.
+def guard(spec: ToolSpec, arguments: ToolArguments) -> Callable[..., Any]:
+    """The function the SDK calls for `spec`: validates the raw arguments, calls the tool,
+    and turns every failure into a tool error result (`isError: true`) the model can read.
 
     Sync tools run on an SDK worker thread: they get fresh database connections and give
-    them back, as a request would.
+    them back, as a request would. A protocol error (`MCPError`) passes through.
     """
     fn = spec.fn
     if inspect.iscoroutinefunction(fn):
 
-        @functools.wraps(fn)
-        async def guarded_async(*args: Any, **kwargs: Any) -> Any:
+        async def guarded_async(**kwargs: Any) -> Any:
+            raw = kwargs.pop(RAW_ARGUMENTS)
             try:
-                return await fn(*args, **kwargs)
+                return await fn(**arguments.parse(raw), **kwargs)
+            except MCPError:
+                raise
             except Exception as exc:
-                raise as_tool_error(spec.name, exc) from exc
+                return failure(spec.name, exc)
 
         return guarded_async
 
-    @functools.wraps(fn)
-    def guarded(*args: Any, **kwargs: Any) -> Any:
+    def guarded(**kwargs: Any) -> Any:
+        raw = kwargs.pop(RAW_ARGUMENTS)
         close_old_connections()
         try:
-            return fn(*args, **kwargs)
+            return fn(**arguments.parse(raw), **kwargs)
+        except MCPError:
+            raise
         except Exception as exc:
-            raise as_tool_error(spec.name, exc) from exc
+            return failure(spec.name, exc)
         finally:
             close_old_connections()
 
     return guarded
 
 
-def as_tool_error(tool: str, exc: Exception) -> ToolError:
+def failure(tool: str, exc: Exception) -> CallToolResult:
     """The one mapping from an exception raised in a tool to what the model reads."""
-    if isinstance(exc, ToolError):
-        return exc
-    if isinstance(exc, DomainError):
-        return ToolError(exc.message)
-    if isinstance(exc, ValidationError):
-        return ToolError(describe_validation_error(tool, exc))
-    return unexpected_tool_error(tool, exc)
-
-
-def unexpected_tool_error(tool: str, exc: BaseException) -> ToolError:
-    logger.error("Tool %s failed unexpectedly", tool, exc_info=exc)
-    return ToolError(
-        f"Internal error in tool {tool}: the call could not be completed. "
-        "The failure is logged on the server; retrying will not help until it is fixed."
+    return CallToolResult(
+        content=[TextContent(type="text", text=failure_text(tool, exc))], is_error=True
     )
 
 
-def describe_validation_error(tool: str, exc: ValidationError) -> str:
-    """`Invalid arguments for greet: name: required argument missing; x: unknown argument`."""
-    problems = []
-    for error in exc.errors(include_url=False):
-        where = ".".join(str(part) for part in error["loc"]) or "arguments"
-        if error["type"] == "missing":
-            rule = "required argument missing"
-        elif error["type"] == "extra_forbidden":
-            rule = "unknown argument (not accepted by this tool)"
-        else:
-            rule = error["msg"]
-        problems.append(f"{where}: {rule}")
-    return f"Invalid arguments for {tool}: " + "; ".join(problems)
+def failure_text(tool: str, exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        text = describe_validation_error(tool, exc)
+    elif isinstance(exc, DomainError):
+        text = exc.message
+    elif isinstance(exc, ToolError):
+        text = str(exc)
+    else:
+        logger.error("Tool %s failed unexpectedly", tool, exc_info=exc)
+        return (
+            f"Internal error in tool {tool}: the call could not be completed. "
+            "The failure is logged on the server; retrying will not help until it is fixed."
+        )
+    logger.info("Tool %s failed: %r", tool, text)
+    return text

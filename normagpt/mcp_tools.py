@@ -88,6 +88,13 @@ def run_wait(run_id: int, wait_seconds: int, ctx: Context | None) -> AgentRun:
         time.sleep(POLL_SECONDS)
 
 
+def run_respond(run: AgentRun, response_format: str) -> CallToolResult:
+    """The run for the model; a failed run is a failed call (`isError: true`)."""
+    result = respond(formatting.run_as_dict(run), formatting.run_markdown(run), response_format)
+    result.is_error = run.status == AgentRun.Status.FAILED
+    return result
+
+
 @registry.tool(name="normagpt_ask", output_model=schemas.RunOut, read_only=False, open_world=True)
 def ask(
     question: Annotated[
@@ -110,7 +117,7 @@ def ask(
     """
     run = services.run_create(question=question, start=run_dispatch)
     run = run_wait(run.pk, wait_seconds, ctx)
-    return respond(formatting.run_as_dict(run), formatting.run_markdown(run), response_format)
+    return run_respond(run, response_format)
 
 
 @registry.tool(
@@ -120,7 +127,7 @@ def get_run(run_id: RunId, response_format: Format = "markdown") -> CallToolResu
     """A run's status, its steps so far, and its answer with sources once completed."""
     run = selectors.run_get(run_id=run_id)
     services.run_revive(run=run, start=run_dispatch)
-    return respond(formatting.run_as_dict(run), formatting.run_markdown(run), response_format)
+    return run_respond(run, response_format)
 
 
 @registry.tool(
@@ -152,7 +159,7 @@ def resume(
     """Resume a run waiting for human review (status needs_review) with a reviewer's note."""
     services.run_resume(run_id=run_id, note=note, decision=decision, start=run_dispatch)
     run = run_wait(run_id, wait_seconds, ctx)
-    return respond(formatting.run_as_dict(run), formatting.run_markdown(run), response_format)
+    return run_respond(run, response_format)
 
 
 @registry.tool(

@@ -38,7 +38,8 @@ async def test_greet_answers_with_the_seed_text() -> None:
     [
         ({}, "name: required argument missing"),
         ({"name": "Алиса", "mood": "happy"}, "mood: unknown argument"),
-        ({"name": 42}, "name: Input should be a valid string"),
+        ({"name": 4.2}, "name: Input should be a valid string"),
+        ({"name": True}, "name: Input should be a valid string"),
         ({"name": ""}, "name: String should have at least 1 character"),
         ({"name": "   "}, "name must not be empty or whitespace"),
     ],
@@ -50,6 +51,13 @@ async def test_bad_arguments_are_tool_errors_naming_the_field(
         result = await client.call_tool("greet", arguments)
     assert result.is_error
     assert expected in text_of(result)
+
+
+async def test_an_integer_is_taken_as_text_where_only_text_is_accepted() -> None:
+    async with Client(build_server()) as client:
+        result = await client.call_tool("greet", {"name": 42})
+    assert not result.is_error
+    assert text_of(result) == "Привет, 42! Я твой MCP-сервер."
 
 
 def crashing_server(registry: ToolRegistry) -> MCPServer:

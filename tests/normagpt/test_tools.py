@@ -135,8 +135,14 @@ async def test_an_unconfigured_model_fails_the_run_with_the_setting_named(corpus
     settings.OPENAI_API_KEY = ""
     async with client() as c:
         result = await c.call_tool("normagpt_ask", {"question": QUESTION, "wait_seconds": 20})
+        fetched = await c.call_tool(
+            "normagpt_get_run", {"run_id": result.structured_content["run_id"]}
+        )
+    assert result.is_error  # a failed run is a failed call
     assert result.structured_content["status"] == "failed"
     assert "OPENAI_BASE_URL" in result.structured_content["error"]
+    assert fetched.is_error
+    assert "OPENAI_BASE_URL" in text_of(fetched)
 
 
 async def test_search_norms_ranks_expected_documents_first_and_marks_replaced(corpus) -> None:  # type: ignore[no-untyped-def]

@@ -1,0 +1,212 @@
+"""Tool arguments as models send them: strict, text-safe, integers accepted as text ids.
+
+`ToolArguments` is the SDK's `FuncMetadata` (public API of mcp 2.3) with three changes:
+the argument model forbids unknown arguments; an argument that accepts text keeps its text
+(the SDK would json-decode `"null"` into None); an integer sent where only text is
+accepted becomes its decimal text (models send `problem_id: 27340` for a string id).
+Validation itself happens inside the tool call (see `core.mcp_server.guard`), so an
+argument error reads as one sentence naming each field and its rule.
+
+`schema_for_strict_clients` writes the input schema that strict function-calling clients
+accept: no `$ref`/`$defs`, no `anyOf`/`oneOf`/`allOf`, no `nullable`, at any depth.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+
+from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
+from pydantic import BaseModel, ValidationError
+
+RAW_ARGUMENTS = "_arguments"  # the keyword under which the guard receives the raw arguments
+
+
+def branches(annotation: Any) -> list[Any]:
+    """The alternatives of an annotation: `Annotated` unwrapped, unions flattened."""
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return branches(get_args(annotation)[0])
+    if origin is Union or origin is types.UnionType:
+        return [branch for arg in get_args(annotation) for branch in branches(arg)]
+    return [annotation]
+
+
+def accepts_text(annotation: Any) -> bool:
+    """Whether a string is a valid value as it is: `str`, `str | None`, `Literal["a", ...]`."""
+    return any(
+        branch is str
+        or (get_origin(branch) is Literal and any(isinstance(a, str) for a in get_args(branch)))
+        for branch in branches(annotation)
+    )
+
+
+def accepts_integer(annotation: Any) -> bool:
+    """Whether an integer is a valid value as it is (int, float, Any, an integer Literal)."""
+    return any(
+        branch in (int, float, Any, object)
+        or (
+            get_origin(branch) is Literal
+            and any(isinstance(a, int) and not isinstance(a, bool) for a in get_args(branch))
+        )
+        for branch in branches(annotation)
+    )
+
+
+def text_ids(value: Any, annotation: Any) -> Any:
+    """`value` with every integer (not bool, not float) that stands where only text is
+    accepted turned into its decimal text, through lists and nested models."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        textual = accepts_text(annotation) and not accepts_integer(annotation)
+        return str(value) if textual else value
+    if isinstance(value, list):
+        items = [get_args(b)[0] for b in branches(annotation) if get_origin(b) is list]
+        return [text_ids(item, items[0]) for item in value] if len(items) == 1 else value
+    if isinstance(value, dict):
+        models = [b for b in branches(annotation) if _is_model(b)]
+        return model_text_ids(value, models[0]) if len(models) == 1 else value
+    return value
+
+
+def model_text_ids(data: dict[str, Any], model: type[BaseModel]) -> dict[str, Any]:
+    """`text_ids` over the fields of `model` (by name or alias) present in `data`."""
+    annotations: dict[str, Any] = {}
+    for name, info in model.model_fields.items():
+        annotations[name] = info.annotation
+        if info.alias:
+            annotations[info.alias] = info.annotation
+    return {
+        key: text_ids(value, annotations[key]) if key in annotations else value
+        for key, value in data.items()
+    }
+
+
+def _is_model(annotation: Any) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
+
+
+class ToolArguments(FuncMetadata):
+    """The SDK's argument handling, made strict, text-safe and lenient on text ids.
+
+    The SDK calls `validate_arguments` before the tool runs and reports a failure in its
+    own words; here it hands the raw arguments on (under `RAW_ARGUMENTS`) and the guard
+    calls `parse`, which validates, so the error is the adapter's to word.
+    """
+
+    def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Text arguments keep their text; lists and objects sent as JSON text are still
+        decoded; integers become text where only text is accepted."""
+        fields = self.arg_model.model_fields
+        textual = {
+            key
+            for name, info in fields.items()
+            if accepts_text(info.annotation)
+            for key in (name, info.alias)
+            if key
+        }
+        parsed = super().pre_parse_json({k: v for k, v in data.items() if k not in textual})
+        merged = {key: data[key] if key in textual else parsed[key] for key in data}
+        return model_text_ids(merged, self.arg_model)
+
+    def validate_arguments(self, arguments_to_validate: dict[str, Any]) -> dict[str, Any]:
+        return {RAW_ARGUMENTS: arguments_to_validate}
+
+    def parse(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The keyword arguments of the tool function. Raises pydantic's ValidationError."""
+        return super().validate_arguments(arguments)
+
+
+def describe_validation_error(tool: str, exc: ValidationError) -> str:
+    """`Invalid arguments for greet: name: required argument missing; x: unknown argument`."""
+    problems = []
+    for error in exc.errors(include_url=False):
+        where = ".".join(str(part) for part in error["loc"]) or "arguments"
+        if error["type"] == "missing":
+            rule = "required argument missing"
+        elif error["type"] == "extra_forbidden":
+            rule = "unknown argument (not accepted by this tool)"
+        else:
+            rule = error["msg"]
+        problems.append(f"{where}: {rule}")
+    return f"Invalid arguments for {tool}: " + "; ".join(problems)
+
+
+# --- The input schema strict clients accept --------------------------------------------
+
+UNION_KEYS = ("anyOf", "oneOf")
+NULL = {"type": "null"}
+
+
+def schema_for_strict_clients(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` with `$defs` inlined and unions and nullables flattened, at every depth.
+
+    An optional argument `X | None` becomes plain X (omitting it means the same as null;
+    validation still accepts an explicit null) and loses `default: null`. A union of
+    objects becomes one object that accepts what each branch accepts.
+    """
+    definitions = schema.get("$defs", {})
+    return _flatten_schema({k: v for k, v in schema.items() if k != "$defs"}, definitions, ())
+
+
+def _flatten(node: Any, definitions: dict[str, Any], seen: tuple[str, ...]) -> Any:
+    if isinstance(node, list):
+        return [_flatten(item, definitions, seen) for item in node]
+    if isinstance(node, dict):
+        return _flatten_schema(node, definitions, seen)
+    return node
+
+
+def _flatten_schema(
+    node: dict[str, Any], definitions: dict[str, Any], seen: tuple[str, ...]
+) -> dict[str, Any]:
+    if "$ref" in node:
+        name = str(node["$ref"]).rsplit("/", 1)[-1]
+        if name in seen:
+            raise ValueError(f"recursive schema {name!r} cannot be inlined")
+        target = _flatten_schema(definitions[name], definitions, (*seen, name))
+        siblings = {k: v for k, v in node.items() if k != "$ref"}
+        return {**target, **_flatten_schema(siblings, definitions, seen)}
+    node = {key: _flatten(value, definitions, seen) for key, value in node.items()}
+    node.pop("nullable", None)
+    for key in ("allOf", *UNION_KEYS):
+        if key in node:
+            node = {**_merge(node.pop(key), all_of=key == "allOf"), **node}
+    if node.get("default", 0) is None:
+        del node["default"]
+    return node
+
+
+def _merge(parts: list[dict[str, Any]], *, all_of: bool) -> dict[str, Any]:
+    """One schema for `parts` (already flattened): their conjunction for allOf, else a
+    schema that accepts what any non-null branch accepts."""
+    parts = [part for part in parts if part != NULL]
+    if len(parts) == 1:
+        return parts[0]
+    if all_of:
+        merged: dict[str, Any] = {}
+        for part in parts:
+            merged.update(part)
+        return merged
+    kinds = {part.get("type") for part in parts}
+    if kinds == {"object"}:
+        return _object_union(parts)
+    if len(kinds) == 1 and None not in kinds and all("enum" in p or "const" in p for p in parts):
+        values = [v for p in parts for v in (p.get("enum") or [p.get("const")])]
+        return {"type": kinds.pop(), "enum": values}
+    simple = sorted(kind for kind in kinds if isinstance(kind, str))
+    return {"type": simple} if len(simple) == len(parts) else {}
+
+
+def _object_union(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    properties: dict[str, Any] = {}
+    for part in parts:
+        for name, prop in part.get("properties", {}).items():
+            properties.setdefault(name, prop)
+    required = set.intersection(*(set(part.get("required", [])) for part in parts))
+    closed = all(part.get("additionalProperties") is False for part in parts)
+    merged: dict[str, Any] = {"type": "object", "additionalProperties": not closed}
+    if properties:
+        merged["properties"] = properties
+    if required:
+        merged["required"] = sorted(required)
+    return merged
