@@ -1,4 +1,8 @@
-"""The only module that talks to Anki: AnkiConnect, protocol version 6, over httpx.
+"""The only module that talks to Anki: AnkiConnect, protocol version 6, on core.http.
+
+Each AnkiConnect action the bridge uses is a function here: a method of AnkiClient for a
+request of its own, or a builder of the action for a `multi` batch. No other module names
+an action.
 
 Every request carries `"version": 6`, so every answer is the envelope
 `{"result": …, "error": …}` (HTTP 200 even for errors); `multi` runs several actions in one
@@ -19,12 +23,14 @@ from typing import Any
 import httpx
 from django.conf import settings
 
-from anki_bridge.exceptions import AnkiError, AnkiUnavailable
+from anki_bridge.exceptions import ANKI, AnkiError, AnkiUnavailable
+from anki_bridge.notemodel import NoteModel
+from core.http import Failure, FailureKind, Upstream, UpstreamClient, shared_client
 
 logger = logging.getLogger(__name__)
 
 PROTOCOL = 6
-CONNECT_TIMEOUT = 3.0
+ANSWER_MAX_BYTES = 16 * 1024 * 1024  # notesInfo of 500 long notes stays far below
 _ISOLATION_MARKS = str.maketrans("", "", "\u2068\u2069")
 
 
@@ -33,9 +39,77 @@ def clean_error(text: Any) -> str:
     return str(text).translate(_ISOLATION_MARKS).strip()
 
 
-def action(name: str, **params: Any) -> dict[str, Any]:
-    """One action of a `multi` request."""
+Action = dict[str, Any]
+
+
+def _action(name: str, **params: Any) -> Action:
     return {"action": name, "params": params, "version": PROTOCOL}
+
+
+@dataclass(frozen=True)
+class NewNote:
+    """A note to add (or to check whether it can be added)."""
+
+    deck: str
+    model: str
+    fields: dict[str, str]
+    tags: list[str]
+
+    def params(self) -> dict[str, object]:
+        return {
+            "deckName": self.deck,
+            "modelName": self.model,
+            "fields": self.fields,
+            "tags": self.tags,
+        }
+
+
+# The actions the bridge batches into `multi` requests (AnkiClient.multi runs them).
+
+
+def create_deck(deck: str) -> Action:
+    return _action("createDeck", deck=deck)
+
+
+def create_model(model: NoteModel) -> Action:
+    """Make `model` in Anki (its fields, card templates and styling)."""
+    return _action(
+        "createModel",
+        modelName=model.name,
+        inOrderFields=list(model.fields),
+        css=model.styling,
+        cardTemplates=[
+            {"Name": name, "Front": sides["Front"], "Back": sides["Back"]}
+            for name, sides in model.templates.items()
+        ],
+    )
+
+
+def model_field_names(model: str) -> Action:
+    return _action("modelFieldNames", modelName=model)
+
+
+def model_templates(model: str) -> Action:
+    return _action("modelTemplates", modelName=model)
+
+
+def model_styling(model: str) -> Action:
+    return _action("modelStyling", modelName=model)
+
+
+def can_add_notes_with_error_detail(notes: Sequence[NewNote]) -> Action:
+    """Per note `{"canAdd": bool, "error"?: str}` (builds before 2023 lack this action)."""
+    return _action("canAddNotesWithErrorDetail", notes=[n.params() for n in notes])
+
+
+def add_note(note: NewNote) -> Action:
+    """The new note's id (addNotes is all-or-nothing on current builds: one per note)."""
+    return _action("addNote", note=note.params())
+
+
+def store_media_file(filename: str, data_base64: str) -> Action:
+    """The name Anki stored the file under (it may differ from `filename`)."""
+    return _action("storeMediaFile", filename=filename, data=data_base64)
 
 
 @dataclass(frozen=True)
@@ -50,8 +124,57 @@ class Outcome:
         return self.error is None
 
 
+def _failure(failure: Failure) -> Exception:
+    """AnkiUnavailable (retryable) or AnkiError for a failed call, naming Anki's URL."""
+    url, kind = failure.upstream.base_url, failure.kind
+    if kind is FailureKind.CONNECT:
+        return AnkiUnavailable(
+            f"Anki is not reachable at {url}: is Anki open with AnkiConnect installed?"
+        )
+    if kind is FailureKind.TIMEOUT:
+        return AnkiUnavailable(
+            f"Anki did not answer within {failure.upstream.deadline:g} s at {url}: "
+            "is a dialog open in Anki, or is it busy syncing?"
+        )
+    if kind is FailureKind.DROPPED:
+        cause = type(failure.exception).__name__ if failure.exception else "no details"
+        return AnkiUnavailable(
+            f"Anki dropped the connection at {url} ({cause}): "
+            "is Anki open with AnkiConnect installed?"
+        )
+    if kind is FailureKind.TOO_LARGE:
+        return AnkiError(
+            f"Anki answered more than {failure.upstream.max_body_bytes:,} bytes at {url}: "
+            "is ANKI_CONNECT_URL the address of AnkiConnect?"
+        )
+    return AnkiError(f"Anki answered HTTP {failure.reply.status if failure.reply else 0} at {url}")
+
+
+def upstream(*, url: str | None = None, timeout: float | None = None) -> Upstream:
+    """AnkiConnect's policy: one deadline per request, no redirects, no retries, no keep-alive.
+
+    AnkiConnect answers HTTP/1.1 without `Connection: close` and then closes the socket, so
+    a kept-alive connection is dead on the next request: every request opens its own. A
+    request is not retried (addNote is not idempotent; the journal queues what fails).
+    """
+    return Upstream(
+        service=ANKI,
+        base_url=(url or settings.ANKI_CONNECT_URL).rstrip("/"),
+        deadline=float(timeout or settings.ANKI_CONNECT_TIMEOUT),
+        max_body_bytes=ANSWER_MAX_BYTES,
+        max_redirects=0,
+        keep_alive=False,
+        headers={"Content-Type": "application/json"},
+        error=_failure,
+    )
+
+
 class AnkiClient:
-    """A connection to AnkiConnect; use as a context manager (`with AnkiClient() as anki`)."""
+    """AnkiConnect, spoken in its actions; use as a context manager (`with AnkiClient() as anki`).
+
+    Calls run on the process's shared client for the configured upstream (a `transport`,
+    for tests, gets a client of its own).
+    """
 
     def __init__(
         self,
@@ -61,14 +184,14 @@ class AnkiClient:
         timeout: float | None = None,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        self.url = (url or settings.ANKI_CONNECT_URL).rstrip("/")
+        self.upstream = upstream(url=url, timeout=timeout)
+        self.url = self.upstream.base_url
         self.key = settings.ANKI_CONNECT_KEY if key is None else key
-        self.timeout = float(timeout or settings.ANKI_CONNECT_TIMEOUT)
-        self.requests_made = 0
-        self._http = httpx.Client(
-            timeout=httpx.Timeout(self.timeout, connect=min(CONNECT_TIMEOUT, self.timeout)),
-            transport=transport,
-            headers={"Content-Type": "application/json"},
+        self._owned = transport is not None
+        self._http = (
+            UpstreamClient(self.upstream, transport=transport)
+            if transport is not None
+            else shared_client(self.upstream)
         )
 
     def __enter__(self) -> AnkiClient:
@@ -83,22 +206,38 @@ class AnkiClient:
         self.close()
 
     def close(self) -> None:
-        self._http.close()
+        if self._owned:
+            self._http.close()
 
-    def invoke(self, name: str, **params: Any) -> Any:
-        """The result of one action; AnkiError with Anki's text when Anki refuses it."""
-        outcome = self._outcome(name, self._post(action(name, **params)))
-        if not outcome.ok:
-            raise AnkiError(f"Anki refused {name}: {outcome.error}", extra={"action": name})
-        return outcome.result
+    def version(self) -> int:
+        """AnkiConnect's protocol version."""
+        return int(self._invoke("version"))
 
-    def multi(self, actions: Sequence[dict[str, Any]]) -> list[Outcome]:
+    def model_names(self) -> list[str]:
+        return list(self._invoke("modelNames"))
+
+    def notes_info(self, note_ids: Sequence[int]) -> list[dict[str, Any]]:
+        """One NoteInfo per id, in order (`{}` for an id Anki does not hold)."""
+        return list(self._invoke("notesInfo", notes=list(note_ids)))
+
+    def find_cards(self, query: str) -> list[int]:
+        """The ids of the cards an Anki search finds (AnkiError for an invalid search)."""
+        return list(self._invoke("findCards", query=query))
+
+    def get_decks(self, cards: Sequence[int]) -> dict[str, list[int]]:
+        """`cards` grouped by the name of the deck each is in."""
+        return dict(self._invoke("getDecks", cards=list(cards)))
+
+    def change_deck(self, cards: Sequence[int], deck: str) -> None:
+        self._invoke("changeDeck", cards=list(cards), deck=deck)
+
+    def multi(self, actions: Sequence[Action]) -> list[Outcome]:
         """Run `actions` in one request; one Outcome per action, in order."""
         if not actions:
             return []
         # AnkiConnect checks the key of every action inside `multi` too.
         keyed = [{**a, "key": self.key} for a in actions] if self.key else list(actions)
-        results = self.invoke("multi", actions=keyed)
+        results = self._invoke("multi", actions=keyed)
         if not isinstance(results, list) or len(results) != len(actions):
             raise AnkiError(
                 f"Anki answered {len(results) if isinstance(results, list) else 'no'} results "
@@ -106,33 +245,24 @@ class AnkiClient:
             )
         return [self._outcome(a["action"], r) for a, r in zip(actions, results, strict=True)]
 
+    def _invoke(self, name: str, **params: Any) -> Any:
+        """The result of one action; AnkiError with Anki's text when Anki refuses it."""
+        outcome = self._outcome(name, self._post(_action(name, **params)))
+        if not outcome.ok:
+            raise AnkiError(f"Anki refused {name}: {outcome.error}", extra={"action": name})
+        return outcome.result
+
     def _post(self, body: dict[str, Any]) -> Any:
         if self.key:
             body = {**body, "key": self.key}
-        self.requests_made += 1
-        try:
-            response = self._http.post(self.url, content=json.dumps(body).encode("utf-8"))
-        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-            raise AnkiUnavailable(
-                f"Anki is not reachable at {self.url}: is Anki open with AnkiConnect installed?"
-            ) from exc
-        except httpx.TimeoutException as exc:
-            raise AnkiUnavailable(
-                f"Anki did not answer within {self.timeout:g} s at {self.url}: "
-                "is a dialog open in Anki, or is it busy syncing?"
-            ) from exc
-        except httpx.TransportError as exc:
-            raise AnkiUnavailable(
-                f"Anki dropped the connection at {self.url} ({type(exc).__name__}): "
-                "is Anki open with AnkiConnect installed?"
-            ) from exc
-        if response.status_code != 200:
+        reply = self._http.post("", content=json.dumps(body).encode("utf-8"))
+        if reply.status != 200:
             raise AnkiError(
-                f"Anki answered HTTP {response.status_code} at {self.url}: "
+                f"Anki answered HTTP {reply.status} at {self.url}: "
                 "is ANKI_CONNECT_URL the address of AnkiConnect?"
             )
         try:
-            return response.json()
+            return reply.json()
         except ValueError as exc:
             raise AnkiError(
                 f"the answer at {self.url} is not JSON: is ANKI_CONNECT_URL AnkiConnect?"

@@ -20,9 +20,10 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from anki_bridge.client import AnkiClient, Outcome, action, clean_error
+from anki_bridge import client as ankiconnect
+from anki_bridge.client import AnkiClient, NewNote, Outcome, clean_error
 from anki_bridge.exceptions import AnkiError, AnkiRefused, AnkiUnavailable
-from anki_bridge.notemodel import DEFAULT_MODEL, create_model_params
+from anki_bridge.notemodel import DEFAULT_MODEL
 
 logger = logging.getLogger(__name__)
 
@@ -58,7 +59,7 @@ def is_model_missing(error: str | None, model: str) -> bool:
 
 def model_create_default(client: AnkiClient) -> None:
     """Create the seed's default model; a model that appeared meanwhile is left as it is."""
-    outcome = client.multi([action("createModel", **create_model_params(DEFAULT_MODEL))])[0]
+    outcome = client.multi([ankiconnect.create_model(DEFAULT_MODEL)])[0]
     if not outcome.ok and "already exists" not in (outcome.error or ""):
         raise AnkiRefused(
             f"Anki refused to create the model «{DEFAULT_MODEL.name}»: {outcome.error}"
@@ -94,7 +95,7 @@ def notes_deliver(
     media_warnings = _store_media(client, ready, load_media)
     for start in range(0, len(ready), NOTES_PER_REQUEST):
         chunk = ready[start : start + NOTES_PER_REQUEST]
-        outcomes = client.multi([_add_note(deck, model, note) for note in chunk])
+        outcomes = client.multi([ankiconnect.add_note(_new(deck, model, note)) for note in chunk])
         for note, outcome in zip(chunk, outcomes, strict=True):
             if outcome.ok and isinstance(outcome.result, int):
                 results[note.key] = Delivered(
@@ -113,13 +114,10 @@ def _check(
 ) -> tuple[list[Outcome], dict[str, str]]:
     """Per-note verdicts and the model's fields (casefolded → name), creating what is due."""
     for attempt in range(2):
-        actions = [action("createDeck", deck=deck)] if ensure_deck else []
+        actions = [ankiconnect.create_deck(deck)] if ensure_deck else []
         actions += [
-            action("modelFieldNames", modelName=model),
-            action(
-                "canAddNotesWithErrorDetail",
-                notes=[_note_params(deck, model, n) for n in notes],
-            ),
+            ankiconnect.model_field_names(model),
+            ankiconnect.can_add_notes_with_error_detail([_new(deck, model, n) for n in notes]),
         ]
         *deck_outcome, names, verdicts = client.multi(actions)
         if deck_outcome and not deck_outcome[0].ok:
@@ -140,12 +138,8 @@ def _check(
     return [Outcome(result=True)] * len(notes), fields
 
 
-def _note_params(deck: str, model: str, note: Outgoing) -> dict[str, object]:
-    return {"deckName": deck, "modelName": model, "fields": note.fields, "tags": note.tags}
-
-
-def _add_note(deck: str, model: str, note: Outgoing) -> dict[str, object]:
-    return action("addNote", note=_note_params(deck, model, note))
+def _new(deck: str, model: str, note: Outgoing) -> NewNote:
+    return NewNote(deck=deck, model=model, fields=note.fields, tags=note.tags)
 
 
 def _refusal(error: str) -> Delivered:
@@ -169,12 +163,12 @@ def _store_media(
     blobs = load_media(names)
     warnings: dict[int, list[str]] = {}
     stored: dict[str, str] = {}
-    batch: list[dict[str, object]] = []
+    batch: list[ankiconnect.Action] = []
+    asked_names: list[str] = []
     size = 0
 
     def send() -> None:
-        for request, outcome in zip(batch, client.multi(batch), strict=True):
-            asked = str(request["params"]["filename"])  # type: ignore[index]
+        for asked, outcome in zip(asked_names, client.multi(batch), strict=True):
             if outcome.ok and outcome.result:
                 stored[asked] = str(outcome.result)
             else:
@@ -189,8 +183,9 @@ def _store_media(
         encoded = base64.b64encode(data).decode("ascii")
         if batch and size + len(encoded) > MEDIA_BYTES_PER_REQUEST:
             send()
-            batch, size = [], 0
-        batch.append(action("storeMediaFile", filename=name, data=encoded))
+            batch, asked_names, size = [], [], 0
+        batch.append(ankiconnect.store_media_file(name, encoded))
+        asked_names.append(name)
         size += len(encoded)
     if batch:
         send()
@@ -211,11 +206,11 @@ def _deck_guard(client: AnkiClient, deck: str, sent: dict[int, Delivered]) -> No
     """Move cards filed under "Default" instead of `deck` (a bug of some builds)."""
     ids = ",".join(str(r.note_id) for r in sent.values())
     try:
-        cards = client.invoke("findCards", query=f"nid:{ids}")
-        by_deck = client.invoke("getDecks", cards=cards) if cards else {}
+        cards = client.find_cards(f"nid:{ids}")
+        by_deck = client.get_decks(cards) if cards else {}
         misfiled = list(by_deck.get(DEFAULT_DECK, []))
         if misfiled:
-            client.invoke("changeDeck", cards=misfiled, deck=deck)
+            client.change_deck(misfiled, deck)
             logger.warning(
                 "Anki filed %d new card(s) under %s instead of %s: moved", len(misfiled),
                 DEFAULT_DECK, deck,

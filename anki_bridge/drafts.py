@@ -16,13 +16,13 @@ from typing import Any
 from django.conf import settings
 from pydantic import ValidationError
 
+from anki_bridge.image_client import image_fetch
 from anki_bridge.images import (
     ImageProblem,
     MediaFile,
     data_urls_extract,
     decode_base64,
     ensure_img_tag,
-    image_fetch,
     image_prepare,
     media_name,
 )

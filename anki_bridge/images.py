@@ -1,12 +1,9 @@
 """Images for notes (seed 002): data URLs in fields, `images[]`, the `<img>` wrapper.
 
-Pure functions plus one fetcher. `image_fetch` reads an `image_url` as a careful client
-must: http(s) only; every address of the host checked (loopback, private, link-local and
-other non-public addresses refused unless ANKI_IMAGE_ALLOW_PRIVATE); the connection pinned
-to the checked address, so DNS cannot change its answer in between; each redirect checked
-the same way; the body capped at ANKI_IMAGE_MAX_BYTES; one deadline for the whole fetch.
-`image_prepare` resizes what Pillow can read (with a decompression-bomb guard) and keeps
-the rest as is. Failures raise ImageProblem, which callers turn into warnings.
+Pure functions (an `image_url` is fetched by `anki_bridge.image_client`). `image_prepare`
+resizes what Pillow can read (with a decompression-bomb guard) and keeps the rest as is;
+Pillow is imported on first use, off the MCP server's start-up. Failures raise
+ImageProblem, which callers turn into warnings.
 """
 
 from __future__ import annotations
@@ -16,20 +13,16 @@ import binascii
 import hashlib
 import html
 import io
-import ipaddress
 import re
-import socket
-import time
 import unicodedata
 import uuid
 import warnings
 from dataclasses import dataclass
-from urllib.parse import urljoin, urlsplit, urlunsplit
+from typing import TYPE_CHECKING
 
-import httpx
-from PIL import Image, UnidentifiedImageError
+if TYPE_CHECKING:
+    from PIL import Image
 
-MAX_REDIRECTS = 5
 MAX_PIXELS = 40_000_000  # a 768-pixel card image never needs a larger source
 JPEG_QUALITY = 85
 DATA_URL = re.compile(r"^\s*data:(image/[a-z0-9.+-]+);base64,(.*?)\s*$", re.IGNORECASE | re.DOTALL)
@@ -162,6 +155,8 @@ def image_prepare(data: bytes, *, max_side: int) -> tuple[bytes, bool]:
     Returns the bytes and whether they were re-encoded; data Pillow cannot read comes back
     as is. ImageProblem for an image over the pixel limit (a decompression bomb).
     """
+    from PIL import Image, UnidentifiedImageError  # heavy: kept off the server's start-up
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
@@ -186,115 +181,11 @@ def image_prepare(data: bytes, *, max_side: int) -> tuple[bytes, bool]:
 
 def _flatten(image: Image.Image) -> Image.Image:
     """RGB, with transparency composited on white (JPEG has no alpha)."""
+    from PIL import Image
+
     if image.mode in ("RGBA", "LA") or (image.mode == "P" and "transparency" in image.info):
         rgba = image.convert("RGBA")
         background = Image.new("RGB", rgba.size, "white")
         background.paste(rgba, mask=rgba.getchannel("A"))
         return background
     return image.convert("RGB")
-
-
-# --- image_url -----------------------------------------------------------------------
-
-
-def address_refusal(ip: str) -> str | None:
-    """Why an address may not be fetched from, or None when it is a public one."""
-    address = ipaddress.ip_address(ip)
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
-        address = address.ipv4_mapped
-    for label, flag in (
-        ("loopback", address.is_loopback),
-        ("link-local", address.is_link_local),
-        ("private", address.is_private),
-        ("multicast", address.is_multicast),
-        ("unspecified", address.is_unspecified),
-        ("reserved", address.is_reserved),
-        ("not public", not address.is_global),
-    ):
-        if flag:
-            return f"{ip} is a {label} address"
-    return None
-
-
-def _resolve(host: str, port: int) -> list[str]:
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (OSError, UnicodeError) as exc:
-        raise ImageProblem("image_failed", f"cannot resolve {host}: {exc}") from exc
-    return list(dict.fromkeys(str(info[4][0]) for info in infos))
-
-
-def image_fetch(
-    url: str,
-    *,
-    allow_private: bool,
-    max_bytes: int,
-    timeout: float,
-    transport: httpx.BaseTransport | None = None,
-) -> bytes:
-    """The body of an image URL, fetched under the rules in the module docstring."""
-    deadline = time.monotonic() + timeout
-    with httpx.Client(follow_redirects=False, transport=transport) as client:
-        for _ in range(MAX_REDIRECTS + 1):
-            request_url, headers, extensions = _pinned(url, allow_private)
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise ImageProblem("image_failed", f"timed out after {timeout:g} s")
-            try:
-                with client.stream(
-                    "GET", request_url, headers=headers, extensions=extensions, timeout=left
-                ) as response:
-                    if response.is_redirect:
-                        url = urljoin(url, response.headers.get("location", ""))
-                        continue
-                    if response.status_code != 200:
-                        raise ImageProblem("image_failed", f"HTTP {response.status_code}")
-                    return _read_capped(response, max_bytes, deadline, timeout)
-            except httpx.TimeoutException as exc:
-                raise ImageProblem("image_failed", f"timed out after {timeout:g} s") from exc
-            except httpx.HTTPError as exc:
-                raise ImageProblem("image_failed", f"{type(exc).__name__}: {exc}") from exc
-    raise ImageProblem("image_refused", f"more than {MAX_REDIRECTS} redirects")
-
-
-def _pinned(url: str, allow_private: bool) -> tuple[str, dict[str, str], dict[str, str]]:
-    """The URL rewritten to a checked address of its host, with Host and SNI kept."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ImageProblem("image_refused", f"only http(s) URLs are fetched, not {url[:80]!r}")
-    host = parts.hostname
-    port = parts.port or (443 if parts.scheme == "https" else 80)
-    addresses = _resolve(host, port)
-    if not allow_private:
-        for ip in addresses:
-            reason = address_refusal(ip)
-            if reason:
-                raise ImageProblem(
-                    "image_refused",
-                    f"{host} resolves to {reason} (set ANKI_IMAGE_ALLOW_PRIVATE to allow it)",
-                )
-    ip = addresses[0]
-    netloc = f"[{ip}]" if ":" in ip else ip
-    if parts.port:
-        netloc += f":{parts.port}"
-    pinned = urlunsplit((parts.scheme, netloc, parts.path or "/", parts.query, ""))
-    host_header = host if not parts.port else f"{host}:{parts.port}"
-    return pinned, {"Host": host_header}, {"sni_hostname": host}
-
-
-def _read_capped(
-    response: httpx.Response, max_bytes: int, deadline: float, timeout: float
-) -> bytes:
-    declared = response.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > max_bytes:
-        raise ImageProblem("image_refused", f"{declared} bytes is over the {max_bytes}-byte cap")
-    chunks: list[bytes] = []
-    size = 0
-    for chunk in response.iter_bytes():
-        size += len(chunk)
-        if size > max_bytes:
-            raise ImageProblem("image_refused", f"the body is over the {max_bytes}-byte cap")
-        if time.monotonic() > deadline:
-            raise ImageProblem("image_failed", f"timed out after {timeout:g} s")
-        chunks.append(chunk)
-    return b"".join(chunks)

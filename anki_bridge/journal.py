@@ -2,8 +2,8 @@
 
 A note is journaled (with its images) in one transaction, claimed by the writing call,
 and delivered outside any transaction. When Anki is unreachable the claim is released and
-the note waits as `pending`; `notes_queued` is sent so that the flush task (Celery) or
-`manage.py anki_flush` delivers it later. `dedup_key` is unique: a key already sent never
+the note waits as `pending`, and `notes_flush_later` has the flush task (Celery) or
+`manage.py anki_flush` deliver it later. `dedup_key` is unique: a key already sent never
 makes a second note, and a key being delivered by another call is not delivered twice.
 """
 
@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -27,11 +28,13 @@ from anki_bridge.exceptions import AnkiError, AnkiRefused, AnkiUnavailable
 from anki_bridge.images import MediaFile
 from anki_bridge.models import Media, Note
 from anki_bridge.schemas import NoteDetail
-from anki_bridge.signals import notes_queued
+from core import background
 
 logger = logging.getLogger(__name__)
 
 FLUSH_BATCH = 200
+FLUSH_TASK = "anki_bridge.flush"
+FLUSH_SCHEDULED_KEY = "anki:flush-scheduled"  # the flush task clears it when it starts
 S = Note.Status
 
 
@@ -144,11 +147,21 @@ def notes_submit(
             raise
     if queued:
         _release(token, "Anki was unreachable; queued")
-        notes_queued.send(sender=Note)
+        notes_flush_later()
     elif Note.objects.filter(status=S.PENDING).exclude(claim=token).exists():
-        notes_queued.send(sender=Note)  # Anki is back: deliver what earlier calls queued
+        notes_flush_later()  # Anki is back: deliver what earlier calls queued
     media_prune()
     return _details(drafts, fixed, token, results)
+
+
+def notes_flush_later() -> None:
+    """Have the queue delivered later: one flush task, after a delay (none while one waits).
+
+    Without a broker nothing is scheduled (`core.background.start` drops a delayed
+    start): the next call that reaches Anki, or `manage.py anki_flush`, delivers.
+    """
+    if cache.add(FLUSH_SCHEDULED_KEY, 1, timeout=settings.ANKI_FLUSH_BACKOFF_MAX):
+        background.start(FLUSH_TASK, countdown=settings.ANKI_FLUSH_BACKOFF)
 
 
 def _journal(

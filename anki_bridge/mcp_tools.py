@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
-from mcp_types import CallToolResult, TextContent
-from pydantic import BaseModel, Field
+from mcp_types import CallToolResult
+from pydantic import Field
 
 from anki_bridge import problem_cards, schemas, search, services
 from anki_bridge.schemas import NoteInput, ProblemRef
 from core.registry import ToolRegistry
+from core.tooling import respond_json
 
 registry = ToolRegistry(
     app="anki_bridge",
@@ -35,13 +35,6 @@ Model = Annotated[
 ]
 
 
-def respond(data: BaseModel) -> CallToolResult:
-    """Compact JSON for the model plus the same data as structured content."""
-    payload = data.model_dump(mode="json", exclude_none=True)
-    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=payload)
-
-
 @registry.tool(name="greet", title="Greet", read_only=True, open_world=False)
 def greet(
     name: Annotated[str, Field(description="The user's name, e.g. «Алиса».", min_length=1)],
@@ -64,7 +57,7 @@ def model_info(model: Model = None) -> CallToolResult:
     The default model «Поля для ChatGPT» is created in Anki if it is missing (an existing model is never changed).
     """
     structure = services.model_info_get(model=model)
-    return respond(schemas.ModelInfo.model_validate(structure.as_dict()))
+    return respond_json(schemas.ModelInfo.model_validate(structure.as_dict()))
 
 
 @registry.tool(
@@ -95,7 +88,7 @@ def add_from_model(
     Images: `images[]` ({image_base64 | image_url, target_field, filename, max_side}) are resized to max_side (768) and shown in target_field; data:image/...;base64 field values become media files. An image target_field that matches no field gives the warning "unknown_target_field" (the note still goes). `dedup_key` makes a retry safe: a key already used never makes a second note.
     Result: {added, skipped, details: [{index, status: ok|duplicate|queued|error, noteId?, dedup_key?, warnings?, error?}]}. "queued" means Anki is closed: the note is kept and delivered when Anki opens.
     """
-    return respond(services.notes_add_from_model(items=items, deck=deck, model=model))
+    return respond_json(services.notes_add_from_model(items=items, deck=deck, model=model))
 
 
 @registry.tool(
@@ -116,7 +109,7 @@ def note_info(
     NoteInfo: {noteId, modelName, deckName, tags, fields: {name: value}, cards}.
     """
     notes = services.notes_info_get(note_ids=noteIds)
-    return respond(schemas.NoteInfoResult.model_validate({"notes": notes}))
+    return respond_json(schemas.NoteInfoResult.model_validate({"notes": notes}))
 
 
 @registry.tool(
@@ -138,7 +131,7 @@ def add_notes(
 
     An image target_field that is none of the note's fields fails the whole call and nothing is sent. Same result shape as anki.add_from_model.
     """
-    return respond(services.notes_add(notes=notes, deck=deck, model=model))
+    return respond_json(services.notes_add(notes=notes, deck=deck, model=model))
 
 
 @registry.tool(
@@ -159,7 +152,7 @@ def search_tool(
     ] = None,
 ) -> CallToolResult:
     """Search the configured external service (SEARCH_API_URL): {results: [{title, url, snippet, content, score, ...}], nextCursor}."""
-    return respond(search.search_run(query=query, limit=limit, cursor=cursor))
+    return respond_json(search.search_run(query=query, limit=limit, cursor=cursor))
 
 
 @registry.tool(
@@ -186,4 +179,4 @@ def add_problems(
 
     Prompt: the condition with its figures; Response: answer and solution; Context: subject, exam, type, category; Sources: the problem's URL. Each problem becomes one note (dedup_key sdamgia:{exam}:{subject}:{id}): sending it again adds nothing.
     """
-    return respond(problem_cards.problems_add(problems=problems, deck=deck, tags=tags))
+    return respond_json(problem_cards.problems_add(problems=problems, deck=deck, tags=tags))

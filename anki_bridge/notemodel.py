@@ -81,19 +81,6 @@ DEFAULT_MODEL = NoteModel(
 )
 
 
-def create_model_params(model: NoteModel) -> dict[str, object]:
-    """The `createModel` parameters that make `model` in Anki."""
-    return {
-        "modelName": model.name,
-        "inOrderFields": list(model.fields),
-        "css": model.styling,
-        "cardTemplates": [
-            {"Name": name, "Front": sides["Front"], "Back": sides["Back"]}
-            for name, sides in model.templates.items()
-        ],
-    }
-
-
 def fields_normalize(
     model: NoteModel, fields: Mapping[str, str]
 ) -> tuple[dict[str, str], list[str]]:

@@ -19,16 +19,13 @@ from pydantic import ValidationError
 from anki_bridge.drafts import tags_clean, validation_message
 from anki_bridge.notemodel import DEFAULT_MODEL
 from anki_bridge.schemas import AddNotesResult, ImageSpec, NoteDetail, NoteInput, ProblemRef
-from anki_bridge.services import notes_add_from_model, result_make
+from anki_bridge.services import PROBLEMS_MAX, notes_add_from_model, result_make
 from core.exceptions import InvalidInput
-from problems.formatting import problem_url
-from problems.services import problems_get_many
-from problems.subjects import Site, site_resolve
+from problems.services import Site, problem_source_url, problems_get_many, site_resolve
 
 if TYPE_CHECKING:
-    from problems.models import Problem
+    from problems.services import Problem
 
-PROBLEMS_MAX = 50
 EXAM_NAMES = {"ege": "ЕГЭ", "oge": "ОГЭ"}
 
 
@@ -68,7 +65,7 @@ def problem_note(problem: Problem, *, tags: Iterable[str] = ()) -> NoteInput:
             "Prompt": prompt,
             "Response": "<br><br>".join(part for part in response if part),
             "Context": " · ".join(context),
-            "Sources": problem_url(problem),
+            "Sources": problem_source_url(problem=problem),
         },
         tags=tags_clean(["sdamgia", f"{site.subject}-{site.exam}", *tags]),
         images=images,

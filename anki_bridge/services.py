@@ -13,7 +13,8 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 
-from anki_bridge.client import AnkiClient, action
+from anki_bridge import client as ankiconnect
+from anki_bridge.client import AnkiClient
 from anki_bridge.delivery import is_model_missing, model_create_default
 from anki_bridge.drafts import drafts_build, items_parse, note_validate
 from anki_bridge.exceptions import AnkiError, AnkiModelNotFound, AnkiUnavailable
@@ -21,6 +22,9 @@ from anki_bridge.journal import dedup_sent, notes_submit
 from anki_bridge.notemodel import DEFAULT_MODEL, NoteModel, fields_normalize
 from anki_bridge.schemas import AddNotesResult, NoteDetail, NoteInput
 from core.exceptions import InvalidInput
+
+# Problems per call of `anki.add_problems` (and per run of the admin action).
+PROBLEMS_MAX = 50
 
 NAME_MAX = 255
 NOTE_IDS_MAX = 500
@@ -65,16 +69,16 @@ def model_load(client: AnkiClient, name: str) -> NoteModel:
     """
     names, templates, styling = client.multi(
         [
-            action("modelFieldNames", modelName=name),
-            action("modelTemplates", modelName=name),
-            action("modelStyling", modelName=name),
+            ankiconnect.model_field_names(name),
+            ankiconnect.model_templates(name),
+            ankiconnect.model_styling(name),
         ]
     )
     if is_model_missing(names.error, name):
         if name == DEFAULT_MODEL.name:
             model_create_default(client)
             return model_load(client, name)
-        known = client.invoke("modelNames")
+        known = client.model_names()
         raise AnkiModelNotFound(
             f"model {name!r} was not found in Anki; its models: {', '.join(known)}",
             extra={"model": name},
@@ -216,9 +220,9 @@ def notes_info_get(*, note_ids: Sequence[int]) -> list[dict[str, Any] | None]:
     if len(note_ids) > NOTE_IDS_MAX:
         raise InvalidInput(f"noteIds holds at most {NOTE_IDS_MAX} ids", field="noteIds")
     with AnkiClient() as client:
-        infos = client.invoke("notesInfo", notes=list(note_ids))
+        infos = client.notes_info(note_ids)
         cards = [c for info in infos if info for c in info.get("cards", [])]
-        decks = client.invoke("getDecks", cards=cards) if cards else {}
+        decks = client.get_decks(cards) if cards else {}
     deck_of = {cid: deck for deck, cids in decks.items() for cid in cids}
     notes: list[dict[str, Any] | None] = []
     for info in infos:
@@ -238,3 +242,14 @@ def notes_info_get(*, note_ids: Sequence[int]) -> list[dict[str, Any] | None]:
             }
         )
     return notes
+
+
+def problems_send(*, problems: list[dict[str, str]]) -> AddNotesResult:
+    """Notes in the default model for СДАМ ГИА problems (`{"subject", "exam", "id"}` each).
+
+    The use case other apps call (the problems admin's "Send to Anki"); the same as the
+    `anki.add_problems` tool with the default deck and no tags.
+    """
+    from anki_bridge.problem_cards import problems_add  # it builds on this module
+
+    return problems_add(problems=problems)

@@ -2,23 +2,14 @@
 
 from __future__ import annotations
 
-import logging
 from dataclasses import asdict
-from typing import Any
 
-from celery import current_app as app
 from celery import shared_task
 from django.conf import settings
 from django.core.cache import cache
-from django.db import transaction
 
 from anki_bridge import journal
 from anki_bridge.exceptions import AnkiUnavailable
-from anki_bridge.signals import notes_queued
-
-logger = logging.getLogger(__name__)
-
-SCHEDULED_KEY = "anki:flush-scheduled"
 
 
 @shared_task(
@@ -37,23 +28,5 @@ def notes_flush_task() -> dict[str, int]:
     Safe to run twice at once or again after a crash: notes are held by a lease and a
     delivered note is never sent again.
     """
-    cache.delete(SCHEDULED_KEY)
+    cache.delete(journal.FLUSH_SCHEDULED_KEY)  # notes queued from now on schedule a new one
     return asdict(journal.notes_flush())
-
-
-def flush_later(**_: Any) -> None:
-    """Schedule one flush after the current transaction (none while one is scheduled).
-
-    Without a broker (tasks run in-process) nothing is scheduled: there is no worker to
-    wait for Anki, so the next call that reaches Anki or `manage.py anki_flush` delivers.
-    """
-    if app.conf.task_always_eager:
-        return
-    if not cache.add(SCHEDULED_KEY, 1, timeout=settings.ANKI_FLUSH_BACKOFF_MAX):
-        return
-    transaction.on_commit(
-        lambda: notes_flush_task.apply_async(countdown=settings.ANKI_FLUSH_BACKOFF)
-    )
-
-
-notes_queued.connect(flush_later, dispatch_uid="anki_bridge.flush_later")

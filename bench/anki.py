@@ -119,9 +119,10 @@ def naive(images: list[bytes], latency: float) -> list[str]:
             return answer["result"]
 
         post("createDeck", deck="Bench")
-        from anki_bridge.notemodel import DEFAULT_MODEL, create_model_params
+        from anki_bridge.client import create_model
+        from anki_bridge.notemodel import DEFAULT_MODEL
 
-        post("createModel", **create_model_params(DEFAULT_MODEL))
+        post("createModel", **create_model(DEFAULT_MODEL)["params"])
         anki.state.requests.clear()
         started = time.perf_counter()
         for i, data in enumerate(images):

@@ -40,12 +40,11 @@ from django.utils import timezone  # noqa: E402
 
 from bench.common import celery_worker_command, percentile, print_table  # noqa: E402
 from bench.damage import damage  # noqa: E402
-from config.celery import app  # noqa: E402
+from core import background  # noqa: E402
 from problems import fuzzy, matching  # noqa: E402
 from problems.models import Problem  # noqa: E402
 from problems.parsing import parse_problem_block  # noqa: E402
 from problems.subjects import Site  # noqa: E402
-from problems.tasks import fetch_missing_fanout  # noqa: E402
 from tests.problems.blocks import block, id_only, search_results  # noqa: E402
 from tests.problems.fake_site import FakeSite, serve  # noqa: E402
 
@@ -89,7 +88,6 @@ def cold_search(
     settings.SDAMGIA_MIN_INTERVAL = interval
     settings.SDAMGIA_MAX_CONCURRENCY_PER_HOST = concurrency
     procs = []
-    app.conf.task_always_eager = not workers
     if workers:
         env = {
             **os.environ,
@@ -106,21 +104,17 @@ def cold_search(
                     stderr=subprocess.DEVNULL,
                 )
             )
-        app.conf.task_always_eager = False
-        time.sleep(4)  # workers connect
-        app.control.ping(timeout=2)
+        time.sleep(4)  # both workers connect
     try:
-        started = time.perf_counter()
-        outcome = fuzzy.problems_search_fuzzy(
-            site=MATH,
-            condition_text=conditions[ids[7]],
-            threshold=0.5,
-            limit=5,
-            fetch_missing=fetch_missing_fanout,
-        )
-        wall = time.perf_counter() - started
+        with background.using_broker(workers):
+            if workers and not background.workers_wait(30):
+                raise SystemExit("the Celery workers did not answer within 30 s")
+            started = time.perf_counter()
+            outcome = fuzzy.problems_search_fuzzy(
+                site=MATH, condition_text=conditions[ids[7]], threshold=0.5, limit=5
+            )
+            wall = time.perf_counter() - started
     finally:
-        app.conf.task_always_eager = True
         for proc in procs:
             proc.terminate()
             proc.wait(timeout=10)
@@ -241,7 +235,7 @@ def main() -> None:
     if os.environ.get("REDIS_URL"):
         rows.append(cold_search(conditions, workers=True, concurrency=10, interval=0))
     else:
-        rows.append(["2 Celery workers (Redis)", "-", "skipped: REDIS_URL unset", "-", "-", "-"])
+        rows.append(["2 Celery workers (Redis)", "-", "skipped: REDIS_URL unset", *["-"] * 4])
     print_table(
         [
             "mode",

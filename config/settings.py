@@ -7,6 +7,7 @@ DJANGO_SECRET_KEY and DJANGO_DEBUG=0; `.env.example` lists every variable.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from pathlib import Path
 from typing import Literal
@@ -83,6 +84,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "core.api.api_limits_middleware",  # first: it also reshapes errors of those below
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -123,6 +125,10 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # A connection per thread that lives as long as the thread: a tool call does not pay
+    # for a reconnect (and its WAL checkpoint) every time.
+    if not env_str("DATABASE_CONN_MAX_AGE"):
+        DATABASES["default"]["CONN_MAX_AGE"] = None
     # Tools run on worker threads and Celery tasks in-process: wait for the write lock
     # instead of failing with "database is locked", and let readers run beside a writer.
     DATABASES["default"]["OPTIONS"] = {
@@ -161,8 +167,10 @@ else:
 
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 15 * 60)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 20 * 60)
-# Without a broker every task runs in-process, synchronously, with its errors raised.
+# Without a broker tasks run in this process (`core.background` decides from this alone):
+# work a service starts goes to a pool of BACKGROUND_MAX_WORKERS threads.
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
+BACKGROUND_MAX_WORKERS = env_int("BACKGROUND_MAX_WORKERS", 4)
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 CELERY_RESULT_BACKEND = REDIS_URL or "cache+memory://"
 # Redis re-delivers a task not acknowledged within the visibility timeout: it must outlast
@@ -210,8 +218,30 @@ SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", default=not DEBUG)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
-if env_bool("DJANGO_BEHIND_PROXY", default=False):
+# Who may speak for the client. Unset/0: nobody, the peer is the client. A comma list of
+# proxy addresses or CIDRs: a request from one of them names its client in X-Forwarded-For
+# (walked from the right past listed proxies; API throttles key on it) and its scheme in
+# X-Forwarded-Proto. 1: one proxy of any address in front; only when it is the sole way in.
+_behind_proxy = env_str("DJANGO_BEHIND_PROXY").lower()
+TRUSTED_PROXIES: list[str] = []
+if _behind_proxy in {"1", "true", "yes", "on"}:
+    TRUSTED_PROXIES = ["*"]
+elif _behind_proxy not in {"", "0", "false", "no", "off"}:
+    TRUSTED_PROXIES = env_list("DJANGO_BEHIND_PROXY", [])
+    for _proxy in TRUSTED_PROXIES:
+        try:
+            ipaddress.ip_network(_proxy, strict=False)
+        except ValueError:
+            raise ImproperlyConfigured(
+                f"DJANGO_BEHIND_PROXY must be 0, 1 or a comma list of addresses/CIDRs; "
+                f"{_proxy!r} is neither"
+            ) from None
+if TRUSTED_PROXIES:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Request limits: the body (uploaded files aside) and the query string. Past them the API
+# answers 413 and 414 in its error shape.
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DJANGO_MAX_BODY_BYTES", 2_621_440)
+MAX_QUERY_STRING_BYTES = env_int("DJANGO_MAX_QUERY_STRING_BYTES", 8192)
 # /healthz answers load balancers over plain HTTP.
 SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 
@@ -225,13 +255,20 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
+    # JSON only, refused with a 4xx past the depth, size and value rules.
+    "DEFAULT_PARSER_CLASSES": ["core.parsers.JSONParser"],
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+    # Keyed on the peer, or the client a trusted proxy names (TRUSTED_PROXIES).
     "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
+        "core.throttling.AnonRateThrottle",
+        "core.throttling.UserRateThrottle",
+        "core.throttling.UpstreamAnonRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "anon": env_str("API_THROTTLE_ANON", "120/minute"),
         "user": env_str("API_THROTTLE_USER", "1200/minute"),
+        # Anonymous requests that make the server fetch from СДАМ ГИА or the OJ API.
+        "upstream_anon": env_str("API_THROTTLE_UPSTREAM_ANON", "30/minute"),
     },
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "core.api.exception_handler",

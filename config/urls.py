@@ -3,11 +3,11 @@
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
-from rest_framework.authtoken.views import obtain_auth_token
+from rest_framework.authtoken.views import ObtainAuthToken
 
 from config import views
 from config.api import ApiRootApi, McpToolListApi
-from normagpt.views import document_file
+from core.parsers import JSONParser
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -15,11 +15,12 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("normagpt/", include("normagpt.urls")),
     # Uploaded norm PDFs, where `FileField.url` points (MEDIA_URL is not served otherwise).
-    path("media/normagpt/documents/<str:name>", document_file, name="normagpt-document-file"),
+    path("media/normagpt/", include("normagpt.media_urls")),
     path("api/", ApiRootApi.as_view(), name="api-root"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
-    path("api/auth/token/", obtain_auth_token, name="api-token"),
+    # The project's parser, not the view's own stock JSON/form ones.
+    path("api/auth/token/", ObtainAuthToken.as_view(parser_classes=[JSONParser]), name="api-token"),
     path("api/mcp-tools/", McpToolListApi.as_view(), name="api-mcp-tools"),
     path("api/problems/", include("problems.api.urls")),
     path("api/anki/", include("anki_bridge.api.urls")),

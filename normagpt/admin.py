@@ -7,7 +7,6 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
@@ -18,7 +17,6 @@ from core.exceptions import DomainError
 from normagpt import services
 from normagpt.formatting import markdown_html, url_or_none
 from normagpt.models import AgentRun, AgentStep, LlmCall, NormDocument, NormPage, ReviewQueueRun
-from normagpt.tasks import document_ingest_task, run_dispatch
 
 
 def thumbnail(page: NormPage, width: int = 90) -> SafeString:
@@ -72,15 +70,14 @@ class NormDocumentAdmin(admin.ModelAdmin):
     actions = ["reingest"]
 
     def save_model(self, request: HttpRequest, obj: NormDocument, form: Any, change: bool) -> None:
-        """Save, then ingest the uploaded PDF as a Celery task (in-process without a broker)."""
+        """Save, then ingest the uploaded PDF in the background."""
         super().save_model(request, obj, form, change)
         if "file" in form.changed_data and obj.file:
-            NormDocument.objects.filter(pk=obj.pk).update(ingest_status=NormDocument.Ingest.PENDING)
-            transaction.on_commit(lambda: self._ingest(request, obj.pk))
+            self._ingest(request, obj.pk)
 
     def _ingest(self, request: HttpRequest, document_id: int) -> None:
         try:
-            document_ingest_task.delay(document_id)
+            services.document_ingest_start(document_id=document_id)
         except DomainError as exc:
             self.message_user(request, f"ingestion failed: {exc.message}", messages.ERROR)
         else:
@@ -199,7 +196,6 @@ class AgentRunAdmin(admin.ModelAdmin):
                 run_id=obj.pk,
                 note=note,
                 decision=form.cleaned_data.get("decision") or None,
-                start=run_dispatch,
             )
         except DomainError as exc:
             self.message_user(request, exc.message, messages.ERROR)

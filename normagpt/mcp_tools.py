@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import json
 import time
-from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-import anyio.from_thread
 from mcp.server.mcpserver import Context
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult
 from pydantic import Field
 
 from core.registry import ToolRegistry
+from core.tooling import Format, respond, thread_progress
 from normagpt import formatting, schemas, selectors, services
 from normagpt.models import AgentRun
-from normagpt.tasks import run_dispatch
 
 registry = ToolRegistry(
     app="normagpt",
@@ -42,29 +37,6 @@ Wait = Annotated[
         ),
     ),
 ]
-Format = Annotated[
-    Literal["markdown", "json"],
-    Field(description="'markdown' (default, readable) or 'json' (structured data)."),
-]
-
-
-def respond(data: dict[str, Any], markdown: str, response_format: str) -> CallToolResult:
-    text = markdown if response_format == "markdown" else json.dumps(data, ensure_ascii=False)
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
-
-
-def thread_progress(ctx: Context | None) -> Callable[[float, str], None] | None:
-    """A progress callback for this worker thread, sent on the server's event loop."""
-    if ctx is None:
-        return None
-    loop = anyio.from_thread.run_sync(asyncio.get_running_loop)
-
-    def report(done: float, message: str) -> None:
-        future = asyncio.run_coroutine_threadsafe(ctx.report_progress(done, None, message), loop)
-        with contextlib.suppress(Exception):  # progress is best effort; the result matters
-            future.result(timeout=2)
-
-    return report
 
 
 def run_wait(run_id: int, wait_seconds: int, ctx: Context | None) -> AgentRun:
@@ -73,14 +45,14 @@ def run_wait(run_id: int, wait_seconds: int, ctx: Context | None) -> AgentRun:
     deadline = time.monotonic() + wait_seconds
     seen = 0
     if report is not None:
-        report(0, "queued")
+        report(0, message="queued")
     while True:
         run = selectors.run_get(run_id=run_id)
         for step in run.steps.all()[seen:]:
             if report is None:
                 break
             decision = f" → {step.decision}" if step.decision else ""
-            report(step.index + 1, f"{step.node}{decision}: {step.input_summary}"[:300])
+            report(step.index + 1, message=f"{step.node}{decision}: {step.input_summary}"[:300])
             seen = step.index + 1
         working = run.status in (AgentRun.Status.QUEUED, AgentRun.Status.RUNNING)
         if not working or time.monotonic() >= deadline:
@@ -115,7 +87,7 @@ def ask(
     answer with its sources, conditions and clarifying questions — or, if the run needs
     longer than `wait_seconds` or a person's review, its run id and status.
     """
-    run = services.run_create(question=question, start=run_dispatch)
+    run = services.run_create(question=question)
     run = run_wait(run.pk, wait_seconds, ctx)
     return run_respond(run, response_format)
 
@@ -126,7 +98,7 @@ def ask(
 def get_run(run_id: RunId, response_format: Format = "markdown") -> CallToolResult:
     """A run's status, its steps so far, and its answer with sources once completed."""
     run = selectors.run_get(run_id=run_id)
-    services.run_revive(run=run, start=run_dispatch)
+    services.run_revive(run=run)
     return run_respond(run, response_format)
 
 
@@ -157,7 +129,7 @@ def resume(
     ctx: Context | None = None,
 ) -> CallToolResult:
     """Resume a run waiting for human review (status needs_review) with a reviewer's note."""
-    services.run_resume(run_id=run_id, note=note, decision=decision, start=run_dispatch)
+    services.run_resume(run_id=run_id, note=note, decision=decision)
     run = run_wait(run_id, wait_seconds, ctx)
     return run_respond(run, response_format)
 

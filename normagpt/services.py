@@ -1,29 +1,32 @@
 """Use cases of the norms agent: asking, resuming after review; the corpus lives in `ingest`.
 
-The loop itself is `normagpt.agent.runner.run_advance`. Services take a `start` callable
-(the adapters pass `normagpt.tasks.run_dispatch`) and call it once the run is committed.
+The loop itself is `normagpt.agent.runner.run_advance`, run by the task `normagpt.run_advance`:
+a service that puts a run to work starts it with `core.background.start` (on a worker with
+a broker, on this process's pool without one) once the run is committed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import logging
 from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
+from core import background
 from core.exceptions import InvalidInput
 from normagpt import selectors
 from normagpt.agent.runner import run_advance, run_fail
 from normagpt.agent.store import store_new
-from normagpt.exceptions import RunNotFound, RunNotResumable
+from normagpt.exceptions import DocumentNotFound, RunNotFound, RunNotResumable
 from normagpt.ingest import document_ingest, document_save
-from normagpt.models import AgentRun
+from normagpt.models import AgentRun, NormDocument
 from normagpt.search import SearchHit, pages_search
 
 __all__ = [
     "SearchHit",
     "document_ingest",
+    "document_ingest_start",
     "document_save",
     "pages_search",
     "run_advance",
@@ -31,16 +34,20 @@ __all__ = [
     "run_fail",
     "run_resume",
     "run_revive",
+    "runs_recover",
 ]
 
-Start = Callable[[int], Any]
+logger = logging.getLogger(__name__)
+
+RUN_TASK = "normagpt.run_advance"
+INGEST_TASK = "normagpt.document_ingest"
 QUESTION_MIN, QUESTION_MAX = 5, 2000
 RESUME_DECISIONS = {"CONTINUE": "executor", "REPLAN": "planner", "FINALIZE": "finalizer"}
 
 
 @transaction.atomic
-def run_create(*, question: str, user: Any = None, start: Start | None = None) -> AgentRun:
-    """A new run for `question`, queued; `start(run_id)` is called once it is committed."""
+def run_create(*, question: str, user: Any = None) -> AgentRun:
+    """A new run for `question`, queued; it starts working once it is committed."""
     question = " ".join(question.split())
     if not QUESTION_MIN <= len(question) <= QUESTION_MAX:
         raise InvalidInput(
@@ -52,12 +59,11 @@ def run_create(*, question: str, user: Any = None, start: Start | None = None) -
         shared=store_new(question),
         next_node="planner",
     )
-    if start is not None:
-        transaction.on_commit(lambda: start(run.pk))
+    background.start(RUN_TASK, run.pk)
     return run
 
 
-def run_revive(*, run: AgentRun, start: Start) -> bool:
+def run_revive(*, run: AgentRun) -> bool:
     """Start a run again whose worker died (lease expired); whether it was restarted.
 
     Called when a run is looked at, so a run survives even without a periodic sweep;
@@ -65,14 +71,21 @@ def run_revive(*, run: AgentRun, start: Start) -> bool:
     """
     if not selectors.run_is_stalled(run=run):
         return False
-    start(run.pk)
+    background.start(RUN_TASK, run.pk)
     return True
 
 
+def runs_recover() -> list[int]:
+    """Start again every run whose lease expired (its worker died); their ids."""
+    stalled = selectors.runs_stalled()
+    for run_id in stalled:
+        logger.warning("run %s: its worker stopped; resuming from its last checkpoint", run_id)
+        background.start(RUN_TASK, run_id)
+    return stalled
+
+
 @transaction.atomic
-def run_resume(
-    *, run_id: int, note: str, decision: str | None = None, start: Start | None = None
-) -> AgentRun:
+def run_resume(*, run_id: int, note: str, decision: str | None = None) -> AgentRun:
     """Go on with a run waiting for review, the reviewer's note added to its store.
 
     Without `decision` the node that asked for review runs again (the judge decides anew,
@@ -126,6 +139,15 @@ def run_resume(
     run.owner = ""
     run.heartbeat_at = timezone.now()  # queued again now: not stalled until the lease passes
     run.save()
-    if start is not None:
-        transaction.on_commit(lambda: start(run.pk))
+    background.start(RUN_TASK, run.pk)
     return run
+
+
+@transaction.atomic
+def document_ingest_start(*, document_id: int) -> None:
+    """Mark the document's PDF `pending` and have it ingested in the background."""
+    if not NormDocument.objects.filter(pk=document_id).update(
+        ingest_status=NormDocument.Ingest.PENDING, ingest_error=""
+    ):
+        raise DocumentNotFound(f"document {document_id} does not exist")
+    background.start(INGEST_TASK, document_id)

@@ -13,7 +13,6 @@ from core.exceptions import DomainError
 from normagpt import selectors, services
 from normagpt.formatting import markdown_html
 from normagpt.models import DOCUMENT_UPLOAD_TO, AgentRun, NormDocument
-from normagpt.tasks import run_dispatch
 
 RECENT_RUNS = 20
 
@@ -27,7 +26,7 @@ def index(request: HttpRequest) -> HttpResponse:
             return redirect(f"{reverse('normagpt:login')}?next={request.path}")
         question = request.POST.get("question", "")
         try:
-            run = services.run_create(question=question, user=request.user, start=run_dispatch)
+            run = services.run_create(question=question, user=request.user)
         except DomainError as exc:
             messages.error(request, exc.message)
         else:
@@ -49,7 +48,7 @@ def _run_context(run_id: int) -> dict[str, object]:
         run = selectors.run_get(run_id=run_id)
     except DomainError as exc:
         raise Http404(exc.message) from exc
-    services.run_revive(run=run, start=run_dispatch)
+    services.run_revive(run=run)
     shared = run.shared or {}
     pages = {p["page_id"]: p for p in shared.get("retrieved_pages", [])}
     steps = []

@@ -1,11 +1,11 @@
-"""The only module that talks to the online-judge problem API.
+"""The only module that talks to the online-judge problem API: one function per endpoint.
 
-One GET per call, no retries: `Authorization: Bearer` on every request when a token is
-set, redirects followed (at most 10), the body capped (1 MiB by default) and a *total*
-deadline per call (30 s by default) that covers connecting, every redirect hop and the
-body. The requests run on one background event loop per process, so sync callers (MCP
-worker threads, DRF views, Celery tasks) share one connection pool and the deadline is
-enforced by cancellation rather than per-read timeouts.
+`daily`, `problem`, `similar`, `resolve` and `status` each make one GET through the
+project's HTTP layer (`core.http`), on the caller's thread with a keep-alive client
+shared by the process per (base URL, token): no retries, `Authorization: Bearer` on every
+request when a token is set, redirects followed (at most 10), the body capped (1 MiB by
+default) and a *total* deadline per call (30 s by default) that covers connecting, every
+redirect hop and the body. Endpoint paths and query parameter names live only here.
 
 Statuses are classified here (rules 2–4 of the issue): a connection failure or timeout
 is `OjRequestFailed("request failed: …")`; a status other than 200/202 is `OjHttpError`
@@ -15,21 +15,18 @@ a 200 that is not JSON is `OjBadResponse`.
 
 from __future__ import annotations
 
-import asyncio
+import functools
 import json
 import logging
-import os
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
 from urllib.parse import quote
 
-import httpx
-
-from ojclient.conf import OjSettings
-from ojclient.exceptions import OjBadResponse, OjHttpError, OjRequestFailed
+from core.http import Failure, FailureKind, Reply, Upstream, shared_client
+from ojclient.conf import OjSettings, oj_settings
+from ojclient.exceptions import SERVICE, OjBadResponse, OjHttpError, OjRequestFailed
 
 logger = logging.getLogger(__name__)
 
@@ -43,6 +40,22 @@ def encode(value: str) -> str:
     return quote(value, safe="")
 
 
+def segment(value: str) -> str:
+    """`value` as one path segment: encoded, and `.`/`..` as `%2E`/`%2E%2E`.
+
+    A bare dot segment would be removed by URL normalization (RFC 3986 §5.2.4), turning
+    `/problems/0/.` into `/problems/0`; its percent-encoded form means the same text.
+    """
+    encoded = encode(value)
+    return "%2E" * len(encoded) if encoded in (".", "..") else encoded
+
+
+def threshold_text(value: float) -> str:
+    """The shortest form the backend parses: 0 → `0`, 0.5 → `0.5`, 1.0 → `1`."""
+    text = repr(float(value))
+    return text[:-2] if text.endswith(".0") else text
+
+
 @dataclass(frozen=True)
 class OjResponse:
     status: int
@@ -50,137 +63,112 @@ class OjResponse:
     url: str
 
 
-class _LoopThread:
-    """A private event loop on a daemon thread; replaced after a fork (Celery prefork)."""
-
-    def __init__(self) -> None:
-        self.pid = os.getpid()
-        self.loop = asyncio.new_event_loop()
-        self.clients: dict[tuple[str, str], httpx.AsyncClient] = {}
-        thread = threading.Thread(target=self.loop.run_forever, name="ojclient-http", daemon=True)
-        thread.start()
+# --- the endpoints -------------------------------------------------------------------------
 
 
-_runner: _LoopThread | None = None
-_runner_lock = threading.Lock()
+def daily(*, domain: str, date: str) -> OjResponse:
+    """`GET /api/v1/daily`: 200 with the day's problem(s), or 202 while it is being fetched."""
+    return _get("/api/v1/daily", [("domain", domain), ("date", date)], accept_202=True)
 
 
-def _loop_thread() -> _LoopThread:
-    global _runner
-    with _runner_lock:
-        if _runner is None or _runner.pid != os.getpid():
-            _runner = _LoopThread()
-        return _runner
+def problem(*, source: str, problem_id: str) -> OjResponse:
+    return _get(f"/api/v1/problems/{segment(source)}/{segment(problem_id)}")
 
 
-class OjClient:
-    """GET requests to one configured OJ API (see module docstring)."""
+def similar(
+    *,
+    query: str | None = None,
+    source: str | None = None,
+    problem_id: str | None = None,
+    limit: int,
+    threshold: float,
+    source_filter: str | None = None,
+) -> OjResponse:
+    """Problems similar to a free-text `query`, or else to the problem `source`/`problem_id`."""
+    params = [("limit", str(limit)), ("threshold", threshold_text(threshold))]
+    if source_filter:
+        params.append(("source", source_filter))
+    if query:
+        return _get("/api/v1/similar", [("q", query), *params])
+    return _get(f"/api/v1/similar/{segment(source or '')}/{segment(problem_id or '')}", params)
 
-    def __init__(self, conf: OjSettings) -> None:
-        self.conf = conf
 
-    def url(self, path: str, params: Sequence[tuple[str, str]] = ()) -> str:
-        """`base_url + path` and the query, every value percent-encoded (path: pre-encoded)."""
-        query = "&".join(f"{encode(key)}={encode(value)}" for key, value in params)
-        return f"{self.conf.base_url}{path}" + (f"?{query}" if query else "")
+def resolve(*, text: str) -> OjResponse:
+    """The problem a URL, a slug or a `source id` text names."""
+    return _get(f"/api/v1/resolve/{segment(text)}")
 
-    def get(
-        self, path: str, params: Sequence[tuple[str, str]] = (), *, accept_202: bool = False
-    ) -> OjResponse:
-        """GET `path` and classify the answer: 200 (or 202 when accepted) with JSON, or an error."""
-        url = self.url(path, params)
-        runner = _loop_thread()
-        future = asyncio.run_coroutine_threadsafe(
-            self._get(runner, url, accept_202=accept_202), runner.loop
-        )
-        try:
-            # The coroutine enforces the deadline itself; this is only a backstop.
-            return future.result(timeout=self.conf.timeout + 5)
-        except TimeoutError:
-            future.cancel()
-            raise OjRequestFailed(self._timeout_message(url)) from None
 
-    async def _get(self, runner: _LoopThread, url: str, *, accept_202: bool) -> OjResponse:
-        http = self._http(runner)
-        try:
-            async with asyncio.timeout(self.conf.timeout):
-                async with http.stream("GET", url) as response:
-                    body = await self._read_capped(response, url)
-        except TimeoutError:
-            raise OjRequestFailed(self._timeout_message(url)) from None
-        except httpx.TooManyRedirects:
-            raise OjRequestFailed(
-                f"request failed: too many redirects (more than {MAX_REDIRECTS}) from {url}"
-            ) from None
-        except httpx.TimeoutException:
-            raise OjRequestFailed(self._timeout_message(url)) from None
-        except httpx.HTTPError as exc:
-            raise OjRequestFailed(
-                f"request failed: could not reach the OJ API at {self.conf.base_url} "
-                f"({type(exc).__name__}: {exc or 'no details'})"
-            ) from None
-        logger.debug("GET %s -> %s (%d bytes)", url, response.status_code, len(body))
-        return self._classify(response, body, url, accept_202=accept_202)
+def status() -> OjResponse:
+    return _get("/status")
 
-    def _timeout_message(self, url: str) -> str:
-        return f"request failed: the OJ API did not answer within {self.conf.timeout:g} s ({url})"
 
-    async def _read_capped(self, response: httpx.Response, url: str) -> bytes:
-        cap = self.conf.max_body_bytes
-        declared = response.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > cap:
-            raise OjRequestFailed(
-                f"request failed: the OJ API response is larger than {cap:,} bytes ({url})"
-            )
-        chunks: list[bytes] = []
-        size = 0
-        async for chunk in response.aiter_bytes():
-            size += len(chunk)
-            if size > cap:
-                raise OjRequestFailed(
-                    f"request failed: the OJ API response is larger than {cap:,} bytes ({url})"
-                )
-            chunks.append(chunk)
-        return b"".join(chunks)
+# --- one GET -------------------------------------------------------------------------------
 
-    def _classify(
-        self, response: httpx.Response, body: bytes, url: str, *, accept_202: bool
-    ) -> OjResponse:
-        status = response.status_code
-        text = body.decode(response.encoding or "utf-8", errors="replace")
-        if status == 200 or (status == 202 and accept_202):
-            if status == 202 and not body.strip():
+
+def url_for(conf: OjSettings, path: str, params: Sequence[tuple[str, str]] = ()) -> str:
+    """`base_url + path` and the query, every value percent-encoded (path: pre-encoded)."""
+    query = "&".join(f"{encode(key)}={encode(value)}" for key, value in params)
+    return f"{conf.base_url}{path}" + (f"?{query}" if query else "")
+
+
+def _get(
+    path: str, params: Sequence[tuple[str, str]] = (), *, accept_202: bool = False
+) -> OjResponse:
+    """GET `path` and classify the answer: 200 (or 202 when accepted) with JSON, or an error."""
+    conf = oj_settings()
+    url = url_for(conf, path, params)
+    reply = shared_client(_upstream(conf)).get(url)
+    logger.debug("GET %s -> %s (%d bytes)", url, reply.status, len(reply.content))
+    return _classify(reply, url, accept_202=accept_202)
+
+
+@functools.lru_cache(maxsize=8)
+def _upstream(conf: OjSettings) -> Upstream:
+    headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
+    if conf.token:
+        headers["Authorization"] = f"Bearer {conf.token}"
+    logger.info("OJ API client for %s (token: %s)", conf.base_url, conf.token_state)
+    return Upstream(
+        service=SERVICE,
+        base_url=conf.base_url,
+        deadline=conf.timeout,
+        max_body_bytes=conf.max_body_bytes,
+        max_redirects=MAX_REDIRECTS,
+        retries=0,
+        headers=headers,
+        error=_request_failed,
+    )
+
+
+def _request_failed(failure: Failure) -> Exception:
+    """The contract's exact `request failed: …` texts for each kind of failure."""
+    up, url = failure.upstream, failure.url
+    if failure.kind is FailureKind.TIMEOUT:
+        text = f"the OJ API did not answer within {up.deadline:g} s ({url})"
+    elif failure.kind is FailureKind.REDIRECTS:
+        text = f"too many redirects (more than {up.max_redirects}) from {url}"
+    elif failure.kind is FailureKind.TOO_LARGE:
+        text = f"the OJ API response is larger than {up.max_body_bytes:,} bytes ({url})"
+    else:
+        text = f"could not reach the OJ API at {up.base_url} ({failure.detail or 'no details'})"
+    return OjRequestFailed(f"request failed: {text}")
+
+
+def _classify(reply: Reply, url: str, *, accept_202: bool) -> OjResponse:
+    status, body = reply.status, reply.content
+    if status == 200 or (status == 202 and accept_202):
+        if status == 202 and not body.strip():
+            return OjResponse(status=status, data={}, url=url)
+        if not is_json_content_type(reply.headers.get("content-type", "")):
+            if status == 202:
                 return OjResponse(status=status, data={}, url=url)
-            if not is_json_content_type(response.headers.get("content-type", "")):
-                if status == 202:
-                    return OjResponse(status=status, data={}, url=url)
-                raise OjBadResponse("unexpected non-JSON response")
-            try:
-                data = json.loads(text)
-            except ValueError as exc:
-                raise OjBadResponse(f"invalid JSON: {exc}") from None
-            return OjResponse(status=status, data=data, url=url)
-        raise OjHttpError(http_error_message(status, text), status=status)
-
-    def _http(self, runner: _LoopThread) -> httpx.AsyncClient:
-        key = (self.conf.base_url, self.conf.token)
-        client = runner.clients.get(key)
-        if client is None:
-            headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
-            if self.conf.token:
-                headers["Authorization"] = f"Bearer {self.conf.token}"
-            client = httpx.AsyncClient(
-                headers=headers,
-                follow_redirects=True,
-                max_redirects=MAX_REDIRECTS,
-                timeout=httpx.Timeout(self.conf.timeout),
-                trust_env=False,
-            )
-            runner.clients[key] = client
-            logger.info(
-                "OJ API client for %s (token: %s)", self.conf.base_url, self.conf.token_state
-            )
-        return client
+            raise OjBadResponse("unexpected non-JSON response")
+        try:
+            data = json.loads(reply.text)
+        except ValueError as exc:
+            raise OjBadResponse(f"invalid JSON: {exc}") from None
+        return OjResponse(status=status, data=data, url=url)
+    raise OjHttpError(http_error_message(status, reply.text), status=status)
 
 
 def is_json_content_type(value: str) -> bool:

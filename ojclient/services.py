@@ -18,8 +18,7 @@ from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
-from ojclient.client import OjClient, encode
-from ojclient.conf import oj_settings
+from ojclient import client
 from ojclient.entities import (
     DailyCompact,
     DailyFetching,
@@ -126,21 +125,14 @@ def threshold_check(value: float | None) -> float:
     return float(value)
 
 
-def threshold_text(value: float) -> str:
-    """The shortest form the backend parses: 0 → `0`, 0.5 → `0.5`, 1.0 → `1`."""
-    text = repr(float(value))
-    return text[:-2] if text.endswith(".0") else text
-
-
 # --- the five operations -----------------------------------------------------------------
 
 
 def daily_get(*, domain: str | None = None, date: str | None = None) -> DailyResult:
     day = date_check(date)
     domain = domain_check(domain)
-    client = _client()
     try:
-        response = client.get("/api/v1/daily", [("domain", domain), ("date", day)], accept_202=True)
+        response = client.daily(domain=domain, date=day)
     except (OjRequestFailed, OjHttpError) as exc:
         stored = _daily_stored(day=day, domain=domain, error=exc)
         return DailyResult(date=day, domain=domain, result=stored)
@@ -167,9 +159,8 @@ def daily_get(*, domain: str | None = None, date: str | None = None) -> DailyRes
 
 def problem_get(*, source: str | None, problem_id: str | None) -> ProblemsResult:
     source, problem_id = key_check(source, problem_id)
-    client = _client()
     try:
-        response = client.get(f"/api/v1/problems/{encode(source)}/{encode(problem_id)}")
+        response = client.problem(source=source, problem_id=problem_id)
     except (OjRequestFailed, OjHttpError) as exc:
         row = OjProblem.objects.filter(source=source, problem_id=problem_id).first()
         return _stored_or_raise([row] if row else [], error=exc)
@@ -190,20 +181,12 @@ def similar_find(
     """Mode B (`query` non-empty after trimming) wins over mode A (`source` + `id`)."""
     limit = limit_check(limit)
     threshold = threshold_check(threshold)
-    params: list[tuple[str, str]] = [
-        ("limit", str(limit)),
-        ("threshold", threshold_text(threshold)),
-    ]
-    if source_filter is not None and source_filter.strip():
-        params.append(("source", source_filter.strip()))
     text = (query or "").strip()
     if text:
         if not QUERY_MIN <= len(text) <= QUERY_MAX:
             raise OjInvalidInput(
                 f"query must be between {QUERY_MIN} and {QUERY_MAX} characters", field="query"
             )
-        path = "/api/v1/similar"
-        params.insert(0, ("q", text))
         mode, shown = "query", text
     else:
         source = (source or "").strip()
@@ -212,9 +195,15 @@ def similar_find(
             raise OjInvalidInput(
                 "either 'query' or both 'source' and 'id' must be provided", field="query"
             )
-        path = f"/api/v1/similar/{encode(source)}/{encode(problem_id)}"
         mode, shown = "problem", f"{source} {problem_id}"
-    response = _client().get(path, params)
+    response = client.similar(
+        query=text,
+        source=source,
+        problem_id=problem_id,
+        limit=limit,
+        threshold=threshold,
+        source_filter=(source_filter or "").strip(),
+    )
     similar = body_parse(SimilarResponse, response.data)
     rewritten = similar.rewritten_query
     return SimilarResult(
@@ -228,9 +217,8 @@ def problem_resolve(*, query: str | None) -> ProblemsResult:
     text = (query or "").strip()
     if not text:
         raise OjInvalidInput("query must be non-empty", field="query")
-    client = _client()
     try:
-        response = client.get(f"/api/v1/resolve/{encode(text)}")
+        response = client.resolve(text=text)
     except (OjRequestFailed, OjHttpError) as exc:
         return _stored_or_raise(_stored_for_query(text), error=exc)
     resolved = body_parse(ResolveResponse, response.data)
@@ -246,15 +234,11 @@ def platform_status_get() -> PlatformStatus:
         raise OjNotConfigured(
             "Authentication required: a token must be configured to use get_platform_status"
         )
-    response = _client().get("/status")
+    response = client.status()
     return body_parse(PlatformStatus, response.data)
 
 
 # --- helpers -----------------------------------------------------------------------------
-
-
-def _client() -> OjClient:
-    return OjClient(oj_settings())
 
 
 def _source_name(value: str | None) -> str | None:
@@ -337,37 +321,53 @@ def _problem_from_row(row: OjProblem) -> Problem:
     )
 
 
-def _store_problems(problems: Sequence[Problem], *, default_source: str | None) -> list[OjProblem]:
+def _store_problems(problems: Sequence[Problem], *, default_source: str | None) -> None:
     """Upsert every problem received; a database failure is logged, never the caller's."""
     try:
-        with transaction.atomic():
-            return [_problem_upsert(p, default_source=default_source) for p in problems]
+        _problems_upsert(problems, default_source=default_source)
     except DatabaseError:
         logger.exception(
             "Could not store %d OJ problem(s); the answer is still served", len(problems)
         )
-        return []
 
 
-def _problem_upsert(problem: Problem, *, default_source: str | None) -> OjProblem:
-    source = problem.source or default_source or "unknown"
-    row, _ = OjProblem.objects.update_or_create(
-        source=source,
-        problem_id=problem.id,
-        defaults={
-            "slug": problem.slug or "",
-            "title": problem.title or "",
-            "title_cn": problem.title_cn or "",
-            "difficulty": problem.difficulty or "",
-            "tags": list(problem.tags),
-            "link": problem.link or "",
-            "ac_rate": problem.ac_rate,
-            "content": problem.content or "",
-            "raw": problem.model_dump(mode="json"),
-            "fetched_at": timezone.now(),
-        },
+UPSERT_FIELDS = [
+    "slug", "title", "title_cn", "difficulty", "tags", "link", "ac_rate", "content", "raw",
+    "fetched_at",
+]  # fmt: skip
+
+
+def _problems_upsert(problems: Sequence[Problem], *, default_source: str | None) -> list[OjProblem]:
+    """Store `problems` in one `INSERT … ON CONFLICT DO UPDATE`; their rows (with pks), in order.
+
+    The statement returns the id of each row, inserted or updated (SQLite, PostgreSQL).
+    """
+    now = timezone.now()
+    rows: dict[tuple[str, str], OjProblem] = {}
+    for problem in problems:
+        source = problem.source or default_source or "unknown"
+        rows[(source, problem.id)] = OjProblem(
+            source=source,
+            problem_id=problem.id,
+            slug=problem.slug or "",
+            title=problem.title or "",
+            title_cn=problem.title_cn or "",
+            difficulty=problem.difficulty or "",
+            tags=list(problem.tags),
+            link=problem.link or "",
+            ac_rate=problem.ac_rate,
+            content=problem.content or "",
+            raw=problem.model_dump(mode="json"),
+            fetched_at=now,
+        )
+    # One row per key: ON CONFLICT cannot touch the same row twice in one statement.
+    OjProblem.objects.bulk_create(
+        list(rows.values()),
+        update_conflicts=True,
+        unique_fields=["source", "problem_id"],
+        update_fields=UPSERT_FIELDS,
     )
-    return row
+    return [rows[(p.source or default_source or "unknown", p.id)] for p in problems]
 
 
 def _store_daily(
@@ -375,11 +375,15 @@ def _store_daily(
 ) -> None:
     try:
         with transaction.atomic():
-            rows = [_problem_upsert(p, default_source=default_source) for p in problems]
-            daily, _ = OjDailyChallenge.objects.update_or_create(
-                date=day, domain=domain, defaults={"fetched_at": timezone.now()}
+            rows = _problems_upsert(problems, default_source=default_source)
+            daily = OjDailyChallenge(date=day, domain=domain, fetched_at=timezone.now())
+            OjDailyChallenge.objects.bulk_create(
+                [daily],
+                update_conflicts=True,
+                unique_fields=["date", "domain"],
+                update_fields=["fetched_at"],
             )
-            daily.entries.all().delete()
+            OjDailyEntry.objects.filter(daily=daily).delete()
             OjDailyEntry.objects.bulk_create(
                 OjDailyEntry(daily=daily, problem=row, position=index)
                 for index, row in enumerate(rows)

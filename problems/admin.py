@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
-from anki_bridge.admin_actions import send_problems_to_anki
+from anki_bridge import services as anki
 from core.exceptions import DomainError
 from problems import services
 from problems.formatting import problem_url
@@ -61,7 +61,7 @@ class ProblemAdmin(admin.ModelAdmin):
         "solution_kind",
         "fetched_at",
     ]
-    actions = ["refresh_from_site", "fetch_analogs", send_problems_to_anki]
+    actions = ["refresh_from_site", "fetch_analogs", "send_to_anki"]
     list_per_page = 50
 
     @admin.display(description="site")
@@ -95,6 +95,29 @@ class ProblemAdmin(admin.ModelAdmin):
             obj.get_solution_kind_display(),
             mark_safe(obj.solution_html or "<p><i>none</i></p>"),  # noqa: S308
             obj.answer or "—",
+        )
+
+    @admin.action(description="Send to Anki (one note per problem)")
+    def send_to_anki(self, request: HttpRequest, queryset: QuerySet[Problem]) -> None:
+        """Notes in the default model for the selected problems (at most 50 per run)."""
+        refs = [
+            {"subject": p.subject, "exam": p.exam, "id": p.problem_id}
+            for p in queryset[: anki.PROBLEMS_MAX]
+        ]
+        try:
+            result = anki.problems_send(problems=refs)
+        except DomainError as exc:
+            self.message_user(request, exc.message, messages.ERROR)
+            return
+        queued = sum(1 for d in result.details if d.status == "queued")
+        for detail in result.details:
+            if detail.status == "error":
+                self.message_user(request, detail.error or "failed", messages.ERROR)
+        self.message_user(
+            request,
+            f"Anki: {result.added} added, {result.skipped} skipped, {queued} queued "
+            "(delivered when Anki opens).",
+            messages.SUCCESS if result.added or queued else messages.WARNING,
         )
 
     @admin.action(description="Refresh from the site")

@@ -44,7 +44,7 @@ def catalog_get(*, site: Site, refresh: bool = False) -> list[Topic]:
             return topics
 
     async def fetch(client: SdamgiaClient) -> list[CatalogTopic]:
-        page = await client.get(site, "/prob_catalog")
+        page = await client.catalog_page(site)
         return parse_catalog(page.text, base_url=site_base_url(site))
 
     parsed = run_with_client(fetch)
@@ -128,9 +128,7 @@ async def _read_listing(
     total = 1
     while page_no < min(total, LISTING_MAX_PAGES):
         page_no += 1
-        page = await client.get(
-            site, "/test", {"filter": "all", "category_id": category_id, "page": page_no}
-        )
+        page = await client.category_page(site, category_id, page_no)
         listing = parse_category_page(page.text, base_url=site_base_url(site))
         total = listing.total_pages or page_no
         new = [p for p in listing.problems if p.problem_id and p.problem_id not in seen]
@@ -173,7 +171,7 @@ def exam_test_get(*, site: Site, test_id: str, refresh: bool = False) -> Test:
             return cached
 
     async def fetch(client: SdamgiaClient) -> TestPage:
-        page = await client.get(site, "/test", {"id": test_id})
+        page = await client.test_page(site, test_id)
         try:
             return parse_test_page(page.text, base_url=site_base_url(site))
         except PageStructureError:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from problems.catalog import CategoryOutcome
-from problems.client import site_base_url
+from problems.client import problem_page_url
 from problems.fuzzy import FuzzyOutcome
 from problems.models import Problem, Test, Topic
 from problems.services import BatchItem, SearchOutcome
@@ -17,7 +17,7 @@ from problems.subjects import Site
 
 def problem_url(problem: Problem) -> str:
     site = Site(subject=problem.subject, exam=problem.exam)
-    return f"{site_base_url(site)}/problem?id={problem.problem_id}"
+    return problem_page_url(site, problem.problem_id)
 
 
 def problem_as_dict(problem: Problem) -> dict[str, Any]:

@@ -2,38 +2,35 @@
 
 Candidates: the site's search with 1–3 distinctive phrases of the text (the union of the
 first pages), plus every problem of the site already in the database. Candidates not yet
-stored are fetched — by the `fetch_missing` the caller passes (a Celery fan-out when a
-broker is configured), else in-process with bounded concurrency — and stored, so the next
-search is local. Scoring is `problems.matching`.
+stored are fetched — in chunks by the Celery workers when one answers, else here with
+bounded concurrency (`core.background.gather`) — and stored, so the next search is local.
+Scoring is `problems.matching`.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from django.db.models import Count, Max
 
+from core import background
 from core.exceptions import DomainError, InvalidInput
 from problems.client import SdamgiaClient, gather_settled, run_with_client, site_base_url
 from problems.entities import ListingPage
 from problems.matching import Candidate, Query, distinctive_phrases, rank
 from problems.models import Problem
 from problems.parsing import parse_search_page
-from problems.services import Progress, problems_fetch_missing, problems_store
+from problems.services import Progress, problems_store
 from problems.subjects import Site
 
 logger = logging.getLogger(__name__)
 
-FetchMissing = Callable[[Site, Sequence[str], Progress | None], dict[str, DomainError | None]]
-
-
-def fetch_missing_in_process(
-    site: Site, problem_ids: Sequence[str], progress: Progress | None
-) -> dict[str, DomainError | None]:
-    return problems_fetch_missing(site=site, problem_ids=problem_ids, progress=progress)
+FETCH_TASK = "problems.fetch_chunk"
+CHUNK_SIZE = 5  # problems per task when workers share the fetching
+FANOUT_TIMEOUT = 120.0  # seconds to wait for the workers; later chunks count as failed
 
 
 @dataclass
@@ -64,7 +61,6 @@ def problems_search_fuzzy(
     condition_text: str,
     threshold: float = 0.6,
     limit: int = 20,
-    fetch_missing: FetchMissing = fetch_missing_in_process,
     progress: Progress | None = None,
 ) -> FuzzyOutcome:
     """Problems whose condition matches `condition_text`, best first, with scores 0..1."""
@@ -84,8 +80,7 @@ def problems_search_fuzzy(
     )
     missing = [pid for pid in site_ids if pid not in stored]
     if missing:
-        errors = fetch_missing(site, missing, progress)
-        outcome.fetch_errors = {pid: err.message for pid, err in errors.items() if err is not None}
+        outcome.fetch_errors = _fetch_missing(site, missing, progress)
         outcome.fetched = len(missing) - len(outcome.fetch_errors)
     candidates = site_index(site)
     outcome.local_candidates = len(candidates)
@@ -93,6 +88,25 @@ def problems_search_fuzzy(
     rows = Problem.objects.in_bulk([c.key for c, _ in ranked])
     outcome.matches = [FuzzyMatch(rows[c.key], s) for c, s in ranked if c.key in rows]
     return outcome
+
+
+def _fetch_missing(site: Site, ids: Sequence[str], progress: Progress | None) -> dict[str, str]:
+    """Fetch and store `ids` (on the workers or here); per id that failed, why."""
+    chunks = background.chunks(list(dict.fromkeys(ids)), CHUNK_SIZE)
+    answers = background.gather(
+        FETCH_TASK,
+        [(site.subject, site.exam, chunk) for chunk in chunks],
+        sizes=[len(chunk) for chunk in chunks],
+        timeout=FANOUT_TIMEOUT,
+        progress=progress,
+    )
+    errors: dict[str, str] = {}
+    for chunk, answer in zip(chunks, answers, strict=True):
+        if answer.error:
+            errors.update({pid: f"problem {pid}: {answer.error}" for pid in chunk})
+        else:
+            errors.update({pid: message for pid, message in answer.value.items() if message})
+    return errors
 
 
 def _site_candidates(site: Site, outcome: FuzzyOutcome) -> list[str]:
@@ -104,7 +118,7 @@ def _site_candidates(site: Site, outcome: FuzzyOutcome) -> list[str]:
 
     async def search_all(client: SdamgiaClient) -> list[ListingPage | BaseException]:
         async def first_page(phrase: str) -> ListingPage:
-            page = await client.get(site, "/search", {"search": phrase, "page": 1})
+            page = await client.search_page(site, phrase, 1)
             return parse_search_page(page.text, base_url=site_base_url(site))
 
         return await gather_settled([first_page(phrase) for phrase in phrases])

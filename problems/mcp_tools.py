@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import json
-from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated
 
-import anyio.from_thread
 from mcp.server.mcpserver import Context
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult
 from pydantic import Field
 
 from core.registry import ToolRegistry
+from core.tooling import Format, respond, thread_progress
 from problems import catalog, formatting, fuzzy, schemas, services
 from problems.subjects import site_resolve
-from problems.tasks import fetch_missing_fanout
 
 registry = ToolRegistry(
     app="problems",
@@ -41,39 +36,12 @@ Subject = Annotated[
     ),
 ]
 Exam = Annotated[str, Field(description="Exam: 'ege' (ЕГЭ, default) or 'oge' (ОГЭ).")]
-Format = Annotated[
-    Literal["markdown", "json"],
-    Field(description="'markdown' (default, readable) or 'json' (structured data)."),
-]
 Refresh = Annotated[
     bool, Field(description="Fetch from the site even when a fresh stored copy exists.")
 ]
 Limit = Annotated[int, Field(ge=1, le=50, description="How many results (1–50).")]
 Offset = Annotated[int, Field(ge=0, le=1000, description="How many results to skip.")]
 DigitsId = Annotated[str, Field(pattern=r"^\d{1,20}$", max_length=20)]
-
-
-def respond(data: dict[str, Any], markdown: str, response_format: str) -> CallToolResult:
-    """Text for the model in the asked format, plus the structured content."""
-    text = markdown if response_format == "markdown" else json.dumps(data, ensure_ascii=False)
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
-
-
-def thread_progress(ctx: Context | None) -> Callable[[int, int], None] | None:
-    """A progress callback for the tool's worker thread and any thread it starts.
-
-    Progress goes to the server's event loop; a lost report never fails the tool.
-    """
-    if ctx is None:
-        return None
-    loop = anyio.from_thread.run_sync(asyncio.get_running_loop)
-
-    def report(done: int, total: int) -> None:
-        future = asyncio.run_coroutine_threadsafe(ctx.report_progress(done, total), loop)
-        with contextlib.suppress(Exception):  # progress is best effort; the result matters
-            future.result(timeout=2)
-
-    return report
 
 
 @registry.tool(
@@ -148,7 +116,6 @@ def search_by_text(
         condition_text=condition_text,
         threshold=threshold,
         limit=limit,
-        fetch_missing=fetch_missing_fanout,
         progress=thread_progress(ctx),
     )
     return respond(

@@ -16,7 +16,6 @@ from datetime import datetime
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import transaction
 from django.utils import timezone
 
 from core.exceptions import DomainError, InvalidInput
@@ -28,6 +27,7 @@ from problems.matching import matching_form
 from problems.models import Problem
 from problems.parsing import PageStructureError, parse_problem_page, parse_search_page
 from problems.subjects import Site
+from problems.subjects import site_resolve as site_resolve  # re-exported for other apps
 
 BATCH_MAX = 50
 BATCH_CONCURRENCY = 10
@@ -46,51 +46,76 @@ def problem_id_check(problem_id: str, *, field: str = "problem_id") -> str:
     return value
 
 
-@transaction.atomic
 def problem_store(
     *, site: Site, parsed: ParsedProblem, fetched_at: datetime | None = None
 ) -> Problem:
-    """Insert or update one problem from a parsed page; returns the row."""
-    text = " ".join(part for part in (parsed.source_text, parsed.condition_text) if part)
-    problem, _ = Problem.objects.update_or_create(
-        subject=site.subject,
-        exam=site.exam,
-        problem_id=parsed.problem_id,
-        defaults={
-            "type_number": parsed.type_number,
-            "condition_text": parsed.condition_text,
-            "condition_html": parsed.condition_html,
-            "figures": parsed.figures,
-            "formulas": parsed.formulas,
-            "source_text": parsed.source_text,
-            "source_html": parsed.source_html,
-            "solution_text": parsed.solution_text,
-            "solution_html": parsed.solution_html,
-            "solution_figures": parsed.solution_figures,
-            "solution_kind": parsed.solution_kind,
-            "answer": parsed.answer[:500],
-            "answers": parsed.answers,
-            "analogs": parsed.analogs,
-            "codifier": [{"code": c.code, "title": c.title} for c in parsed.codifier],
-            "internal_id": parsed.internal_id,
-            "search_text": matching_form(text),
-            "fetched_at": fetched_at or timezone.now(),
-        },
-    )
+    """Insert or update one problem from a parsed page in one statement; returns the row."""
+    (problem,) = _problems_upsert(site=site, parsed=[parsed], fetched_at=fetched_at)
     return problem
 
 
 def problems_store(*, site: Site, parsed: Sequence[ParsedProblem]) -> list[Problem]:
-    """Store every whole problem of a page (each in its own transaction).
+    """Store every whole problem of a page in one statement; the rows, in page order.
 
     Blocks without a condition (a page showing only numbers) are not problems to keep.
     """
-    return [problem_store(site=site, parsed=p) for p in parsed if p.problem_id and p.condition_text]
+    whole = [p for p in parsed if p.problem_id and p.condition_text]
+    return _problems_upsert(site=site, parsed=whole) if whole else []
+
+
+PROBLEM_UPDATE_FIELDS = [
+    "type_number", "condition_text", "condition_html", "figures", "formulas", "source_text",
+    "source_html", "solution_text", "solution_html", "solution_figures", "solution_kind",
+    "answer", "answers", "analogs", "codifier", "internal_id", "search_text", "fetched_at",
+]  # fmt: skip
+
+
+def _problems_upsert(
+    *, site: Site, parsed: Sequence[ParsedProblem], fetched_at: datetime | None = None
+) -> list[Problem]:
+    """One `INSERT … ON CONFLICT DO UPDATE` for `parsed`; a repeated id: the last one wins."""
+    now = fetched_at or timezone.now()
+    rows = {p.problem_id: _problem_row(site=site, parsed=p, fetched_at=now) for p in parsed}
+    # One row per key: ON CONFLICT cannot touch the same row twice in one statement.
+    Problem.objects.bulk_create(
+        list(rows.values()),
+        update_conflicts=True,
+        unique_fields=["subject", "exam", "problem_id"],
+        update_fields=PROBLEM_UPDATE_FIELDS,
+    )
+    return [rows[p.problem_id] for p in parsed]
+
+
+def _problem_row(*, site: Site, parsed: ParsedProblem, fetched_at: datetime) -> Problem:
+    text = " ".join(part for part in (parsed.source_text, parsed.condition_text) if part)
+    return Problem(
+        subject=site.subject,
+        exam=site.exam,
+        problem_id=parsed.problem_id,
+        type_number=parsed.type_number,
+        condition_text=parsed.condition_text,
+        condition_html=parsed.condition_html,
+        figures=parsed.figures,
+        formulas=parsed.formulas,
+        source_text=parsed.source_text,
+        source_html=parsed.source_html,
+        solution_text=parsed.solution_text,
+        solution_html=parsed.solution_html,
+        solution_figures=parsed.solution_figures,
+        solution_kind=parsed.solution_kind,
+        answer=parsed.answer[:500],
+        answers=parsed.answers,
+        analogs=parsed.analogs,
+        codifier=[{"code": c.code, "title": c.title} for c in parsed.codifier],
+        internal_id=parsed.internal_id,
+        search_text=matching_form(text),
+        fetched_at=fetched_at,
+    )
 
 
 async def problem_fetch(client: SdamgiaClient, site: Site, problem_id: str) -> ParsedProblem:
     """The parsed /problem page; ProblemNotFound when the page holds no such problem."""
-    page = await client.get(site, "/problem", {"id": problem_id})
+    page = await client.problem_page(site, problem_id)
     where = f"{site.label}.sdamgia.ru"
     try:
         parsed = parse_problem_page(page.text, base_url=site_base_url(site))
@@ -274,7 +299,7 @@ def _search_pages(
                 exhausted = True
                 break
             page_no += 1
-            page = await client.get(site, "/search", {"search": query, "page": page_no})
+            page = await client.search_page(site, query, page_no)
             listing = parse_search_page(page.text, base_url=site_base_url(site))
             new = [p for p in listing.problems if p.problem_id and p.problem_id not in seen]
             if not new:
@@ -287,3 +312,13 @@ def _search_pages(
     problems, seen, exhausted, page_no = run_with_client(read)
     problems_store(site=site, parsed=problems)
     return seen, exhausted, page_no
+
+
+# --- For other apps (they use this app only through its services) ----------------------
+
+
+def problem_source_url(*, problem: Problem) -> str:
+    """The address of `problem` on its site, for a link back to the source."""
+    from problems.formatting import problem_url  # formatting builds on this module
+
+    return problem_url(problem)

@@ -127,13 +127,12 @@ def subprocess_db_env(django_db_blocker) -> dict[str, str]:  # type: ignore[no-u
 
 @pytest.fixture(autouse=True)
 def celery_eager() -> Iterator[None]:
-    """Tasks run in-process during tests unless a test starts a real worker (`worker`)."""
-    from config.celery import app
+    """Tasks run in-process during tests unless a test starts a real worker and says so
+    (`core.background.using_broker(True)`)."""
+    from core import background
 
-    saved = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = saved
+    with background.using_broker(False):
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -14,15 +14,15 @@ from tests.conftest import PYTHON, ROOT, subprocess_env
 @pytest.fixture
 def worker(spawn, redis_url: str):  # type: ignore[no-untyped-def]
     """A Celery worker process against REDIS_URL, on a queue of its own; tasks go to it."""
-    from config.celery import app
+    from core import background
 
-    app.conf.task_always_eager = False  # restored by the autouse `celery_eager` fixture
     queue = f"test-{os.getpid()}"
     proc = spawn(
         celery_worker_command("t", "-Q", queue, "--loglevel", "INFO"),
         REDIS_URL=redis_url,
     )
-    return queue, proc
+    with background.using_broker(True):
+        yield queue, proc
 
 
 def test_task_runs_on_a_real_worker_through_redis(worker) -> None:  # type: ignore[no-untyped-def]
@@ -39,10 +39,10 @@ def test_without_redis_url_the_same_task_runs_in_process() -> None:
     code = (
         "import os, django; django.setup();"
         "from config.tasks import ping_task;"
-        "from config.celery import app;"
+        "from core import background;"
         "r = ping_task.delay('локально');"
         "v = r.get(timeout=5);"
-        "assert app.conf.task_always_eager;"
+        "assert not background.broker_available();"
         "assert v['pid'] == os.getpid(), v;"
         "print(v['echo'])"
     )

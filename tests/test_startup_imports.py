@@ -35,4 +35,3 @@ def test_runmcp_start_up_imports_no_heavy_library() -> None:
     assert result.returncode == 0, result.stderr
     loaded = json.loads(result.stdout.strip().splitlines()[-1])
     assert loaded == [], f"imported at start-up: {loaded}"
-

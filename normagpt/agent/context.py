@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from normagpt.llm import CallRecord, LlmClient, Message
+from normagpt.client import CallRecord, LlmClient, Message
 from normagpt.parsing import JsonParseError, parse_json
 from normagpt.prompts import prompt_load
 

@@ -19,7 +19,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
-from django.db import close_old_connections, connection, transaction
+from django.db import connection, transaction
 from django.db.models import F, Q
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -27,8 +27,8 @@ from django.utils import timezone
 from normagpt.agent.context import Budget, CapReached, NodeContext, NodeOutputInvalid
 from normagpt.agent.nodes import NODES
 from normagpt.agent.store import fallback_answer, findings_all
+from normagpt.client import CallRecord, LlmClient
 from normagpt.exceptions import RunNotFound
-from normagpt.llm import CallRecord, LlmClient
 from normagpt.models import AgentRun, AgentStep, LlmCall
 
 logger = logging.getLogger(__name__)
@@ -336,23 +336,3 @@ def run_fail(*, run_id: int, message: str) -> None:
     AgentRun.objects.filter(pk=run_id).exclude(status__in=AgentRun.FINISHED).update(
         status=Status.FAILED, error=message[:2000], owner="", finished_at=timezone.now()
     )
-
-
-def run_in_thread(run_id: int) -> threading.Thread:
-    """Advance the run on a background thread of this process (no broker)."""
-
-    def work() -> None:
-        close_old_connections()
-        try:
-            run_advance(run_id=run_id)
-        except Exception as exc:
-            message = getattr(exc, "message", None) or f"unexpected error: {type(exc).__name__}"
-            if not hasattr(exc, "message"):
-                logger.exception("run %s failed", run_id)
-            run_fail(run_id=run_id, message=message)
-        finally:
-            connection.close()
-
-    thread = threading.Thread(target=work, name=f"normagpt-run-{run_id}", daemon=True)
-    thread.start()
-    return thread

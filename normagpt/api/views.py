@@ -16,7 +16,6 @@ from rest_framework.views import APIView
 from normagpt import formatting, schemas, selectors, services
 from normagpt.api import serializers as s
 from normagpt.models import AgentRun, NormDocument, NormPage
-from normagpt.tasks import run_dispatch
 
 
 def _visible_runs(request: Request) -> QuerySet[AgentRun]:
@@ -47,9 +46,7 @@ class RunListCreateApi(APIView):
         """Ask a question: the run is queued and works in the background (poll its URL)."""
         serializer = s.AskSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        run = services.run_create(
-            question=serializer.validated_data["question"], user=request.user, start=run_dispatch
-        )
+        run = services.run_create(question=serializer.validated_data["question"], user=request.user)
         run = selectors.run_get(run_id=run.pk)
         return Response(formatting.run_as_dict(run), status=status.HTTP_202_ACCEPTED)
 
@@ -63,7 +60,7 @@ class RunDetailApi(APIView):
         run = selectors.run_get(run_id=run_id)
         if not request.user.is_staff and run.user_id != request.user.pk:
             raise PermissionDenied("this run belongs to another user")
-        services.run_revive(run=run, start=run_dispatch)
+        services.run_revive(run=run)
         return Response(formatting.run_as_dict(run))
 
 
@@ -75,7 +72,7 @@ class RunResumeApi(APIView):
         """Resume a run waiting for review with a reviewer's note (staff only)."""
         serializer = s.ResumeSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        services.run_resume(run_id=run_id, start=run_dispatch, **serializer.validated_data)
+        services.run_resume(run_id=run_id, **serializer.validated_data)
         run = selectors.run_get(run_id=run_id)
         return Response(formatting.run_as_dict(run), status=status.HTTP_202_ACCEPTED)
 

@@ -13,6 +13,7 @@ from rest_framework.response import Response
 from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
+from core.throttling import UPSTREAM_ANON
 from ojclient import services
 from ojclient.api import serializers as s
 from ojclient.entities import Problem
@@ -44,6 +45,7 @@ def problems_as_dict(result: services.ProblemsResult) -> dict[str, Any]:
 
 class OjView(APIView):
     permission_classes = (AllowAny,)
+    throttle_scope = UPSTREAM_ANON  # asks the OJ API
 
 
 class DailyApi(OjView):

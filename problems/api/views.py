@@ -13,11 +13,11 @@ from rest_framework.response import Response
 from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
+from core.throttling import UPSTREAM_ANON
 from problems import catalog, formatting, fuzzy, schemas, services
 from problems.api import serializers as s
 from problems.models import Problem
 from problems.subjects import Site, site_resolve
-from problems.tasks import fetch_missing_fanout
 
 SITE_PARAMS = [
     OpenApiParameter("subject", str, OpenApiParameter.PATH, description="Subject code or alias"),
@@ -33,6 +33,7 @@ def _query(serializer_class: type[Serializer], request: Request) -> dict[str, An
 
 class SiteView(APIView):
     permission_classes = (AllowAny,)
+    throttle_scope = UPSTREAM_ANON  # may fetch from СДАМ ГИА
 
     def site(self) -> Site:
         return site_resolve(subject=self.kwargs["subject"], exam=self.kwargs["exam"])
@@ -137,7 +138,5 @@ class FuzzySearchApi(SiteView):
         """Find problems by a (possibly damaged) condition text; ranked with scores."""
         serializer = s.FuzzySearchSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        outcome = fuzzy.problems_search_fuzzy(
-            site=self.site(), fetch_missing=fetch_missing_fanout, **serializer.validated_data
-        )
+        outcome = fuzzy.problems_search_fuzzy(site=self.site(), **serializer.validated_data)
         return Response(formatting.fuzzy_as_dict(outcome))

@@ -8,7 +8,8 @@ from typing import Any
 import httpx
 import pytest
 
-from anki_bridge.client import AnkiClient, Outcome, action, clean_error
+from anki_bridge import client as ankiconnect
+from anki_bridge.client import AnkiClient, Outcome, clean_error
 from anki_bridge.exceptions import AnkiError, AnkiUnavailable
 from tests.anki_bridge.ankiconnect_server import FakeAnki
 from tests.conftest import free_port
@@ -20,23 +21,27 @@ def client_with(handler: Any) -> AnkiClient:
 
 def test_every_request_is_protocol_6_and_multi_answers_per_action(anki: FakeAnki) -> None:
     with AnkiClient() as client:
-        assert client.invoke("version") == 6
+        assert client.version() == 6
         outcomes = client.multi(
-            [action("deckNames"), action("modelFieldNames", modelName="Nope"), action("nope")]
+            [
+                ankiconnect.create_deck("Default"),
+                ankiconnect.model_field_names("Nope"),
+                {**ankiconnect.create_deck("x"), "action": "nope"},
+            ]
         )
     assert outcomes == [
-        Outcome(result=["Default"]),
+        Outcome(result=1),
         Outcome(error="model was not found: Nope"),
         Outcome(error="unsupported action"),
     ]
-    assert anki.state.requests == [["version"], ["multi", "deckNames", "modelFieldNames", "nope"]]
+    assert anki.state.requests == [["version"], ["multi", "createDeck", "modelFieldNames", "nope"]]
 
 
 def test_a_refused_action_raises_with_anki_s_text_without_isolation_marks(anki: FakeAnki) -> None:
     with AnkiClient() as client, pytest.raises(AnkiError) as caught:
-        client.invoke("findNotes", query="prop:foo")
+        client.find_cards("prop:foo")
     assert caught.value.message == (
-        "Anki refused findNotes: Invalid search: `prop:` was given an invalid argument '`foo`'."
+        "Anki refused findCards: Invalid search: `prop:` was given an invalid argument '`foo`'."
     )
     assert caught.value.service == "Anki"
     assert clean_error("\u2068x\u2069 ") == "x"
@@ -45,7 +50,7 @@ def test_a_refused_action_raises_with_anki_s_text_without_isolation_marks(anki: 
 def test_anki_closed_names_the_url() -> None:
     url = f"http://127.0.0.1:{free_port()}"
     with AnkiClient(url=url) as client, pytest.raises(AnkiUnavailable) as caught:
-        client.invoke("version")
+        client.version()
     assert caught.value.message == (
         f"Anki is not reachable at {url}: is Anki open with AnkiConnect installed?"
     )
@@ -64,7 +69,7 @@ def test_answers_that_are_not_anki_connect_are_errors(
     response: httpx.Response, expected: str
 ) -> None:
     with client_with(lambda request: response) as client, pytest.raises(AnkiError) as caught:
-        client.invoke("version")
+        client.version()
     assert expected in caught.value.message
 
 
@@ -73,7 +78,7 @@ def test_a_slow_anki_is_unavailable_with_the_timeout() -> None:
         raise httpx.ReadTimeout("slow", request=request)
 
     with client_with(slow) as client, pytest.raises(AnkiUnavailable, match="did not answer"):
-        client.invoke("version")
+        client.version()
 
 
 def test_the_key_goes_into_the_request_and_every_multi_action() -> None:
@@ -85,7 +90,7 @@ def test_the_key_goes_into_the_request_and_every_multi_action() -> None:
         return httpx.Response(200, json={"result": [{"result": 1, "error": None}], "error": None})
 
     with AnkiClient(url="http://x", key="k", transport=httpx.MockTransport(handler)) as client:
-        assert client.multi([action("deckNames")]) == [Outcome(result=1)]
+        assert client.multi([ankiconnect.create_deck("d")]) == [Outcome(result=1)]
     assert bodies[0]["key"] == "k"
     assert bodies[0]["version"] == 6
     assert bodies[0]["params"]["actions"][0]["key"] == "k"

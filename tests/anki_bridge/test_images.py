@@ -12,13 +12,12 @@ from PIL import Image
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
-from anki_bridge import images
+from anki_bridge import image_client, images
+from anki_bridge.image_client import address_refusal, image_fetch
 from anki_bridge.images import (
     ImageProblem,
-    address_refusal,
     data_urls_extract,
     ensure_img_tag,
-    image_fetch,
     image_prepare,
     media_name,
 )
@@ -123,10 +122,10 @@ def test_non_public_addresses_are_refused(ip: str, refused: str | None) -> None:
 def public_names(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     """`img.test` is the local server, seen as a public host; `intranet.test` is private."""
     names = {"img.test": "127.0.0.1", "intranet.test": "10.0.0.7"}
-    monkeypatch.setattr(images, "_resolve", lambda host, port: [names.get(host, "127.0.0.1")])
-    real = images.address_refusal
+    monkeypatch.setattr(image_client, "_resolve", lambda host, port: [names.get(host, "127.0.0.1")])
+    real = image_client.address_refusal
     monkeypatch.setattr(
-        images, "address_refusal", lambda ip: None if ip == "127.0.0.1" else real(ip)
+        image_client, "address_refusal", lambda ip: None if ip == "127.0.0.1" else real(ip)
     )
     return names
 

@@ -166,21 +166,41 @@ def test_the_flush_task_retries_while_anki_is_closed() -> None:
     assert tasks.notes_flush_task.retry_backoff
 
 
-def test_a_queued_call_schedules_a_flush_only_with_a_broker(
-    anki: FakeAnki, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, dict[str, Any]]]:
+    """Tasks sent to the broker (recorded, not sent)."""
     from config.celery import app
 
-    scheduled: list[dict[str, Any]] = []
-    monkeypatch.setattr(tasks.notes_flush_task, "apply_async", lambda **kw: scheduled.append(kw))
+    sent: list[tuple[str, dict[str, Any]]] = []
+    monkeypatch.setattr(app, "send_task", lambda name, **kw: sent.append((name, kw)))
+    return sent
+
+
+def test_without_a_broker_a_queued_call_schedules_nothing(anki: FakeAnki, sent) -> None:  # type: ignore[no-untyped-def]
+    from core import background
+
     anki.stop()
-    add([{"Prompt": "eager: nothing to schedule"}])
-    assert scheduled == []
-    app.conf.task_always_eager = False  # a broker; the autouse celery_eager fixture restores
-    add([{"Prompt": "with a broker"}])
-    add([{"Prompt": "one scheduled flush is enough"}])
-    assert len(scheduled) == 1
-    assert scheduled[0]["countdown"] > 0
+    add([{"Prompt": "no broker: the next call or anki_flush delivers"}])
+    assert sent == []
+    assert background.drain(timeout=5)  # and nothing runs in-process either
+    assert Note.objects.get().status == "pending"
+
+
+def test_with_a_broker_queued_calls_schedule_one_delayed_flush(anki: FakeAnki, sent) -> None:  # type: ignore[no-untyped-def]
+    from core import background
+
+    anki.stop()
+    with background.using_broker(True):
+        add([{"Prompt": "with a broker"}])
+        add([{"Prompt": "one scheduled flush is enough"}])
+    assert [name for name, _ in sent] == ["anki_bridge.flush"]
+    assert sent[0][1]["countdown"] > 0
+    anki.start()
+    assert tasks.notes_flush_task.delay().get()["sent"] == 2  # the flush frees the slot
+    with background.using_broker(True):
+        anki.stop()
+        add([{"Prompt": "queued again"}])
+    assert len(sent) == 2
 
 
 def test_image_bytes_wait_for_their_notes_and_are_dropped_after(anki: FakeAnki, settings) -> None:  # type: ignore[no-untyped-def]

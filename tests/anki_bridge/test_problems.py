@@ -10,7 +10,6 @@ import pytest
 from mcp import Client
 from pytest_httpserver import HTTPServer
 
-from anki_bridge.admin_actions import send_problems_to_anki
 from core.mcp_server import build_server
 from problems.models import Problem
 from tests.anki_bridge.ankiconnect_server import FakeAnki
@@ -120,8 +119,11 @@ def test_the_admin_action_sends_the_selected_problems(anki: FakeAnki, site: Fake
     from problems.subjects import Site
 
     problem_get(site=Site("math", "ege"), problem_id="100")
+
+    from problems.admin import ProblemAdmin
+
     recorder = Recorder()
-    send_problems_to_anki(recorder, None, Problem.objects.all())  # type: ignore[arg-type]
+    ProblemAdmin.send_to_anki(recorder, None, Problem.objects.all())  # type: ignore[arg-type]
     assert recorder.messages == [
         ("Anki: 1 added, 0 skipped, 0 queued (delivered when Anki opens).", messages.SUCCESS)
     ]

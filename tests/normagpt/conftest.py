@@ -39,11 +39,9 @@ def llm(settings) -> Iterator[ScriptedLLM]:  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(autouse=True)
-def run_threads_finished() -> Iterator[None]:
+def background_work_finished() -> Iterator[None]:
     """Runs started in-process (no broker) end before the test's database goes away."""
-    import threading
+    from core import background
 
     yield
-    for thread in threading.enumerate():
-        if thread.name.startswith("normagpt-run-"):
-            thread.join(timeout=20)
+    background.drain(timeout=20)

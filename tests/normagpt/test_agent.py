@@ -327,9 +327,24 @@ def test_the_celery_task_retries_a_dead_model_then_fails_the_run(corpus, llm, se
     assert "HTTP 503" in run.error
 
 
+def test_without_a_broker_a_dead_model_fails_the_run_at_once(corpus, llm, settings) -> None:  # type: ignore[no-untyped-def]
+    from normagpt.tasks import run_advance_task
+
+    settings.NORMAGPT_LLM_RETRIES = 0
+    llm.play(planner=[{"status": 503}])
+    run = services.run_create(question=QUESTION)
+    assert run_advance_task(run.pk) == "failed"  # called directly, as the in-process pool does
+    run.refresh_from_db()
+    assert run.status == "failed"
+    assert "HTTP 503" in run.error
+
+
+@pytest.mark.django_db(transaction=True)
 def test_resume_command(corpus, llm, capsys) -> None:  # type: ignore[no-untyped-def]
     from django.core.management import call_command
     from django.core.management.base import CommandError
+
+    from core import background
 
     llm.play(
         planner=[plan(COVER_STEP)],
@@ -337,7 +352,10 @@ def test_resume_command(corpus, llm, capsys) -> None:  # type: ignore[no-untyped
         judge=[verdict("HUMAN_REVIEW", "Неясен класс среды.")],
         finalizer=[final(ANSWER, ("СП 63.13330.2018", "10.3.2", 2))],
     )
-    run = ask()
+    run = services.run_create(question=QUESTION)  # no broker: it works on this process's pool
+    assert background.drain(timeout=30)
+    run.refresh_from_db()
+    assert run.status == "needs_review"
     call_command("normagpt_resume", "--list")
     assert f"{run.pk}\t" in capsys.readouterr().out
     call_command("normagpt_resume", str(run.pk), "--note", "Сухо.", "--decision", "FINALIZE")

@@ -8,9 +8,9 @@ from collections import Counter
 import pytest
 
 from bench.common import celery_worker_command
+from core import background
 from normagpt import selectors, services
 from normagpt.models import AgentRun
-from normagpt.tasks import run_dispatch
 from tests.normagpt.scripted_llm import (
     ANSWER,
     CORROSION_STEP,
@@ -39,8 +39,6 @@ def test_a_killed_worker_s_run_is_finished_by_another_without_repeating_finished
 ) -> None:  # type: ignore[no-untyped-def]
     import redis
 
-    from config.celery import app
-
     settings.NORMAGPT_RUN_LEASE_SECONDS = 2  # as the workers have it
     redis.Redis.from_url(redis_url).flushdb()  # DB of these tests: no stale messages
     llm.play(
@@ -64,11 +62,10 @@ def test_a_killed_worker_s_run_is_finished_by_another_without_repeating_finished
         "DJANGO_LOG_LEVEL": "WARNING",
     }
     first = spawn(celery_worker_command("ng1"), **env)
-    app.conf.task_always_eager = False  # restored by the autouse celery_eager fixture
-    run = services.run_create(
-        question="Какая минимальная толщина защитного слоя бетона для плиты перекрытия?",
-        start=run_dispatch,
-    )
+    with background.using_broker(True):
+        run = services.run_create(
+            question="Какая минимальная толщина защитного слоя бетона для плиты перекрытия?"
+        )
     wait_until(llm.hanging.is_set, 60, "the first worker to reach the second executor step")
     run.refresh_from_db()
     assert run.step_count == 3  # planner, executor, judge are checkpointed

@@ -166,20 +166,23 @@ async def test_search_norms_ranks_expected_documents_first_and_marks_replaced(co
     assert "7.3.1" in hits[0]["clauses"]
 
 
-async def test_looking_at_a_run_whose_worker_died_restarts_it(corpus, llm) -> None:  # type: ignore[no-untyped-def]
+async def test_looking_at_a_run_whose_worker_died_restarts_it(corpus, llm, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from datetime import timedelta
 
     from asgiref.sync import sync_to_async
     from django.db import connection
     from django.utils import timezone
 
+    from core import background
     from normagpt import services
     from normagpt.models import AgentRun
 
     llm.play(**straight_script())
 
     def orphan() -> int:
-        run = services.run_create(question=QUESTION)  # no start: as if its worker vanished
+        with monkeypatch.context() as patch:
+            patch.setattr(background, "start", lambda *args, **kwargs: None)  # never started
+            run = services.run_create(question=QUESTION)
         AgentRun.objects.filter(pk=run.pk).update(
             status="running", owner="dead-worker", heartbeat_at=timezone.now() - timedelta(hours=1)
         )

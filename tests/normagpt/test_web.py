@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
+from core import background
 from normagpt import services
 from normagpt.agent.runner import run_advance
 from normagpt.models import AgentRun, NormDocument
@@ -193,29 +194,31 @@ def test_openapi_schema_builds(client) -> None:  # type: ignore[no-untyped-def]
 # --- admin -----------------------------------------------------------------------------------
 
 
+@pytest.mark.django_db(transaction=True)
 def test_admin_upload_ingests_the_pdf_and_shows_thumbnails(
-    client, staff, tmp_path, settings, django_capture_on_commit_callbacks
+    client, staff, tmp_path, settings
 ) -> None:  # type: ignore[no-untyped-def]
     settings.NORMAGPT_OCR = False
     settings.NORMAGPT_PAGE_DPI = 40
     client.force_login(staff)
     pdf = make_pdf(tmp_path / "upload.pdf")
-    with django_capture_on_commit_callbacks(execute=True):
-        response = client.post(
-            "/admin/normagpt/normdocument/add/",
-            {
-                "code": "СП 70.13330.2012",
-                "title": "Несущие и ограждающие конструкции",
-                "kind": "sp",
-                "status": "in_force",
-                "file": SimpleUploadedFile(
-                    "upload.pdf", pdf.read_bytes(), content_type="application/pdf"
-                ),
-                **INLINE,
-            },
-            follow=True,
-        )
+    response = client.post(
+        "/admin/normagpt/normdocument/add/",
+        {
+            "code": "СП 70.13330.2012",
+            "title": "Несущие и ограждающие конструкции",
+            "kind": "sp",
+            "status": "in_force",
+            "file": SimpleUploadedFile(
+                "upload.pdf", pdf.read_bytes(), content_type="application/pdf"
+            ),
+            **INLINE,
+        },
+        follow=True,
+    )
     assert response.status_code == 200
+    assert "Ingestion started" in response.content.decode()
+    assert background.drain(timeout=60)  # no broker: ingested on this process's pool
     document = NormDocument.objects.get()
     assert (document.ingest_status, document.page_count) == ("done", 2)
     change = client.get(f"/admin/normagpt/normdocument/{document.pk}/change/").content.decode()
@@ -250,7 +253,8 @@ def test_admin_review_queue_resumes_a_run_with_the_note(client, staff, corpus, l
         judge=[verdict("HUMAN_REVIEW", "Неясен класс среды."), verdict("FINALIZE")],
         finalizer=straight_script()["finalizer"],
     )
-    run = run_advance(run_id=services.run_create(question=QUESTION).pk)
+    run = services.run_create(question=QUESTION)  # no broker: it works on this process's pool
+    assert background.drain(timeout=30)
     client.force_login(staff)
     queue = client.get("/admin/normagpt/reviewqueuerun/").content.decode()
     assert "Неясен класс среды." in queue

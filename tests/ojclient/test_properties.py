@@ -41,6 +41,11 @@ def expected_encoding(value: str) -> str:
     )
 
 
+def expected_segment(value: str) -> str:
+    """A path segment: encoded, dot segments (`.`, `..`) spelled `%2E` so no URL drops them."""
+    return "%2E" * len(value) if value in (".", "..") else expected_encoding(value)
+
+
 def problem_body(**fields: Any) -> dict[str, Any]:
     return {**fixture("problem_leetcode_1.json"), **fields}
 
@@ -142,7 +147,7 @@ def test_t2_path_segments_are_percent_encoded(
     call("get_problem", {"source": source, "id": problem_id})
     (seen,) = backend.requests
     assert seen.path == (
-        f"/api/v1/problems/{expected_encoding(source.strip())}/{expected_encoding(problem_id.strip())}"
+        f"/api/v1/problems/{expected_segment(source.strip())}/{expected_segment(problem_id.strip())}"
     )
 
 
@@ -150,6 +155,13 @@ def test_t2_the_seed_example_of_encoding(backend: Backend) -> None:
     fresh(backend, problem_body())
     call("get_problem", {"source": "a/b", "id": "c d"})
     assert backend.requests[0].path == "/api/v1/problems/a%2Fb/c%20d"
+
+
+@pytest.mark.parametrize(("problem_id", "path"), [(".", "0/%2E"), ("..", "0/%2E%2E")])
+def test_t2_a_dot_segment_is_not_dropped(backend: Backend, problem_id: str, path: str) -> None:
+    fresh(backend, problem_body())
+    call("get_problem", {"source": "0", "id": problem_id})
+    assert backend.requests[0].path == f"/api/v1/problems/{path}"
 
 
 @PBT
@@ -301,7 +313,7 @@ def test_t3_mode_a_path_segments_are_percent_encoded(
     call("find_similar_problems", {"source": source, "id": problem_id})
     (seen,) = backend.requests
     assert seen.path == (
-        f"/api/v1/similar/{expected_encoding(source.strip())}/{expected_encoding(problem_id.strip())}"
+        f"/api/v1/similar/{expected_segment(source.strip())}/{expected_segment(problem_id.strip())}"
     )
 
 
@@ -327,7 +339,7 @@ def test_t4_the_query_is_path_encoded(backend: Backend, query: str) -> None:
     fresh(backend, fixture("resolve_found.json"))
     call("resolve_problem", {"query": query})
     (seen,) = backend.requests
-    assert seen.path == f"/api/v1/resolve/{expected_encoding(query.strip())}"
+    assert seen.path == f"/api/v1/resolve/{expected_segment(query.strip())}"
     assert "/" not in seen.path.removeprefix("/api/v1/resolve/")
 
 

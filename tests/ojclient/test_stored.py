@@ -106,3 +106,47 @@ def test_admin_lists_the_stored_problems(backend: Backend) -> None:
     row = OjProblem.objects.get()
     assert web.get(f"/admin/ojclient/ojproblem/{row.pk}/change/").status_code == 200
     assert web.get("/admin/ojclient/ojdailychallenge/").status_code == 200
+
+
+def statements(run: Any) -> list[str]:
+    """The SQL statements `run()` sends, transaction control left out."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as captured:
+        run()
+    control = ("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE", "ROLLBACK")
+    return [q["sql"] for q in captured.captured_queries if not q["sql"].startswith(control)]
+
+
+def test_storing_a_problem_is_one_statement_and_a_second_fetch_updates_it(
+    backend: Backend,
+) -> None:
+    from ojclient import services
+
+    body = fixture("problem_leetcode_1.json")
+    backend.reply("/api/v1/problems/leetcode/1", body)
+    fetch = lambda: services.problem_get(source="leetcode", problem_id="1")  # noqa: E731
+    (first,) = statements(fetch)
+    assert first.startswith("INSERT")
+    assert "ON CONFLICT" in first
+    backend.reset()
+    backend.reply("/api/v1/problems/leetcode/1", {**body, "title": "Two Sum (renamed)"})
+    assert len(statements(fetch)) == 1
+    (row,) = OjProblem.objects.all()
+    assert row.title == "Two Sum (renamed)"
+
+
+def test_storing_a_daily_challenge_is_four_statements_and_a_refetch_replaces_it(
+    backend: Backend,
+) -> None:
+    from ojclient import services
+
+    backend.reply("/api/v1/daily", fixture("daily_new_compact_shape_v0.3.json"))
+    fetch = lambda: services.daily_get(date="2026-01-01", domain="cn")  # noqa: E731
+    # problems upsert, daily upsert, its old entries deleted, its entries inserted
+    sent = statements(fetch)
+    assert [sql.split()[0] for sql in sent] == ["INSERT", "INSERT", "DELETE", "INSERT"]
+    assert len(statements(fetch)) == 4
+    (daily,) = OjDailyChallenge.objects.all()
+    assert [p.problem_id for p in daily.problems.all()] == ["1"]

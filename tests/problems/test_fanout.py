@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from bench.common import celery_worker_command
+from core import background
 from problems import fuzzy
 from problems.models import Problem
 from problems.subjects import Site
-from problems.tasks import fetch_missing_fanout
 from tests.problems.blocks import block, id_only, search_results
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -17,8 +17,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def test_uncached_candidates_are_fetched_by_workers(
     fake_site, spawn, redis_url, subprocess_db_env, settings
 ) -> None:  # type: ignore[no-untyped-def]
-    from config.celery import app
-
     ids = [str(900 + i) for i in range(12)]
     for i, pid in enumerate(ids):
         fake_site.add_problem(
@@ -42,16 +40,17 @@ def test_uncached_candidates_are_fetched_by_workers(
             celery_worker_command(name),
             **worker_env,
         )
-    app.conf.task_always_eager = False  # restored by the autouse celery_eager fixture
     progress: list[tuple[int, int]] = []
-    outcome = fuzzy.problems_search_fuzzy(
-        site=Site("math", "ege"),
-        condition_text="Найдите периметр квадрата со стороной 7 и диагональю",
-        threshold=0.5,
-        limit=3,
-        fetch_missing=fetch_missing_fanout,
-        progress=lambda done, total: progress.append((done, total)),
-    )
+    with background.using_broker(True):
+        assert background.workers_wait(60)
+        assert len(background.chunks(ids, fuzzy.CHUNK_SIZE)) == 3  # the workers share them
+        outcome = fuzzy.problems_search_fuzzy(
+            site=Site("math", "ege"),
+            condition_text="Найдите периметр квадрата со стороной 7 и диагональю",
+            threshold=0.5,
+            limit=3,
+            progress=lambda done, total: progress.append((done, total)),
+        )
     assert outcome.fetched == 12
     assert outcome.fetch_errors == {}
     assert outcome.matches[0].problem.problem_id == "904"

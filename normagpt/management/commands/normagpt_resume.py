@@ -6,10 +6,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core import background
 from core.exceptions import DomainError
 from normagpt import selectors, services
 from normagpt.models import AgentRun
-from normagpt.tasks import run_dispatch
 
 
 class Command(BaseCommand):
@@ -33,24 +33,12 @@ class Command(BaseCommand):
             raise CommandError("give RUN_ID and --note (or --list)")
         try:
             services.run_resume(
-                run_id=options["run_id"],
-                note=options["note"],
-                decision=options["decision"],
-                start=None,
+                run_id=options["run_id"], note=options["note"], decision=options["decision"]
             )
-            if _in_process():
-                run = services.run_advance(run_id=options["run_id"])
-            else:
-                run_dispatch(options["run_id"])
-                run = selectors.run_get(run_id=options["run_id"])
         except DomainError as exc:
             raise CommandError(exc.message) from exc
+        background.drain()  # without a broker the run goes on in this process: see it end
+        run = selectors.run_get(run_id=options["run_id"])
         self.stdout.write(f"run {run.pk}: {run.status}")
         if run.final_answer:
             self.stdout.write(run.final_answer)
-
-
-def _in_process() -> bool:
-    from celery import current_app as app
-
-    return bool(app.conf.task_always_eager)

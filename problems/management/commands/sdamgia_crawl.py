@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
-from celery import current_app as app
-from celery.result import AsyncResult
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
+from core import background
 from core.exceptions import DomainError
 from problems import catalog, selectors
 from problems.models import Category
 from problems.subjects import site_resolve
-from problems.tasks import category_crawl_task
+
+CRAWL_TASK = "problems.crawl_category"
 
 
 class Command(BaseCommand):
@@ -73,30 +72,14 @@ class Command(BaseCommand):
     def _crawl(
         self, subject: str, exam: str, ids: list[str], refresh: bool
     ) -> tuple[int, dict[str, str]]:
-        stored = 0
-        failed: dict[str, str] = {}
+        """One task per category: on the workers when one answers, else here in turn."""
         with tqdm(total=len(ids), unit="category", file=self.stderr._out) as bar:
-            if app.conf.task_always_eager:
-                for category_id in ids:
-                    try:
-                        stored += category_crawl_task.delay(
-                            subject, exam, category_id, refresh
-                        ).get()
-                    except DomainError as exc:
-                        failed[category_id] = exc.message
-                    bar.update(1)
-                return stored, failed
-            pending: dict[str, AsyncResult] = {
-                cid: category_crawl_task.delay(subject, exam, cid, refresh) for cid in ids
-            }
-            while pending:
-                for cid, result in list(pending.items()):
-                    if result.ready():
-                        if result.successful():
-                            stored += int(result.get())
-                        else:
-                            failed[cid] = str(result.result)
-                        del pending[cid]
-                        bar.update(1)
-                time.sleep(0.2)
+            answers = background.gather(
+                CRAWL_TASK,
+                [(subject, exam, cid, refresh) for cid in ids],
+                timeout=None,
+                progress=lambda done, _: bar.update(done - bar.n),
+            )
+        stored = sum(int(answer.value) for answer in answers if not answer.error)
+        failed = {cid: a.error for cid, a in zip(ids, answers, strict=True) if a.error}
         return stored, failed

@@ -1,28 +1,37 @@
 """The one module that talks to the language model: any OpenAI-compatible chat server.
 
-OpenAI, vLLM, Ollama…: `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `NORMAGPT_MODEL`. Each request
-has a timeout; 429, 5xx, timeouts and dropped connections are retried a bounded number of
-times with exponential backoff (a Retry-After header is honoured, capped); every attempt,
-failed or not, is reported to `on_call` with its tokens so the caller can record it.
+OpenAI, vLLM, Ollama…: `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `NORMAGPT_MODEL`. The openai
+SDK sends through core.http (`UpstreamTransport`): each request has a total deadline of
+NORMAGPT_LLM_TIMEOUT seconds, a capped answer, the shared SSL context and a kept-alive
+connection. Retries happen here, once: the SDK's and core's are off. 429, 5xx, timeouts
+and dropped connections are retried a bounded number of times with exponential backoff (a
+Retry-After header is honoured, capped); every attempt, failed or not, is reported to
+`on_call` with its tokens so the caller can record it. The SDK is imported on first use,
+off the MCP server's start-up.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import openai
+import httpx
 from django.conf import settings
 
-from normagpt.exceptions import LlmNotConfigured, LlmUnavailable
+from core.http import Failure, FailureKind, Upstream, UpstreamTransport, retry_after, shared_client
+from normagpt.exceptions import LLM_SERVICE, LlmNotConfigured, LlmUnavailable
+
+if TYPE_CHECKING:
+    import openai
 
 logger = logging.getLogger(__name__)
 
+ANSWER_MAX_BYTES = 8 * 1024 * 1024  # a chat completion is text: far below
 RETRY_AFTER_MAX = 30.0
+RETRIED_FAILURES = (FailureKind.TIMEOUT, FailureKind.CONNECT, FailureKind.DROPPED)
 Message = dict[str, Any]
 
 
@@ -46,6 +55,26 @@ class LlmReply:
     completion_tokens: int
 
 
+class TransportFailed(Exception):
+    """core.http's failure of one request, carried through the SDK (as `__cause__`)."""
+
+    def __init__(self, failure: Failure) -> None:
+        super().__init__(failure.message)
+        self.failure = failure
+
+
+def upstream(*, timeout: float) -> Upstream:
+    """The model server's policy: one deadline per request, a cap, no retries (done here)."""
+    return Upstream(
+        service=LLM_SERVICE,
+        deadline=timeout,
+        max_body_bytes=ANSWER_MAX_BYTES,
+        max_redirects=3,
+        retries=0,
+        error=TransportFailed,
+    )
+
+
 class LlmClient:
     def __init__(
         self,
@@ -63,15 +92,19 @@ class LlmClient:
                 "the language model is not configured: set OPENAI_BASE_URL (vLLM, Ollama, …) "
                 "or OPENAI_API_KEY (the OpenAI API)"
             )
+        import openai  # heavy: kept off the server's start-up
+
         self.model = model
         self.retries = retries
         self.backoff = backoff
         self.json_mode = json_mode
+        transport = UpstreamTransport(shared_client(upstream(timeout=timeout)))
         self._client = openai.OpenAI(
             base_url=base_url or None,
             api_key=api_key or "unused",  # local servers accept any key
             timeout=timeout,
             max_retries=0,  # retried here, where every attempt is counted
+            http_client=httpx.Client(transport=transport, trust_env=False),
         )
 
     @classmethod
@@ -95,6 +128,8 @@ class LlmClient:
         on_call: Callable[[CallRecord], None] | None = None,
     ) -> LlmReply:
         """The model's reply to `messages`; LlmUnavailable once the retries are spent."""
+        import openai
+
         attempt = 0
         while True:
             started = time.monotonic()
@@ -143,10 +178,9 @@ class LlmClient:
     def _delay(self, exc: openai.APIError, attempt: int) -> float:
         delay = self.backoff * (2**attempt)
         response = getattr(exc, "response", None)
-        header = response.headers.get("retry-after") if response is not None else None
-        if header:
-            with contextlib.suppress(ValueError):
-                delay = max(delay, min(float(header), RETRY_AFTER_MAX))
+        asked = retry_after(response.headers) if response is not None else None
+        if asked is not None:
+            delay = max(delay, min(asked, RETRY_AFTER_MAX))
         return delay
 
 
@@ -162,8 +196,18 @@ def _timed(record: CallRecord, started: float) -> CallRecord:
     )
 
 
+def _transport_failure(exc: BaseException) -> Failure | None:
+    cause = exc.__cause__
+    return cause.failure if isinstance(cause, TransportFailed) else None
+
+
 def retryable(exc: openai.APIError) -> bool:
     """429, 5xx, timeouts and connection failures are worth another attempt."""
+    import openai
+
+    failure = _transport_failure(exc)
+    if failure is not None:
+        return failure.kind in RETRIED_FAILURES
     if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
         return True
     if isinstance(exc, openai.APIStatusError):
@@ -172,6 +216,11 @@ def retryable(exc: openai.APIError) -> bool:
 
 
 def describe(exc: openai.APIError) -> str:
+    import openai
+
+    failure = _transport_failure(exc)
+    if failure is not None:
+        return _failure_text(failure)
     if isinstance(exc, openai.APITimeoutError):
         return "the request timed out"
     if isinstance(exc, openai.APIConnectionError):
@@ -179,3 +228,13 @@ def describe(exc: openai.APIError) -> str:
     if isinstance(exc, openai.APIStatusError):
         return f"HTTP {exc.status_code}: {str(exc.message)[:200]}"
     return str(exc)[:200]
+
+
+def _failure_text(failure: Failure) -> str:
+    if failure.kind is FailureKind.TIMEOUT:
+        return f"the request timed out after {failure.upstream.deadline:g} s"
+    if failure.kind is FailureKind.CONNECT:
+        return f"could not connect to the model server ({failure.detail[:200]})"
+    if failure.kind is FailureKind.DROPPED:
+        return f"the model server dropped the connection ({failure.detail[:200]})"
+    return failure.message

@@ -1,0 +1,66 @@
+"""What every app's `mcp_tools.py` shares: the `Format` argument, answers, progress.
+
+A tool answers through `respond` (text in the asked format plus the same data as
+structured content) or `respond_json` (compact JSON of an output model), and reports
+progress from its worker thread through `thread_progress`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from typing import Annotated, Any, Literal, Protocol
+
+import anyio.from_thread
+from mcp.server.mcpserver import Context
+from mcp_types import CallToolResult, TextContent
+from pydantic import BaseModel, Field
+
+PROGRESS_SEND_SECONDS = 2.0  # a report waits this long for the loop, then is dropped
+
+Format = Annotated[
+    Literal["markdown", "json"],
+    Field(description="'markdown' (default, readable) or 'json' (structured data)."),
+]
+
+
+class ProgressReport(Protocol):
+    """Report progress: `progress` so far, of `total` when known, with a short message."""
+
+    def __call__(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None: ...
+
+
+def respond(data: dict[str, Any], markdown: str, response_format: str) -> CallToolResult:
+    """`markdown` or `data` as JSON, by `response_format`, plus `data` as structured content."""
+    text = markdown if response_format == "markdown" else json.dumps(data, ensure_ascii=False)
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+
+
+def respond_json(data: BaseModel) -> CallToolResult:
+    """Compact JSON of `data` (unset fields left out) plus the same as structured content."""
+    payload = data.model_dump(mode="json", exclude_none=True)
+    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=payload)
+
+
+def thread_progress(ctx: Context | None) -> ProgressReport | None:
+    """A progress callback for a sync tool's worker thread and any thread it starts.
+
+    Call it on the tool's worker thread (it finds the server's event loop from there); the
+    callback sends each report on that loop. Progress is best effort: a report that cannot
+    be sent within a short wait is dropped and never fails the tool. None without a context.
+    """
+    if ctx is None:
+        return None
+    loop = anyio.from_thread.run_sync(asyncio.get_running_loop)
+
+    def report(progress: float, total: float | None = None, message: str | None = None) -> None:
+        sending = ctx.report_progress(progress, total, message)
+        future = asyncio.run_coroutine_threadsafe(sending, loop)
+        with contextlib.suppress(Exception):  # progress is best effort; the result matters
+            future.result(timeout=PROGRESS_SEND_SECONDS)
+
+    return report
