@@ -18,6 +18,20 @@ PYTHON = sys.executable
 MANAGE = str(ROOT / "manage.py")
 
 
+def raw_initialize(client_name: str) -> dict[str, object]:
+    """The JSON-RPC `initialize` request a raw-protocol test sends first (id 1)."""
+    return {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": client_name, "version": "1"},
+        },
+    }
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -8,20 +8,11 @@ from pathlib import Path
 
 import httpx
 
-from tests.conftest import MANAGE, PYTHON, free_port, wait_for_http
+from tests.conftest import MANAGE, PYTHON, free_port, raw_initialize, wait_for_http
 
 IDLE_SECONDS = 2
 SESSIONS = 2_000
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "abandoning-client", "version": "1"},
-    },
-}
+INITIALIZE = raw_initialize("abandoning-client")
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 

@@ -12,20 +12,11 @@ from mcp.server.lowlevel.server import Server
 from mcp.server.mcpserver import MCPServer
 
 from core.stdio_transport import find_top_level_id, rejection
-from tests.conftest import MANAGE, PYTHON, ROOT, subprocess_env
+from tests.conftest import MANAGE, PYTHON, ROOT, raw_initialize, subprocess_env
 
 REPLY_WITHIN = 2.0  # seconds a client may wait for any reply (the bound)
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "1"},
-    },
-}
+INITIALIZE = raw_initialize("raw")
 
 
 def call(message_id: int | str, name: str) -> str:

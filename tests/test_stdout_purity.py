@@ -5,19 +5,10 @@ from __future__ import annotations
 import json
 import subprocess
 
-from tests.conftest import MANAGE, PYTHON, ROOT, subprocess_env
+from tests.conftest import MANAGE, PYTHON, ROOT, raw_initialize, subprocess_env
 
 MESSAGES = [
-    {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "raw-test", "version": "1"},
-        },
-    },
+    raw_initialize("raw-test"),
     {"jsonrpc": "2.0", "method": "notifications/initialized"},
     {
         "jsonrpc": "2.0",
