@@ -10,6 +10,7 @@ idempotent. Image bytes wait in `Media` until their notes are delivered.
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 
@@ -34,6 +35,20 @@ class Note(models.Model):
         max_length=10, choices=Status.choices, default=Status.PENDING, db_index=True
     )
     anki_note_id = models.BigIntegerField(null=True, blank=True)
+    # The cards are known to be in `deck` (some Anki builds file new cards elsewhere; a
+    # delivery or flush moves them and sets this).
+    placed = models.BooleanField(default=False)
+    # Set when an addNote for this row went out and no answer came back (Anki closed or
+    # killed meanwhile): Anki may hold the note. Cleared by the answer or by reconciling.
+    unanswered_since = models.DateTimeField(null=True, blank=True)
+    # Who wrote it through the REST API (None: MCP, admin, commands); a user sees their own.
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="anki_notes",
+    )
     attempts = models.PositiveIntegerField(default=0)
     last_error = models.TextField(blank=True)
     claim = models.CharField(max_length=32, blank=True, db_index=True)
@@ -44,7 +59,10 @@ class Note(models.Model):
 
     class Meta:
         ordering = ["-id"]
-        indexes = [models.Index(fields=["status", "id"])]
+        indexes = [
+            models.Index(fields=["status", "id"]),
+            models.Index(fields=["status", "placed"], name="anki_note_unplaced"),
+        ]
 
     def __str__(self) -> str:
         first = next(iter(self.fields.values()), "") if isinstance(self.fields, dict) else ""
