@@ -107,9 +107,42 @@ def add_note(note: NewNote) -> Action:
     return _action("addNote", note=note.params())
 
 
-def store_media_file(filename: str, data_base64: str) -> Action:
-    """The name Anki stored the file under (it may differ from `filename`)."""
+def store_media_file(
+    filename: str, *, data_base64: str | None = None, path: str | None = None
+) -> Action:
+    """The name Anki stored the file under (it may differ from `filename`).
+
+    The bytes travel in the request (`data_base64`), or Anki reads them from `path` on its
+    own machine (no upload: only when Anki shares this machine's filesystem).
+    """
+    if (data_base64 is None) == (path is None):
+        raise ValueError("store_media_file takes exactly one of data_base64 and path")
+    if path is not None:
+        return _action("storeMediaFile", filename=filename, path=path)
     return _action("storeMediaFile", filename=filename, data=data_base64)
+
+
+def deck_names_and_ids() -> Action:
+    return _action("deckNamesAndIds")
+
+
+def model_names_and_ids() -> Action:
+    return _action("modelNamesAndIds")
+
+
+def find_notes(query: str) -> Action:
+    return _action("findNotes", query=query)
+
+
+def dupe_query(model_id: int, first_field: str) -> str:
+    """The Anki search for notes of the model whose first field matches (Anki's dupe check)."""
+    escaped = first_field.replace("\\", "\\\\").replace('"', '\\"')
+    return f'"dupe:{model_id},{escaped}"'
+
+
+def misplaced_query(note_ids: Sequence[int], deck_id: int) -> str:
+    """The Anki search for the cards of `note_ids` that are not in the deck `deck_id` itself."""
+    return f"nid:{','.join(str(n) for n in note_ids)} -did:{deck_id}"
 
 
 @dataclass(frozen=True)

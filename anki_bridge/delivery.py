@@ -1,45 +1,60 @@
-"""Delivering a batch of notes to Anki in a few requests, with a result for every note.
+"""Delivering a batch of notes to Anki in a few requests: a result for every note, each in its deck.
 
 For one deck and model, whatever the batch size:
-1. `multi`: createDeck (when asked), modelFieldNames, canAddNotesWithErrorDetail — the
-   per-note verdicts (older builds without that action: every note is tried);
-2. `multi` of storeMediaFile for the notes that can go (split by payload size);
-3. `multi` of addNote, one per note: per-note results on every build (`addNotes` is
-   all-or-nothing on current builds and loses the indexes of its errors);
-4. the deck guard, when the deck is not "Default": findCards + getDecks, and changeDeck
-   for cards some builds file under "Default" instead of the asked deck.
+1. `multi`: the deck's id (createDeck when asked, else deckNamesAndIds), modelFieldNames,
+   and — when a note carries media or may already be in Anki — the per-note verdicts
+   (canAddNotesWithErrorDetail; builds without it: every note is tried) and the model's id;
+2. reconciling: a note Anki calls a duplicate after an addNote of ours went unanswered is
+   looked up by model and first field (Anki's own duplicate search); a match added since
+   then and held by no other journal row is that note: delivered, not a duplicate;
+3. media, the fast way (`anki_bridge.media_upload`);
+4. `multi` of addNote, one per note (per-note results on every build: `addNotes` is
+   all-or-nothing on current builds and loses the indexes of its errors); the ledger marks
+   the notes unanswered before each request goes out;
+5. placement: the cards of the delivered notes (and of notes delivered earlier whose
+   placement was never confirmed) that are not in the deck — Anki 26 files new cards under
+   the note type's last-used deck — are moved: one findCards, one changeDeck when needed.
+
 A missing default model is created (never changed when it exists: changing a model's
-fields forces a full sync). AnkiUnavailable before step 3 answers leaves every note
-undelivered; after it, the answers already in hand are kept.
+fields forces a full sync). Results are written into the caller's `results` as they come,
+so what Anki answered before it went away is kept when AnkiUnavailable propagates.
 """
 
 from __future__ import annotations
 
-import base64
+import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
 
 from anki_bridge import client as ankiconnect
 from anki_bridge.client import AnkiClient, NewNote, Outcome, clean_error
 from anki_bridge.exceptions import AnkiError, AnkiRefused, AnkiUnavailable
+from anki_bridge.media_upload import REQUEST_BYTES, media_send
 from anki_bridge.notemodel import DEFAULT_MODEL
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_DECK = "Default"
-MEDIA_BYTES_PER_REQUEST = 8 * 1024 * 1024
 NOTES_PER_REQUEST = 500
+CLOCK_SLACK_MS = 5 * 60 * 1000  # Anki's clock against ours, when matching a lost note by id
+RECOVERED = "recovered: Anki had added this note before its answer was lost; it is kept"
 
 
 @dataclass
 class Outgoing:
-    """A journaled note on its way: `key` identifies it to the caller."""
+    """A journaled note on its way: `key` identifies it to the caller.
+
+    `note_id` set: Anki holds it already and only its placement is due.
+    """
 
     key: int
     fields: dict[str, str]
     tags: list[str]
     media: list[str] = field(default_factory=list)
+    unanswered_since: datetime | None = None
+    note_id: int | None = None
 
 
 @dataclass
@@ -48,9 +63,28 @@ class Delivered:
     note_id: int | None = None
     error: str = ""
     warnings: list[str] = field(default_factory=list)
+    placed: bool = False
 
 
-MediaLoader = Callable[[Sequence[str]], dict[str, bytes]]
+class Ledger(Protocol):
+    """What delivery asks of the journal."""
+
+    def load_media(self, names: Sequence[str]) -> dict[str, bytes]: ...
+
+    def sending(self, keys: Sequence[int]) -> None:
+        """These notes' addNote is about to go out (an answer may never come)."""
+
+    def holders(self, note_ids: Sequence[int]) -> dict[int, int]:
+        """Anki note id → the key of the journal row that holds it, for the ids held."""
+        ...
+
+
+@dataclass
+class Context:
+    deck_id: int | None
+    fields: dict[str, str]  # casefolded → the model's name, in the model's order
+    verdicts: list[Outcome]
+    model_id: int | None = None
 
 
 def is_model_missing(error: str | None, model: str) -> bool:
@@ -74,68 +108,92 @@ def notes_deliver(
     model: str,
     notes: Sequence[Outgoing],
     ensure_deck: bool,
-    load_media: MediaLoader,
-) -> dict[int, Delivered]:
-    """Deliver `notes` (one deck and model); a Delivered for every note key."""
-    verdicts, model_fields = _check(client, deck, model, notes, ensure_deck)
-    results: dict[int, Delivered] = {}
+    ledger: Ledger,
+    results: dict[int, Delivered],
+) -> None:
+    """Deliver `notes` (one deck and model), writing a Delivered for every key into `results`."""
+    adding = [n for n in notes if n.note_id is None]
+    context = _check(client, deck, model, adding, ensure_deck)
     ready: list[Outgoing] = []
-    for note, verdict in zip(notes, verdicts, strict=True):
-        unknown = [n for n in note.fields if model_fields and n.casefold() not in model_fields]
+    doubtful: list[tuple[Outgoing, str]] = []
+    for note, verdict in zip(adding, context.verdicts, strict=True):
+        unknown = [n for n in note.fields if context.fields and n.casefold() not in context.fields]
         if unknown:
             results[note.key] = Delivered(
                 "failed",
                 error=f"{', '.join(repr(n) for n in unknown)} is not a field of «{model}» "
-                f"(fields: {', '.join(model_fields.values())})",
+                f"(fields: {', '.join(context.fields.values())})",
             )
         elif verdict.ok and verdict.result is not False:
             ready.append(note)
+        elif note.unanswered_since and "duplicate" in (verdict.error or ""):
+            doubtful.append((note, verdict.error or ""))
         else:
             results[note.key] = _refusal(verdict.error or "Anki cannot add this note")
-    media_warnings = _store_media(client, ready, load_media)
-    for start in range(0, len(ready), NOTES_PER_REQUEST):
-        chunk = ready[start : start + NOTES_PER_REQUEST]
-        outcomes = client.multi([ankiconnect.add_note(_new(deck, model, note)) for note in chunk])
-        for note, outcome in zip(chunk, outcomes, strict=True):
-            if outcome.ok and isinstance(outcome.result, int):
-                results[note.key] = Delivered(
-                    "sent", note_id=outcome.result, warnings=media_warnings.get(note.key, [])
-                )
-            else:
-                results[note.key] = _refusal(outcome.error or "Anki returned no note id")
-    sent = {k: r for k, r in results.items() if r.status == "sent" and r.note_id}
-    if sent and deck != DEFAULT_DECK:
-        _deck_guard(client, deck, sent)
-    return results
+    _reconcile(client, context, doubtful, ledger, results)
+    media_warnings = _store_media(client, ready, ledger)
+    _add(client, deck, model, ready, ledger, results, media_warnings)
+    placing = {n.key: n.note_id for n in notes if n.note_id is not None}
+    for key in placing:
+        results[key] = Delivered("sent", note_id=placing[key])
+    placing.update({k: r.note_id for k, r in results.items() if r.status == "sent" and r.note_id})
+    _place(client, deck, context.deck_id, placing, results)
 
 
 def _check(
     client: AnkiClient, deck: str, model: str, notes: Sequence[Outgoing], ensure_deck: bool
-) -> tuple[list[Outcome], dict[str, str]]:
-    """Per-note verdicts and the model's fields (casefolded → name), creating what is due."""
+) -> Context:
+    """The deck's id, the model's fields and the per-note verdicts, creating what is due."""
+    verdicts_due = any(n.media or n.unanswered_since for n in notes)
+    doubt = any(n.unanswered_since for n in notes)
     for attempt in range(2):
-        actions = [ankiconnect.create_deck(deck)] if ensure_deck else []
-        actions += [
+        actions = [
+            ankiconnect.create_deck(deck) if ensure_deck else ankiconnect.deck_names_and_ids(),
             ankiconnect.model_field_names(model),
-            ankiconnect.can_add_notes_with_error_detail([_new(deck, model, n) for n in notes]),
         ]
-        *deck_outcome, names, verdicts = client.multi(actions)
-        if deck_outcome and not deck_outcome[0].ok:
-            raise AnkiRefused(f"Anki refused to create the deck «{deck}»: {deck_outcome[0].error}")
+        if verdicts_due:
+            news = [_new(deck, model, n) for n in notes]
+            actions.append(ankiconnect.can_add_notes_with_error_detail(news))
+        if doubt:
+            actions.append(ankiconnect.model_names_and_ids())
+        deck_outcome, names, *rest = client.multi(actions)
+        if ensure_deck and not deck_outcome.ok:
+            raise AnkiRefused(f"Anki refused to create the deck «{deck}»: {deck_outcome.error}")
         if is_model_missing(names.error, model) and model == DEFAULT_MODEL.name and attempt == 0:
             model_create_default(client)
             continue
         break
-    fields = {n.casefold(): n for n in names.result} if names.ok and names.result else {}
+    deck_id = _deck_id(deck_outcome, deck, ensure_deck)
     if not names.ok:
-        return [Outcome(error=names.error)] * len(notes), {}
-    if verdicts.ok and isinstance(verdicts.result, list) and len(verdicts.result) == len(notes):
-        return [
-            Outcome(result=True) if v.get("canAdd") else Outcome(error=v.get("error") or "")
-            for v in verdicts.result
-        ], fields
-    # An older build without canAddNotesWithErrorDetail: every note is tried with addNote.
-    return [Outcome(result=True)] * len(notes), fields
+        return Context(deck_id, {}, [Outcome(error=names.error)] * len(notes))
+    fields = {n.casefold(): n for n in names.result or []}
+    model_id = _model_id(rest[-1], model) if doubt else None
+    verdicts = _verdicts(rest[0], len(notes)) if verdicts_due else None
+    return Context(deck_id, fields, verdicts or [Outcome(result=True)] * len(notes), model_id)
+
+
+def _deck_id(outcome: Outcome, deck: str, created: bool) -> int | None:
+    if not outcome.ok:
+        return None
+    if created:
+        return int(outcome.result) if isinstance(outcome.result, int) else None
+    found = (outcome.result or {}).get(deck) if isinstance(outcome.result, dict) else None
+    return int(found) if isinstance(found, int) else None
+
+
+def _model_id(outcome: Outcome, model: str) -> int | None:
+    found = (outcome.result or {}).get(model) if isinstance(outcome.result, dict) else None
+    return int(found) if isinstance(found, int) else None
+
+
+def _verdicts(outcome: Outcome, count: int) -> list[Outcome] | None:
+    """One verdict per note; None when the build lacks the action (every note is tried)."""
+    if not outcome.ok or not isinstance(outcome.result, list) or len(outcome.result) != count:
+        return None
+    return [
+        Outcome(result=True) if v.get("canAdd") else Outcome(error=v.get("error") or "")
+        for v in outcome.result
+    ]
 
 
 def _new(deck: str, model: str, note: Outgoing) -> NewNote:
@@ -149,46 +207,56 @@ def _refusal(error: str) -> Delivered:
     return Delivered("failed", error=error)
 
 
-def _store_media(
-    client: AnkiClient, notes: Sequence[Outgoing], load_media: MediaLoader
-) -> dict[int, list[str]]:
-    """Store the files `notes` show, in requests of at most MEDIA_BYTES_PER_REQUEST.
+def _reconcile(
+    client: AnkiClient,
+    context: Context,
+    doubtful: Sequence[tuple[Outgoing, str]],
+    ledger: Ledger,
+    results: dict[int, Delivered],
+) -> None:
+    """Notes Anki added before it went away: found by model and first field, then recorded."""
+    first = next(iter(context.fields.values()), None)
+    if not doubtful or context.model_id is None or first is None:
+        results.update({note.key: _refusal(error) for note, error in doubtful})
+        return
+    queries = [
+        ankiconnect.find_notes(ankiconnect.dupe_query(context.model_id, _value(n.fields, first)))
+        for n, _ in doubtful
+    ]
+    found = client.multi(queries)
+    candidates = [i for f in found if f.ok for i in f.result or []]
+    holders = ledger.holders(candidates)
+    taken: set[int] = set()
+    for (note, error), outcome in zip(doubtful, found, strict=True):
+        sent_at = note.unanswered_since.timestamp() if note.unanswered_since else 0
+        since = int(sent_at * 1000) - CLOCK_SLACK_MS
+        ours = [
+            i
+            for i in (outcome.result or [] if outcome.ok else [])
+            if i >= since and holders.get(i, note.key) == note.key and i not in taken
+        ]
+        if ours:
+            taken.add(ours[0])
+            results[note.key] = Delivered("sent", note_id=ours[0], warnings=[RECOVERED])
+        else:
+            results[note.key] = _refusal(error)
 
-    A file Anki stores under another name is renamed in the notes' fields; a file Anki
-    refuses is a warning on the notes that show it.
-    """
+
+def _value(fields: dict[str, str], name: str) -> str:
+    wanted = name.casefold()
+    return next((v for k, v in fields.items() if k.casefold() == wanted), "")
+
+
+def _store_media(
+    client: AnkiClient, notes: Sequence[Outgoing], ledger: Ledger
+) -> dict[int, list[str]]:
+    """Store the files `notes` show; a renamed file is renamed in the notes' fields, a
+    file Anki did not store is a warning on the notes that show it."""
     names = list(dict.fromkeys(name for note in notes for name in note.media))
     if not names:
         return {}
-    blobs = load_media(names)
+    stored = media_send(client, ledger.load_media(names))
     warnings: dict[int, list[str]] = {}
-    stored: dict[str, str] = {}
-    batch: list[ankiconnect.Action] = []
-    asked_names: list[str] = []
-    size = 0
-
-    def send() -> None:
-        for asked, outcome in zip(asked_names, client.multi(batch), strict=True):
-            if outcome.ok and outcome.result:
-                stored[asked] = str(outcome.result)
-            else:
-                stored[asked] = ""
-                logger.warning("Anki refused media %s: %s", asked, outcome.error)
-
-    for name in names:
-        data = blobs.get(name)
-        if data is None:
-            stored[name] = ""
-            continue
-        encoded = base64.b64encode(data).decode("ascii")
-        if batch and size + len(encoded) > MEDIA_BYTES_PER_REQUEST:
-            send()
-            batch, asked_names, size = [], [], 0
-        batch.append(ankiconnect.store_media_file(name, encoded))
-        asked_names.append(name)
-        size += len(encoded)
-    if batch:
-        send()
     for note in notes:
         for name in note.media:
             final = stored.get(name, "")
@@ -202,19 +270,72 @@ def _store_media(
     return warnings
 
 
-def _deck_guard(client: AnkiClient, deck: str, sent: dict[int, Delivered]) -> None:
-    """Move cards filed under "Default" instead of `deck` (a bug of some builds)."""
-    ids = ",".join(str(r.note_id) for r in sent.values())
+def _add(
+    client: AnkiClient,
+    deck: str,
+    model: str,
+    notes: Sequence[Outgoing],
+    ledger: Ledger,
+    results: dict[int, Delivered],
+    media_warnings: dict[int, list[str]],
+) -> None:
+    for chunk in _chunks(notes):
+        ledger.sending([n.key for n in chunk])
+        outcomes = client.multi([ankiconnect.add_note(_new(deck, model, n)) for n in chunk])
+        for note, outcome in zip(chunk, outcomes, strict=True):
+            if outcome.ok and isinstance(outcome.result, int):
+                results[note.key] = Delivered(
+                    "sent", note_id=outcome.result, warnings=media_warnings.get(note.key, [])
+                )
+            else:
+                results[note.key] = _refusal(outcome.error or "Anki returned no note id")
+
+
+def _chunks(notes: Sequence[Outgoing]) -> list[list[Outgoing]]:
+    """Requests of at most NOTES_PER_REQUEST notes and about REQUEST_BYTES (one note: any)."""
+    chunks: list[list[Outgoing]] = []
+    size = REQUEST_BYTES + 1
+    for note in notes:
+        weight = len(json.dumps(note.fields, ensure_ascii=False).encode()) + 200
+        if size + weight > REQUEST_BYTES or len(chunks[-1]) >= NOTES_PER_REQUEST:
+            chunks.append([])
+            size = 0
+        chunks[-1].append(note)
+        size += weight
+    return chunks
+
+
+def _place(
+    client: AnkiClient,
+    deck: str,
+    deck_id: int | None,
+    notes: Mapping[int, int | None],
+    results: dict[int, Delivered],
+) -> None:
+    """Move the cards of `notes` (key → Anki note id) that are not in `deck` into it."""
+    ids = {key: nid for key, nid in notes.items() if nid}
+    if not ids:
+        return
     try:
-        cards = client.find_cards(f"nid:{ids}")
-        by_deck = client.get_decks(cards) if cards else {}
-        misfiled = list(by_deck.get(DEFAULT_DECK, []))
-        if misfiled:
-            client.change_deck(misfiled, deck)
-            logger.warning(
-                "Anki filed %d new card(s) under %s instead of %s: moved", len(misfiled),
-                DEFAULT_DECK, deck,
-            )  # fmt: skip
-    except (AnkiUnavailable, AnkiError) as exc:
-        for result in sent.values():
-            result.warnings.append(f"deck_unchecked: the cards' deck was not verified: {exc}")
+        if deck_id is None:
+            raise AnkiError(f"Anki knows no deck «{deck}»")
+        note_ids = list(ids.values())
+        misplaced = []
+        for start in range(0, len(note_ids), NOTES_PER_REQUEST):
+            chunk = note_ids[start : start + NOTES_PER_REQUEST]
+            misplaced += client.find_cards(ankiconnect.misplaced_query(chunk, deck_id))
+        if misplaced:
+            client.change_deck(misplaced, deck)
+            logger.warning("Anki filed %d new card(s) outside %s: moved", len(misplaced), deck)
+    except AnkiUnavailable as exc:
+        for key in ids:
+            results[key].warnings.append(
+                f"deck_unchecked: the cards' deck was not verified yet ({exc.message}); "
+                "they are moved when Anki answers again"
+            )
+        raise
+    except AnkiError as exc:  # nothing a later try would change: reported, not retried
+        for key in ids:
+            results[key].warnings.append(f"deck_unchecked: {exc.message}")
+    for key in ids:
+        results[key].placed = True

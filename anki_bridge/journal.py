@@ -1,10 +1,17 @@
 """The journal's use cases: write every note before sending it, deliver, flush the queue.
 
-A note is journaled (with its images) in one transaction, claimed by the writing call,
-and delivered outside any transaction. When Anki is unreachable the claim is released and
-the note waits as `pending`, and `notes_flush_later` has the flush task (Celery) or
-`manage.py anki_flush` deliver it later. `dedup_key` is unique: a key already sent never
-makes a second note, and a key being delivered by another call is not delivered twice.
+A note is journaled (with its images and its target deck) in one transaction, claimed by
+the writing call, and delivered outside any transaction. When Anki is unreachable the
+claim is released and the note waits as `pending`; `notes_flush_later` has it delivered
+once Anki answers: by the flush task (Celery) with a broker, by a thread of this process
+without one (`anki_bridge.waiting`). A call that reaches Anki flushes what waits.
+`dedup_key` is unique: a key already sent never makes a second note, and a key being
+delivered by another call is not delivered twice.
+
+Crash safety: a row is marked `unanswered_since` before its addNote goes out, so when the
+answer is lost (Anki killed, closed, the worker gone) the next delivery recognises the
+note Anki already holds instead of calling it a duplicate; a sent row stays `placed=False`
+until its cards are confirmed in its deck, and every flush places what is not.
 """
 
 from __future__ import annotations
@@ -35,6 +42,8 @@ logger = logging.getLogger(__name__)
 FLUSH_BATCH = 200
 FLUSH_TASK = "anki_bridge.flush"
 FLUSH_SCHEDULED_KEY = "anki:flush-scheduled"  # the flush task clears it when it starts
+FLUSH_NOW_KEY = "anki:flush-now"
+FLUSH_NOW_SECONDS = 5  # calls that find notes waiting start at most one flush this often
 S = Note.Status
 
 
@@ -69,6 +78,32 @@ def _lease() -> tuple[str, datetime]:
 
 def _free() -> Q:
     return Q(claimed_until__isnull=True) | Q(claimed_until__lt=timezone.now())
+
+
+def _due() -> Q:
+    """Rows a flush has work for: undelivered, or delivered with their cards not yet placed."""
+    return Q(status=S.PENDING) | Q(status=S.SENT, placed=False, anki_note_id__isnull=False)
+
+
+def notes_waiting() -> bool:
+    """Whether the journal holds notes that still need Anki."""
+    return Note.objects.filter(_due()).exists()
+
+
+class JournalLedger:
+    """The journal as delivery sees it (anki_bridge.delivery.Ledger)."""
+
+    def load_media(self, names: Sequence[str]) -> dict[str, bytes]:
+        return media_load(names)
+
+    def sending(self, keys: Sequence[int]) -> None:
+        Note.objects.filter(pk__in=list(keys), unanswered_since__isnull=True).update(
+            unanswered_since=timezone.now()
+        )
+
+    def holders(self, note_ids: Sequence[int]) -> dict[int, int]:
+        rows = Note.objects.filter(anki_note_id__in=list(note_ids))
+        return {int(nid): pk for nid, pk in rows.values_list("anki_note_id", "pk") if nid}
 
 
 def dedup_sent(keys: Iterable[str]) -> set[str]:
@@ -126,20 +161,22 @@ def notes_submit(
     ensure_deck: bool,
     source: str,
     deliver: bool = True,
+    owner: int | None = None,
 ) -> list[NoteDetail]:
     """Journal `drafts`, deliver the ones this call holds, and a detail per draft.
 
     With `deliver=False` (Anki known to be unreachable) or when Anki turns out to be
-    unreachable, the notes are queued: their detail says `queued`.
+    unreachable, the notes are queued: their detail says `queued`. `owner` is the user the
+    rows belong to (None: no user).
     """
     token, until = _lease()
-    fixed = _journal(deck, model, drafts, ensure_deck, source, token, until)
+    fixed = _journal(deck, model, drafts, ensure_deck, source, token, until, owner)
     results: dict[int, Delivered] = {}
     queued = not deliver
     if deliver:
         try:
             with AnkiClient() as client:
-                results = _deliver_claimed(token, client)
+                _deliver_claimed(token, client, results)
         except AnkiUnavailable:
             queued = True
         except AnkiError as exc:
@@ -148,19 +185,29 @@ def notes_submit(
     if queued:
         _release(token, "Anki was unreachable; queued")
         notes_flush_later()
-    elif Note.objects.filter(status=S.PENDING).exclude(claim=token).exists():
-        notes_flush_later()  # Anki is back: deliver what earlier calls queued
+    elif any(r.status == S.SENT and not r.placed for r in results.values()):
+        notes_flush_later()  # Anki went away before the cards were placed
+    elif Note.objects.filter(_due()).exclude(claim=token).exists():
+        notes_flush_later(now=True)  # Anki is back: deliver what earlier calls queued
     media_prune()
     return _details(drafts, fixed, token, results)
 
 
-def notes_flush_later() -> None:
-    """Have the queue delivered later: one flush task, after a delay (none while one waits).
+def notes_flush_later(*, now: bool = False) -> None:
+    """Have the queue delivered: `now` (Anki just answered) or once Anki answers again.
 
-    Without a broker nothing is scheduled (`core.background.start` drops a delayed
-    start): the next call that reaches Anki, or `manage.py anki_flush`, delivers.
+    With a broker: the flush task, at once or after ANKI_FLUSH_BACKOFF (one delayed task
+    at a time; it retries with backoff while Anki stays away). Without one: a thread of
+    this process that asks Anki every ANKI_WAIT_POLL seconds and flushes when it answers.
     """
-    if cache.add(FLUSH_SCHEDULED_KEY, 1, timeout=settings.ANKI_FLUSH_BACKOFF_MAX):
+    if not background.broker_available():
+        from anki_bridge import waiting  # it runs this module's flush
+
+        transaction.on_commit(waiting.queue_watch)  # the thread must see the queued rows
+    elif now:
+        if cache.add(FLUSH_NOW_KEY, 1, timeout=FLUSH_NOW_SECONDS):
+            background.start(FLUSH_TASK)
+    elif cache.add(FLUSH_SCHEDULED_KEY, 1, timeout=settings.ANKI_FLUSH_BACKOFF_MAX):
         background.start(FLUSH_TASK, countdown=settings.ANKI_FLUSH_BACKOFF)
 
 
@@ -172,6 +219,7 @@ def _journal(
     source: str,
     token: str,
     until: datetime,
+    owner: int | None,
 ) -> dict[int, NoteDetail]:
     """Write the rows (claimed by `token`); details for drafts another row already covers."""
     fixed: dict[int, NoteDetail] = {}
@@ -189,6 +237,7 @@ def _journal(
             warnings=draft.warnings,
             claim=token,
             claimed_until=until,
+            owner_id=owner,
         )
 
     with transaction.atomic():
@@ -246,54 +295,85 @@ def _reuse(draft: Draft, fresh: Note, token: str, until: datetime) -> NoteDetail
     return None
 
 
-def _deliver_claimed(token: str, client: AnkiClient) -> dict[int, Delivered]:
-    """Deliver the notes `token` holds, grouped by deck and model; results by note id."""
+def _deliver_claimed(token: str, client: AnkiClient, results: dict[int, Delivered]) -> None:
+    """Deliver (or place) the notes `token` holds, by deck and model, into `results` by row id.
+
+    What Anki answered is recorded even when it goes away midway (AnkiUnavailable).
+    """
     groups: dict[tuple[str, str, bool], list[Note]] = defaultdict(list)
-    for note in Note.objects.filter(claim=token, status=S.PENDING).order_by("id"):
+    for note in Note.objects.filter(_due(), claim=token).order_by("id"):
         groups[(note.deck, note.model, note.ensure_deck)].append(note)
-    results: dict[int, Delivered] = {}
-    for (deck, model, ensure_deck), notes in groups.items():
-        outgoing = [Outgoing(n.pk, dict(n.fields), list(n.tags), list(n.media)) for n in notes]
-        try:
-            results.update(
+    try:
+        for (deck, model, ensure_deck), notes in groups.items():
+            try:
                 notes_deliver(
                     client,
                     deck=deck,
                     model=model,
-                    notes=outgoing,
+                    notes=[_outgoing(n) for n in notes],
                     ensure_deck=ensure_deck,
-                    load_media=media_load,
+                    ledger=JournalLedger(),
+                    results=results,
                 )
-            )
-        except AnkiRefused as exc:  # the deck or model cannot be made: these notes fail
-            results.update({n.pk: Delivered("failed", error=exc.message) for n in notes})
-        except (AnkiUnavailable, AnkiError):  # Anki closed or refusing us: the rest stay queued
-            _record(token, results)
-            raise
-    _record(token, results)
-    return results
+            except AnkiRefused as exc:  # the deck or model cannot be made: these notes fail
+                results.update(
+                    {
+                        n.pk: Delivered("failed", error=exc.message)
+                        for n in notes
+                        if n.pk not in results
+                    }
+                )
+    finally:  # Anki closed or refusing us midway: what it answered is kept, the rest waits
+        _record(token, results)
+
+
+def _outgoing(note: Note) -> Outgoing:
+    return Outgoing(
+        note.pk,
+        dict(note.fields),
+        list(note.tags),
+        list(note.media),
+        unanswered_since=note.unanswered_since,
+        note_id=note.anki_note_id if note.status == S.SENT else None,
+    )
+
+
+RECORDED = ["status", "anki_note_id", "last_error", "warnings", "attempts", "placed",
+            "unanswered_since", "claim", "claimed_until", "sent_at", "updated_at"]  # fmt: skip
 
 
 def _record(token: str, results: dict[int, Delivered]) -> None:
+    """Write what Anki answered, in one transaction (rows another sender took are skipped)."""
+    if not results:
+        return
     now = timezone.now()
-    for pk, result in results.items():
-        note = Note.objects.filter(pk=pk, claim=token).first()
-        if note is None:
-            continue  # the lease ran out and another sender took the note over
-        note.status = result.status
-        note.anki_note_id = result.note_id
-        note.last_error = result.error
-        note.warnings = [*note.warnings, *result.warnings]
-        note.attempts += 1
-        note.claim, note.claimed_until = "", None
-        note.sent_at = now if result.status == S.SENT else note.sent_at
-        note.save()
+    with transaction.atomic():
+        rows = list(Note.objects.select_for_update().filter(pk__in=list(results), claim=token))
+        for note in rows:
+            result = results[note.pk]
+            if note.status == S.PENDING:
+                note.attempts += 1
+                note.sent_at = now if result.status == S.SENT else note.sent_at
+            note.status = result.status
+            note.anki_note_id = result.note_id
+            note.last_error = result.error
+            note.warnings = [
+                *note.warnings,
+                *(w for w in result.warnings if w not in note.warnings),
+            ]
+            note.placed = result.placed or result.status != S.SENT
+            note.unanswered_since = None
+            note.claim, note.claimed_until = "", None
+            note.updated_at = now
+        Note.objects.bulk_update(rows, RECORDED)
 
 
 def _release(token: str, error: str) -> None:
+    """Give up the rows `token` still holds; the undelivered ones wait with `error`."""
     Note.objects.filter(claim=token, status=S.PENDING).update(
         claim="", claimed_until=None, attempts=F("attempts") + 1, last_error=error
     )
+    Note.objects.filter(claim=token).update(claim="", claimed_until=None)
 
 
 def _details(
@@ -329,7 +409,8 @@ def _details(
 
 
 def notes_flush(*, note_ids: Sequence[int] | None = None) -> FlushOutcome:
-    """Deliver every pending note no sender holds (or only `note_ids`), oldest first.
+    """Deliver every pending note no sender holds (or only `note_ids`), oldest first, and
+    place the cards of delivered notes that are not in their deck yet.
 
     Raises AnkiUnavailable when Anki cannot be reached (what was delivered stays so).
     """
@@ -338,21 +419,30 @@ def notes_flush(*, note_ids: Sequence[int] | None = None) -> FlushOutcome:
     with AnkiClient() as client:
         while True:
             token, until = _lease()
-            pending = Note.objects.filter(_free(), status=S.PENDING, pk__gt=after)
+            pending = Note.objects.filter(_free(), _due(), pk__gt=after)
             if note_ids is not None:
                 pending = pending.filter(pk__in=list(note_ids))
             ids = list(pending.order_by("pk").values_list("pk", flat=True)[:FLUSH_BATCH])
             if not ids:
                 break
-            Note.objects.filter(_free(), pk__in=ids, status=S.PENDING).update(
+            Note.objects.filter(_free(), _due(), pk__in=ids).update(
                 claim=token, claimed_until=until
             )
             after = ids[-1]
+            undelivered = set(
+                Note.objects.filter(pk__in=ids, status=S.PENDING).values_list("pk", flat=True)
+            )
+            results: dict[int, Delivered] = {}
             try:
-                outcome.count(_deliver_claimed(token, client).values())
+                _deliver_claimed(token, client, results)
             except (AnkiUnavailable, AnkiError) as exc:
                 _release(token, exc.message)
                 raise
+            except BaseException:  # the rows must not stay held for a whole lease
+                _release(token, "the delivery was interrupted")
+                raise
+            finally:  # rows that were only placed are not counted again
+                outcome.count(r for pk, r in results.items() if pk in undelivered)
     outcome.pending = Note.objects.filter(status=S.PENDING).count()
     media_prune()
     return outcome

@@ -344,6 +344,16 @@ ANKI_JOURNAL_LEASE = env_int("ANKI_JOURNAL_LEASE", 600)
 ANKI_FLUSH_MAX_RETRIES = env_int("ANKI_FLUSH_MAX_RETRIES", 10)
 ANKI_FLUSH_BACKOFF = env_int("ANKI_FLUSH_BACKOFF", 15)  # first delay; doubles up to the max
 ANKI_FLUSH_BACKOFF_MAX = env_int("ANKI_FLUSH_BACKOFF_MAX", 900)
+# Without a broker, queued notes are delivered by a thread of the process that queued
+# them, which asks Anki every this many seconds whether it is back.
+ANKI_WAIT_POLL = float(env_str("ANKI_WAIT_POLL", "2"))
+# How images reach Anki: "auto" (Anki reads them from ANKI_MEDIA_SHARED_DIR when it runs
+# on this machine, else they travel in the requests), "path" or "data".
+ANKI_MEDIA_UPLOAD = env_str("ANKI_MEDIA_UPLOAD", "auto")
+if ANKI_MEDIA_UPLOAD not in ("auto", "path", "data"):
+    raise ImproperlyConfigured("ANKI_MEDIA_UPLOAD must be auto, path or data")
+# A folder Anki can read (empty: anki-bridge in the system's temporary folder).
+ANKI_MEDIA_SHARED_DIR = env_str("ANKI_MEDIA_SHARED_DIR")
 # Seconds for one call of the external search.
 SEARCH_API_TIMEOUT = float(env_str("SEARCH_API_TIMEOUT", "30"))
 

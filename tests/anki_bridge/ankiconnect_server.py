@@ -1,16 +1,26 @@
-"""A local AnkiConnect for the tests and the benchmark, backed by a real Anki collection.
+"""A local AnkiConnect for the tests and the benchmarks: the add-on as it really behaves.
 
-It speaks AnkiConnect's protocol (versions 4 and 6, `multi`, the API key, the error
-envelope) and runs each action on a real collection through the PyPI `anki` package, the
-way the add-on runs it inside Anki: the same duplicate checks, the same media renaming,
-the same search errors. The collection is opened per HTTP request behind one lock (Anki
-handles one request at a time too), so a test can open it between requests to look at
-what landed. The recorded exchanges of a real Anki 26.9.3 are replayed against it in
-`test_contract.py`.
+The actions run on a real collection through the PyPI `anki` package, the way the add-on
+runs them inside Anki (the same duplicate checks, media renaming, search errors); the
+recorded exchanges of a real Anki 26.9.3 are replayed against it in `test_contract.py`.
+The wire behaves as ../shared/fixtures/ankiconnect/BEHAVIOUR.md measured it:
 
-Switches for the failure tests: `misroute` files every new card under "Default" (the
-deck-routing bug of some builds), `unsupported` hides actions (older builds), `api_key`
-demands a key, and `stop()`/`start()` take Anki away and bring it back on the same port.
+- one "main thread" serves every client, woken by a 25 ms timer (the add-on's QTimer):
+  accept, read a whole request, run it, send, close — parallel clients wait their turn;
+- the reply is `HTTP/1.1 200 OK` without `Connection: close`, and the socket is closed
+  right after it, so a client that keeps the connection sends its next request into a
+  dying socket;
+- receiving a request costs what the add-on's 1 KiB re-parsing loop cost on the real
+  machine (`receive_cost`, interpolated from the measured sizes), freezing Anki meanwhile;
+- `storeMediaFile` takes `data`, `path` (read from this machine's disk) or `url`;
+- `addNote` files new cards under the note type's last-used deck ("Default"), ignoring
+  `deckName` (both measured builds; `misroute=False` for a fixed build); `addNotes` is
+  all-or-nothing (`legacy_add_notes` for the 2023 build's `[id, null, …]`);
+- `kill_before`/`kill_after` kill Anki at an action (the connection drops unanswered and
+  the port refuses until `start()`); what ran before stays in the collection;
+- `profile_loaded=False` answers "collection is not available"; `unsupported` hides
+  actions (older builds); `api_key` demands a key; `sandboxed` makes `path` unreadable
+  (Anki in a Flatpak or on another machine); `stop()`/`start()` close and reopen Anki.
 """
 
 from __future__ import annotations
@@ -20,15 +30,18 @@ import contextlib
 import fnmatch
 import functools
 import hashlib
+import itertools
 import json
+import math
 import os
+import select
 import shutil
+import socket
 import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -62,22 +75,63 @@ def api(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
+class AnkiKilled(BaseException):
+    """Anki was killed while running an action: no answer, no more requests."""
+
+
+@dataclass
+class KillSwitch:
+    """Kill Anki before or after the `nth` run of `action` (counted from when it was set)."""
+
+    action: str
+    nth: int
+    after: bool
+    seen: int = 0
+
+
 @dataclass
 class AnkiState:
-    """What outlives one request: the collection's path, the switches, the request log."""
+    """What outlives one request: the switches, the request log, the open collection."""
 
     path: Path
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    misroute: bool = False
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    misroute: bool = True
+    legacy_add_notes: bool = False
     unsupported: set[str] = field(default_factory=set)
     api_key: str | None = None
-    latency: float = 0.0  # seconds each request holds Anki's main thread (real: ~0.025)
-    # One entry per HTTP request: the actions it carried (`multi` expanded).
+    profile_loaded: bool = True
+    sandboxed: bool = False
+    kill: KillSwitch | None = None
+    poll: float = 0.025  # the add-on's timer: every request waits for a tick
+    receive_speed: float = 1.0  # 1.0: the measured cost; tests of other things may lower it
+    # One entry per HTTP request: the actions it carried (`multi` expanded), and its size.
     requests: list[list[str]] = field(default_factory=list)
+    request_bytes: list[int] = field(default_factory=list)
     media_order: list[str] = field(default_factory=list)
+    col: Collection | None = None
 
     def actions(self) -> list[str]:
         return [action for request in self.requests for action in request]
+
+    def kill_before(self, action: str, nth: int = 1) -> None:
+        self.kill = KillSwitch(action, nth, after=False)
+
+    def kill_after(self, action: str, nth: int = 1) -> None:
+        self.kill = KillSwitch(action, nth, after=True)
+
+    def _before(self, action: str) -> None:
+        switch = self.kill
+        if switch is not None and switch.action == action:
+            switch.seen += 1
+            if not switch.after and switch.seen >= switch.nth:
+                self.kill = None
+                raise AnkiKilled(f"killed before {action} #{switch.nth}")
+
+    def _after(self, action: str) -> None:
+        switch = self.kill
+        if switch and switch.action == action and switch.after and switch.seen >= switch.nth:
+            self.kill = None
+            raise AnkiKilled(f"killed after {action} #{switch.nth}")
 
 
 class AnkiConnect:
@@ -97,14 +151,18 @@ class AnkiConnect:
         key = request.get("key")
         self.log.append(name)
         reply: dict[str, Any] = {"result": None, "error": None}
+        self.state._before(name)
         try:
             if key != self.state.api_key:
                 raise Exception("valid api key must be provided")
             if name not in ACTIONS or name in self.state.unsupported:
                 raise Exception("unsupported action")
+            if not self.state.profile_loaded and name not in ("version", "multi"):
+                raise Exception("collection is not available")
             reply["result"] = getattr(self, name)(**params)
         except Exception as exc:
             reply["error"] = str(exc)
+        self.state._after(name)
         return reply["result"] if version <= 4 else reply
 
     # --- miscellaneous -----------------------------------------------------------------
@@ -126,6 +184,10 @@ class AnkiConnect:
     @api
     def deckNamesAndIds(self) -> dict[str, int]:
         return {d.name: d.id for d in self.col.decks.all_names_and_ids()}
+
+    @api
+    def modelNamesAndIds(self) -> dict[str, int]:
+        return {m.name: int(m.id) for m in self.col.models.all_names_and_ids()}
 
     @api
     def createDeck(self, deck: str) -> int:
@@ -255,13 +317,18 @@ class AnkiConnect:
     def addNote(self, note: dict[str, Any]) -> int:
         anki_note, deck_id = self._create_note(note)
         self._add_pictures(anki_note, note.get("picture"))
-        # The deck-routing bug: the note type's last deck wins over the asked deck.
-        self.col.add_note(anki_note, 1 if self.state.misroute else deck_id)  # type: ignore[arg-type]
+        # The deck-routing bug: the note type's last-used deck wins over the asked deck.
+        self.col.add_note(anki_note, self._last_deck(anki_note) if self.state.misroute else deck_id)  # type: ignore[arg-type]
         if not anki_note.card_ids():
             raise Exception(
                 "The field values you have provided would make an empty question on all cards."
             )
         return int(anki_note.id)
+
+    def _last_deck(self, anki_note: Any) -> int:
+        """The deck Anki's "add" screen would offer for this note type (Default when new)."""
+        did = (anki_note.note_type() or {}).get("did") or 1
+        return int(did) if self.col.decks.get(did, default=False) else 1
 
     def _add_pictures(self, anki_note: Any, pictures: Any) -> None:
         """The add-on's `picture` option: store each file and show it in its fields."""
@@ -282,7 +349,9 @@ class AnkiConnect:
                 results.append(self.addNote(note))
             except Exception as exc:
                 errors.append(str(exc))
-        if errors:
+                if self.state.legacy_add_notes:  # 2023: a null in its place, the error dropped
+                    results.append(None)  # type: ignore[arg-type]
+        if errors and not self.state.legacy_add_notes:
             self.deleteNotes(results)  # all or nothing, as current builds do
             raise Exception(str(errors))
         return results
@@ -364,6 +433,8 @@ class AnkiConnect:
         if data:
             content = base64.b64decode(data)
         elif path:
+            if self.state.sandboxed:  # Anki cannot see this machine's files
+                raise FileNotFoundError(2, "No such file or directory", path)
             content = Path(path).read_bytes()
         else:
             response = HttpClient().get(url or "")
@@ -396,26 +467,123 @@ class AnkiConnect:
         self.col.media.trash_files([filename])
 
 
-def respond(state: AnkiState, body: bytes) -> tuple[dict[str, Any] | Any, list[str]]:
-    """The reply to one HTTP body and the actions it ran, as the add-on's web layer does."""
+# Seconds the add-on took to receive one request of so many bytes (BEHAVIOUR.md, midpoints
+# of the measured ranges): its receive loop reads 1 KiB at a time and re-parses the whole
+# buffer after each chunk, so the cost grows faster than the size.
+RECEIVE_MEASURED = (
+    (160_000, 0.04),
+    (960_000, 0.23),
+    (2_100_000, 0.64),
+    (4_200_000, 2.15),
+    (8_300_000, 13.8),
+)
+
+
+def receive_cost(size: int) -> float:
+    """Seconds receiving `size` bytes holds Anki's main thread, as measured.
+
+    Linear below the smallest measured size; between two measurements a power law through
+    both (log-log interpolation); beyond the largest, the last segment's power law.
+    """
+    first_size, first_cost = RECEIVE_MEASURED[0]
+    if size <= first_size:
+        return first_cost * size / first_size
+    segments = list(itertools.pairwise(RECEIVE_MEASURED))
+    for (s1, t1), (s2, t2) in segments:
+        if size <= s2 or (s2, t2) == RECEIVE_MEASURED[-1]:
+            exponent = math.log(t2 / t1) / math.log(s2 / s1)
+            return t1 * (size / s1) ** exponent
+    raise AssertionError("unreachable")
+
+
+def respond(state: AnkiState, body: bytes) -> Any:
+    """The reply to one HTTP body, as the add-on's web layer gives it (AnkiKilled: none)."""
     if not body:
-        return {"apiVersion": f"AnkiConnect v.{API_VERSION}"}, []
+        return {"apiVersion": f"AnkiConnect v.{API_VERSION}"}
     try:
         request = json.loads(body.decode("utf-8"))
         jsonschema.validate(request, REQUEST_SCHEMA)
     except (ValueError, jsonschema.ValidationError) as exc:
-        return {"result": None, "error": str(exc)}, []
-    with state.lock:
-        if state.latency:
-            time.sleep(state.latency)
-        col = Collection(str(state.path))
-        try:
-            connect = AnkiConnect(state, col)
-            reply = connect.handler(request)
-        finally:
-            col.close()
+        return {"result": None, "error": str(exc)}
+    assert state.col is not None
+    connect = AnkiConnect(state, state.col)
+    try:
+        return connect.handler(request)
+    finally:
         state.requests.append(connect.log)
-    return reply, connect.log
+
+
+def parse_request(data: bytes) -> tuple[bytes, int] | None:
+    """The body of the first whole request in `data` and the bytes it took, or None."""
+    head_end = data.find(b"\r\n\r\n")
+    if head_end < 0:
+        return None
+    length = 0
+    for line in data[:head_end].split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value.strip() or 0)
+    start = head_end + 4
+    if len(data) < start + length:
+        return None
+    return data[start : start + length], start + length
+
+
+def http_reply(payload: Any) -> bytes:
+    """HTTP/1.1 200 with the add-on's headers: no `Connection: close`, though it will close."""
+    body = json.dumps(payload).encode("utf-8")
+    head = (
+        "HTTP/1.1 200 OK\r\n"
+        "Content-Type: text/json\r\n"
+        "Access-Control-Allow-Origin: http://localhost\r\n"
+        "Access-Control-Allow-Headers: *\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    )
+    return head.encode("latin-1") + body
+
+
+class Client:
+    """One connection, advanced by the main thread on each tick (the add-on's WebClient)."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.read = b""
+        self.write = b""
+
+    def advance(self, state: AnkiState) -> bool:
+        """Read and run a whole request, send what is due; False once the socket is closed."""
+        readable, writable, _ = select.select([self.sock], [self.sock], [], 0)
+        if readable:
+            self.sock.settimeout(5.0)  # a client that stops sending freezes Anki this long
+            started = time.monotonic()
+            while (parsed := parse_request(self.read)) is None:
+                try:
+                    chunk = self.sock.recv(65536)
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    return self.close()
+                self.read += chunk
+            body, length = parsed
+            self.read = self.read[length:]
+            state.request_bytes.append(length)
+            cost = receive_cost(length) * state.receive_speed
+            time.sleep(max(0.0, cost - (time.monotonic() - started)))
+            self.write += http_reply(respond(state, body))
+        if writable and self.write:
+            try:
+                sent = self.sock.send(self.write)
+            except OSError:
+                return self.close()
+            self.write = self.write[sent:]
+            if not self.write:
+                return self.close()  # right after the answer: no keep-alive
+        return True
+
+    def close(self) -> bool:
+        with contextlib.suppress(OSError):
+            self.sock.close()
+        return False
 
 
 @functools.cache
@@ -434,48 +602,98 @@ class FakeAnki:
         self.state = AnkiState(path=directory / "collection.anki2")
         shutil.copyfile(_empty_collection(), self.state.path)  # as a new profile has
         self.port = port
-        self._server: ThreadingHTTPServer | None = None
+        self.killed = threading.Event()
+        self._listener: socket.socket | None = None
+        self._thread: threading.Thread | None = None
+        self._quit = threading.Event()
         self.start()
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
     def start(self) -> None:
-        state = self.state
+        """Open Anki (again, on the same port): the collection, the socket, the timer."""
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", self.port))
+        listener.listen(64)
+        listener.setblocking(False)
+        self.port = listener.getsockname()[1]
+        self._listener = listener
+        self.state.col = Collection(str(self.state.path))
+        self.killed.clear()
+        self._quit = threading.Event()
+        self._thread = threading.Thread(target=self._main, args=(self._quit,), daemon=True)
+        self._thread.start()
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                reply, _ = respond(state, self.rfile.read(length))
-                payload = json.dumps(reply).encode("utf-8")
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+    def _main(self, quit: threading.Event) -> None:
+        """Anki's main thread: every `poll` seconds, accept and advance every client."""
+        clients: list[Client] = []
+        tick = time.monotonic()
+        while not quit.is_set():
+            tick += self.state.poll
+            delay = tick - time.monotonic()
+            if delay < 0:  # a long tick: the timer fires again at once, without catching up
+                tick, delay = time.monotonic(), 0
+            if quit.wait(delay):
+                break
+            with self.state.lock:
+                try:
+                    self._accept(clients)
+                    clients[:] = [c for c in clients if c.advance(self.state)]
+                except AnkiKilled:
+                    self.killed.set()
+                    break
+        for client in clients:
+            client.close()
+        self._close()
 
-            def log_message(self, format: str, *args: object) -> None:
-                pass
+    def _accept(self, clients: list[Client]) -> None:
+        assert self._listener is not None
+        while True:
+            try:
+                sock, _ = self._listener.accept()
+            except (BlockingIOError, OSError):
+                return
+            sock.setblocking(True)
+            clients.append(Client(sock))
 
-        server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
-        server.daemon_threads = True
-        self.port = server.server_address[1]
-        self._server = server
-        # A short poll interval: stop() (shutdown) waits for the loop to notice.
-        threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True).start()
+    def _close(self) -> None:
+        with self.state.lock:
+            if self._listener is not None:
+                self._listener.close()
+                self._listener = None
+            if self.state.col is not None:
+                self.state.col.close()
+                self.state.col = None
 
     def stop(self) -> None:
         """Anki is closed: the port refuses connections until `start()`."""
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
+        self._quit.set()
+        if self._thread is not None:
+            self._thread.join(10)
+            self._thread = None
+        self._close()
+
+    def wait_killed(self, timeout: float = 10) -> None:
+        """Wait until a kill switch has fired and Anki is gone."""
+        assert self.killed.wait(timeout), "Anki was not killed"
+        if self._thread is not None:
+            self._thread.join(10)
+            self._thread = None
 
     @contextlib.contextmanager
     def collection(self) -> Iterator[Collection]:
-        """The collection, opened between requests (for assertions)."""
+        """The collection, between two requests (opened for the look when Anki is closed)."""
         with self.state.lock:
+            if self.state.col is not None:
+                yield self.state.col
+                return
             col = Collection(str(self.state.path))
             try:
                 yield col

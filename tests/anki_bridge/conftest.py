@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from anki_bridge import waiting
 from tests.anki_bridge.ankiconnect_server import FakeAnki
 
 HERE = Path(__file__).resolve().parent
@@ -24,6 +25,19 @@ def recorded_exchanges() -> list[dict[str, Any]]:
     """The 45 exchanges recorded from Anki 26.9.3: the shared fixture, else its copy here."""
     path = RECORDED if RECORDED.exists() else RECORDED_COPY
     return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+
+@pytest.fixture(autouse=True)
+def _queue_thread(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The no-broker queue thread runs only in tests marked `queue_thread`, and ends with them.
+
+    Elsewhere it would race the test's own flushes (both are correct, but the test could
+    not tell which delivered) and poll a closed port after the test.
+    """
+    if request.node.get_closest_marker("queue_thread") is None:
+        monkeypatch.setattr(waiting, "queue_watch", lambda: None)
+    yield
+    waiting.queue_watch_stop()
 
 
 @pytest.fixture

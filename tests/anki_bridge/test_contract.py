@@ -18,6 +18,7 @@ from tests.anki_bridge.ankiconnect_server import FakeAnki
 from tests.anki_bridge.conftest import RECORDED, RECORDED_COPY, recorded_exchanges
 
 BIG = 10**9  # ids (ms) and timestamps (s) are at least this large
+CLOSE = {"Connection": "close"}
 
 
 def is_volatile(value: Any) -> bool:
@@ -68,11 +69,13 @@ def test_every_recorded_exchange_gets_the_recorded_answer(tmp_path: Path) -> Non
     exchanges = recorded_exchanges()
     assert len(exchanges) == 45
     server = FakeAnki(tmp_path / "anki")
+    server.state.misroute = False  # the recording's build carries the deck-routing fix
     media_source = tmp_path / "from_path.txt"
     media_source.write_text("from a path")
     ids: dict[int, int] = {}
     try:
-        with httpx.Client(base_url=server.url, timeout=30) as http:
+        # AnkiConnect closes every connection after its answer: one connection per request.
+        with httpx.Client(base_url=server.url, timeout=30, headers=CLOSE) as http:
             for exchange in exchanges:
                 body = exchange["req"]
                 try:
@@ -97,7 +100,7 @@ def test_the_cyrillic_search_is_case_sensitive_and_bad_searches_carry_isolation_
 ) -> None:
     def call(action: str, **params: Any) -> Any:
         body = {"action": action, "params": params, "version": 6}
-        return httpx.post(anki.url, json=body, timeout=10).json()
+        return httpx.post(anki.url, json=body, timeout=10, headers=CLOSE).json()
 
     call("createDeck", deck="X")
     added = call(
