@@ -326,7 +326,7 @@ def _place(
             misplaced += client.find_cards(ankiconnect.misplaced_query(chunk, deck_id))
         if misplaced:
             client.change_deck(misplaced, deck)
-            logger.warning("Anki filed %d new card(s) outside %s: moved", len(misplaced), deck)
+            logger.info("Anki filed %d new card(s) outside %s: moved", len(misplaced), deck)
     except AnkiUnavailable as exc:
         for key in ids:
             results[key].warnings.append(

@@ -26,14 +26,18 @@ ERROR_PAUSE = 60.0  # Anki answers but refuses us (a wrong key): ask again less 
 _lock = threading.Lock()
 _thread: threading.Thread | None = None
 _stop = threading.Event()
+_wake = threading.Event()
+_running = False  # set and cleared under _lock: a wake-up is never lost to a thread ending
 
 
 def queue_watch() -> None:
-    """Make sure a thread of this process is delivering the queue (start one if none runs)."""
-    global _thread
+    """Have a thread of this process deliver the queue now: wake it, or start one."""
+    global _thread, _running
     with _lock:
-        if _thread is not None and _thread.is_alive():
+        _wake.set()
+        if _running:
             return
+        _running = True
         _stop.clear()
         _thread = threading.Thread(target=_watch, name="anki-queue", daemon=True)
         _thread.start()
@@ -42,17 +46,32 @@ def queue_watch() -> None:
 def queue_watch_stop(timeout: float = 10) -> None:
     """Stop the thread (tests; a process that shuts down may simply exit)."""
     _stop.set()
+    _wake.set()
     thread = _thread
     if thread is not None:
         thread.join(timeout)
 
 
+def _finished() -> bool:
+    """True (and the thread is over) unless a wake-up came in meanwhile."""
+    global _running
+    with _lock:
+        if _wake.is_set() and not _stop.is_set():
+            return False
+        _running = False
+        return True
+
+
 def _watch() -> None:
+    global _running
     try:
         while not _stop.is_set():
+            _wake.clear()
             close_old_connections()
             if not journal.notes_waiting():
-                return
+                if _finished():
+                    return
+                continue
             pause = settings.ANKI_WAIT_POLL
             try:
                 outcome = journal.notes_flush()
@@ -62,8 +81,10 @@ def _watch() -> None:
             except DomainError as exc:
                 logger.warning("the queue waits: %s", exc.message)
                 pause = max(pause, ERROR_PAUSE)
-            _stop.wait(pause)
+            _wake.wait(pause)
     except Exception:
         logger.exception("the Anki queue thread stopped")
     finally:
+        with _lock:
+            _running = False
         connection.close()

@@ -28,7 +28,9 @@ def recorded_exchanges() -> list[dict[str, Any]]:
 
 
 @pytest.fixture(autouse=True)
-def _queue_thread(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def _queue_thread(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
     """The no-broker queue thread runs only in tests marked `queue_thread`, and ends with them.
 
     Elsewhere it would race the test's own flushes (both are correct, but the test could
