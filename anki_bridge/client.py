@@ -140,6 +140,20 @@ def dupe_query(model_id: int, first_field: str) -> str:
     return f'"dupe:{model_id},{escaped}"'
 
 
+def find_cards(query: str) -> Action:
+    return _action("findCards", query=query)
+
+
+def new_elsewhere_query(deck_id: int) -> str:
+    """The Anki search for cards added today that are not in the deck `deck_id` itself.
+
+    Run just before and just after a batch of addNote in one `multi` (which Anki runs
+    without serving anything else in between), the difference is the batch's cards that
+    Anki filed elsewhere.
+    """
+    return f"added:1 -did:{deck_id}"
+
+
 def misplaced_query(note_ids: Sequence[int], deck_id: int) -> str:
     """The Anki search for the cards of `note_ids` that are not in the deck `deck_id` itself."""
     return f"nid:{','.join(str(n) for n in note_ids)} -did:{deck_id}"

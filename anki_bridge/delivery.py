@@ -11,9 +11,10 @@ For one deck and model, whatever the batch size:
 4. `multi` of addNote, one per note (per-note results on every build: `addNotes` is
    all-or-nothing on current builds and loses the indexes of its errors); the ledger marks
    the notes unanswered before each request goes out;
-5. placement: the cards of the delivered notes (and of notes delivered earlier whose
-   placement was never confirmed) that are not in the deck — Anki 26 files new cards under
-   the note type's last-used deck — are moved: one findCards, one changeDeck when needed.
+5. placement: the new cards Anki filed outside the deck (Anki 26 files them under the
+   note type's last-used deck) are known from the addNote requests themselves (see `_add`)
+   and moved with one changeDeck; the cards of notes delivered earlier whose placement was
+   never confirmed are found by note id (one findCards) and moved the same way.
 
 A missing default model is created (never changed when it exists: changing a model's
 fields forces a full sync). Results are written into the caller's `results` as they come,
@@ -79,6 +80,16 @@ class Ledger(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Known:
+    """What the caller has just seen in Anki: the deck's id and the model's fields."""
+
+    deck: str
+    model: str
+    deck_id: int
+    fields: tuple[str, ...]
+
+
 @dataclass
 class Context:
     deck_id: int | None
@@ -110,10 +121,19 @@ def notes_deliver(
     ensure_deck: bool,
     ledger: Ledger,
     results: dict[int, Delivered],
+    known: Known | None = None,
 ) -> None:
-    """Deliver `notes` (one deck and model), writing a Delivered for every key into `results`."""
+    """Deliver `notes` (one deck and model), writing a Delivered for every key into `results`.
+
+    `known` (this deck and model, just seen by the caller) spares the first request when
+    no note needs a verdict.
+    """
     adding = [n for n in notes if n.note_id is None]
-    context = _check(client, deck, model, adding, ensure_deck)
+    if known and (known.deck, known.model) == (deck, model) and not _verdicts_due(adding):
+        fields = {f.casefold(): f for f in known.fields}
+        context = Context(known.deck_id, fields, [Outcome(result=True)] * len(adding))
+    else:
+        context = _check(client, deck, model, adding, ensure_deck)
     ready: list[Outgoing] = []
     doubtful: list[tuple[Outgoing, str]] = []
     for note, verdict in zip(adding, context.verdicts, strict=True):
@@ -132,19 +152,24 @@ def notes_deliver(
             results[note.key] = _refusal(verdict.error or "Anki cannot add this note")
     _reconcile(client, context, doubtful, ledger, results)
     media_warnings = _store_media(client, ready, ledger)
-    _add(client, deck, model, ready, ledger, results, media_warnings)
-    placing = {n.key: n.note_id for n in notes if n.note_id is not None}
-    for key in placing:
-        results[key] = Delivered("sent", note_id=placing[key])
-    placing.update({k: r.note_id for k, r in results.items() if r.status == "sent" and r.note_id})
-    _place(client, deck, context.deck_id, placing, results)
+    misfiled = _add(client, deck, model, context.deck_id, ready, ledger, results, media_warnings)
+    added = {n.key: results[n.key].note_id for n in ready if results[n.key].status == "sent"}
+    earlier: dict[int, int | None] = {n.key: n.note_id for n in notes if n.note_id is not None}
+    for key, note_id in earlier.items():
+        results[key] = Delivered("sent", note_id=note_id)
+    earlier.update({n.key: results[n.key].note_id for n, _ in doubtful})
+    if misfiled is None:
+        earlier.update(added)
+    else:
+        _place(client, deck, context.deck_id, added, results, misfiled=misfiled)
+    _place(client, deck, context.deck_id, earlier, results)
 
 
 def _check(
     client: AnkiClient, deck: str, model: str, notes: Sequence[Outgoing], ensure_deck: bool
 ) -> Context:
     """The deck's id, the model's fields and the per-note verdicts, creating what is due."""
-    verdicts_due = any(n.media or n.unanswered_since for n in notes)
+    verdicts_due = _verdicts_due(notes)
     doubt = any(n.unanswered_since for n in notes)
     for attempt in range(2):
         actions = [
@@ -170,6 +195,11 @@ def _check(
     model_id = _model_id(rest[-1], model) if doubt else None
     verdicts = _verdicts(rest[0], len(notes)) if verdicts_due else None
     return Context(deck_id, fields, verdicts or [Outcome(result=True)] * len(notes), model_id)
+
+
+def _verdicts_due(notes: Sequence[Outgoing]) -> bool:
+    """Verdicts first when a note carries media (not uploaded in vain) or may be in Anki."""
+    return any(n.media or n.unanswered_since for n in notes)
 
 
 def _deck_id(outcome: Outcome, deck: str, created: bool) -> int | None:
@@ -274,14 +304,32 @@ def _add(
     client: AnkiClient,
     deck: str,
     model: str,
+    deck_id: int | None,
     notes: Sequence[Outgoing],
     ledger: Ledger,
     results: dict[int, Delivered],
     media_warnings: dict[int, list[str]],
-) -> None:
+) -> list[int] | None:
+    """Add `notes`; the new cards Anki filed outside the deck (None: not known, look them up).
+
+    With the deck's id, each request brackets its addNote actions with two searches for
+    today's cards outside the deck: what the second finds and the first did not is this
+    request's misfiled cards, with no request of its own.
+    """
+    misfiled: list[int] | None = [] if deck_id is not None else None
     for chunk in _chunks(notes):
+        actions = [ankiconnect.add_note(_new(deck, model, n)) for n in chunk]
+        if deck_id is not None:
+            elsewhere = ankiconnect.find_cards(ankiconnect.new_elsewhere_query(deck_id))
+            actions = [elsewhere, *actions, elsewhere]
         ledger.sending([n.key for n in chunk])
-        outcomes = client.multi([ankiconnect.add_note(_new(deck, model, n)) for n in chunk])
+        outcomes = client.multi(actions)
+        if deck_id is not None:
+            before, *outcomes, after = outcomes
+            if misfiled is not None and before.ok and after.ok:
+                misfiled += sorted(set(after.result or []) - set(before.result or []))
+            else:
+                misfiled = None
         for note, outcome in zip(chunk, outcomes, strict=True):
             if outcome.ok and isinstance(outcome.result, int):
                 results[note.key] = Delivered(
@@ -289,6 +337,7 @@ def _add(
                 )
             else:
                 results[note.key] = _refusal(outcome.error or "Anki returned no note id")
+    return misfiled
 
 
 def _chunks(notes: Sequence[Outgoing]) -> list[list[Outgoing]]:
@@ -311,19 +360,24 @@ def _place(
     deck_id: int | None,
     notes: Mapping[int, int | None],
     results: dict[int, Delivered],
+    misfiled: list[int] | None = None,
 ) -> None:
-    """Move the cards of `notes` (key → Anki note id) that are not in `deck` into it."""
+    """Move the cards of `notes` (key → Anki note id) that are not in `deck` into it.
+
+    `misfiled`: those cards, already known (else they are looked up).
+    """
     ids = {key: nid for key, nid in notes.items() if nid}
     if not ids:
         return
     try:
-        if deck_id is None:
-            raise AnkiError(f"Anki knows no deck «{deck}»")
-        note_ids = list(ids.values())
-        misplaced = []
-        for start in range(0, len(note_ids), NOTES_PER_REQUEST):
-            chunk = note_ids[start : start + NOTES_PER_REQUEST]
-            misplaced += client.find_cards(ankiconnect.misplaced_query(chunk, deck_id))
+        misplaced = misfiled or []
+        if misfiled is None:
+            if deck_id is None:
+                raise AnkiError(f"Anki knows no deck «{deck}»")
+            note_ids = list(ids.values())
+            for start in range(0, len(note_ids), NOTES_PER_REQUEST):
+                chunk = note_ids[start : start + NOTES_PER_REQUEST]
+                misplaced += client.find_cards(ankiconnect.misplaced_query(chunk, deck_id))
         if misplaced:
             client.change_deck(misplaced, deck)
             logger.info("Anki filed %d new card(s) outside %s: moved", len(misplaced), deck)

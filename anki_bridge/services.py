@@ -15,7 +15,7 @@ from django.core.cache import cache
 
 from anki_bridge import client as ankiconnect
 from anki_bridge.client import AnkiClient
-from anki_bridge.delivery import is_model_missing, model_create_default
+from anki_bridge.delivery import Known, is_model_missing, model_create_default
 from anki_bridge.drafts import drafts_build, items_parse, note_validate
 from anki_bridge.exceptions import AnkiError, AnkiModelNotFound, AnkiUnavailable
 from anki_bridge.journal import dedup_sent, notes_submit
@@ -67,17 +67,31 @@ def model_load(client: AnkiClient, name: str) -> NoteModel:
     The default model is created when missing; another missing model is AnkiModelNotFound
     listing the models Anki has.
     """
-    names, templates, styling = client.multi(
-        [
-            ankiconnect.model_field_names(name),
-            ankiconnect.model_templates(name),
-            ankiconnect.model_styling(name),
-        ]
-    )
+    return _load(client, name, deck=None)[0]
+
+
+def target_load(client: AnkiClient, *, model: str, deck: str) -> tuple[NoteModel, Known | None]:
+    """The model (as `model_load`) and `deck` created, in one request.
+
+    `Known` (the deck's id, the model's fields) spares delivery asking again; None when
+    Anki refused the deck (delivery then reports why).
+    """
+    return _load(client, model, deck=deck)
+
+
+def _load(client: AnkiClient, name: str, *, deck: str | None) -> tuple[NoteModel, Known | None]:
+    actions = [
+        ankiconnect.model_field_names(name),
+        ankiconnect.model_templates(name),
+        ankiconnect.model_styling(name),
+    ]
+    if deck is not None:
+        actions.append(ankiconnect.create_deck(deck))
+    names, templates, styling, *created = client.multi(actions)
     if is_model_missing(names.error, name):
         if name == DEFAULT_MODEL.name:
             model_create_default(client)
-            return model_load(client, name)
+            return _load(client, name, deck=deck)
         known = client.model_names()
         raise AnkiModelNotFound(
             f"model {name!r} was not found in Anki; its models: {', '.join(known)}",
@@ -93,7 +107,9 @@ def model_load(client: AnkiClient, name: str) -> NoteModel:
         styling=str((styling.result or {}).get("css", "")),
     )
     cache.set(_cache_key(name), list(model.fields), MODEL_CACHE_SECONDS)
-    return model
+    if deck is not None and created and created[0].ok and isinstance(created[0].result, int):
+        return model, Known(deck=deck, model=name, deck_id=created[0].result, fields=model.fields)
+    return model, None
 
 
 def model_known(name: str) -> NoteModel | None:
@@ -130,9 +146,11 @@ def notes_add_from_model(
     """
     deck_name, model_name = deck_resolve(deck), model_resolve(model)
     notes = items_parse(items, name="items")
+    seen: Known | None = None
+    structure: NoteModel | None
     try:
         with AnkiClient() as client:
-            structure: NoteModel | None = model_load(client, model_name)
+            structure, seen = target_load(client, model=model_name, deck=deck_name)
         reachable = True
     except AnkiUnavailable:
         structure, reachable = model_known(model_name), False
@@ -165,6 +183,7 @@ def notes_add_from_model(
         ensure_deck=True,
         source=source,
         deliver=reachable,
+        seen=seen,
     )
     return result_make(details)
 

@@ -1,13 +1,20 @@
-"""Anki benchmark: 200 notes with one 1000×1000 image each through `anki.add_from_model`.
+"""Anki benchmark on the faithful AnkiConnect stand-in (tests/anki_bridge/ankiconnect_server.py).
 
-    .venv/bin/python bench/anki.py [--notes 200] [--latency 0.025]
+    .venv/bin/python bench/anki.py [--notes 200]
 
-Against a local AnkiConnect on a real collection (tests/anki_bridge/ankiconnect_server.py)
-that holds Anki's main thread `--latency` seconds per request, as the add-on does (about
-25 ms on a desktop). Rows: the bridge in one call (batched `multi` requests); the bridge
-called once per note; a naive client sending one `addNote` request per note (the image
-inline as the add-on's `picture`). Prints requests to AnkiConnect and wall time. Uses a
-temporary SQLite database unless DATABASE_URL is set.
+The stand-in behaves as the real add-on measured (../shared/fixtures/ankiconnect/
+BEHAVIOUR.md): one request at a time on a 25 ms timer, a receive cost that grows faster
+than the request, a connection closed after every answer, new cards filed under the note
+type's last-used deck. Two measurements, each with its baseline in the same run:
+
+1. images: `anki.add_from_model` with N notes, each with a 1000×1000 JPEG, in one call
+   (media by path, as when Anki runs on this machine; and by data, as when it does not),
+   against a naive client doing one `storeMediaFile` + one `addNote` per note;
+2. text: N text notes in one `anki.add_from_model` call against one raw `addNotes`.
+
+Columns: wall time, HTTP requests, bytes sent to Anki, notes whose cards are in the asked
+deck, and the ratio to the baseline. Uses a temporary SQLite database unless DATABASE_URL
+is set.
 """
 
 from __future__ import annotations
@@ -22,7 +29,9 @@ import random
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 # Run as a script, this file's folder comes first on the path, and this file is `anki`:
@@ -39,20 +48,33 @@ django.setup()
 
 import httpx  # noqa: E402
 from django.conf import settings  # noqa: E402
+from django.core.cache import cache  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from mcp import Client  # noqa: E402
 from PIL import Image  # noqa: E402
 
+from anki_bridge.client import create_model  # noqa: E402
 from anki_bridge.models import Media, Note  # noqa: E402
+from anki_bridge.notemodel import DEFAULT_MODEL  # noqa: E402
 from bench.common import print_table  # noqa: E402
 from core.mcp_server import build_server  # noqa: E402
 from tests.anki_bridge.ankiconnect_server import FakeAnki  # noqa: E402
 
-MODEL = "Поля для ChatGPT"
+MODEL = DEFAULT_MODEL.name
+DECK = "Bench"
+HEADER = [
+    "client",
+    "wall",
+    "per note",
+    "HTTP requests",
+    "sent to Anki",
+    "in the deck",
+    "vs baseline",
+]
 
 
 def photo(seed: int, side: int = 1000) -> bytes:
-    """A 1000×1000 JPEG that compresses like a photo (gradient, shapes, noise)."""
+    """A 1000×1000 JPEG that compresses like a photo (gradient, tint, noise)."""
     rng = random.Random(seed)
     image = Image.linear_gradient("L").resize((side, side)).convert("RGB")
     tint = Image.new("RGB", (side, side), tuple(rng.randrange(256) for _ in range(3)))
@@ -64,122 +86,143 @@ def photo(seed: int, side: int = 1000) -> bytes:
     return buffer.getvalue()
 
 
-def fresh_anki(latency: float) -> FakeAnki:
+def fresh_anki() -> FakeAnki:
+    """A new Anki profile with the deck and the default model, and an empty journal."""
     anki = FakeAnki(Path(tempfile.mkdtemp(dir=TMP)))
-    anki.state.latency = latency
     settings.ANKI_CONNECT_URL = anki.url
     Note.objects.all().delete()
     Media.objects.all().delete()
+    cache.clear()
+    raw(anki, "createDeck", deck=DECK)
+    raw(anki, "createModel", **create_model(DEFAULT_MODEL)["params"])
+    anki.state.requests.clear()
+    anki.state.request_bytes.clear()
     return anki
 
 
-def items(images: list[bytes]) -> list[dict[str, object]]:
+def raw(anki: FakeAnki, action: str, **params: Any) -> Any:
+    """One AnkiConnect request the way a careful plain client sends it (no keep-alive)."""
+    body = {"action": action, "params": params, "version": 6}
+    answer = httpx.post(anki.url, json=body, headers={"Connection": "close"}, timeout=120).json()
+    if answer["error"] is not None:
+        raise RuntimeError(f"{action}: {answer['error']}")
+    return answer["result"]
+
+
+def in_deck(anki: FakeAnki) -> int:
+    return sum(1 for note in anki.notes() if note["decks"] == [DECK])
+
+
+def measure(name: str, run: Callable[[FakeAnki], None], notes: int) -> dict[str, Any]:
+    anki = fresh_anki()
+    started = time.perf_counter()
+    run(anki)
+    wall = time.perf_counter() - started
+    result = {
+        "name": name,
+        "wall": wall,
+        "notes": notes,
+        "requests": len(anki.state.requests),
+        "bytes": sum(anki.state.request_bytes),
+        "in_deck": in_deck(anki),
+        "total": len(anki.notes()),
+    }
+    anki.stop()
+    return result
+
+
+def row(m: dict[str, Any], baseline: dict[str, Any]) -> list[str]:
+    ratio = baseline["wall"] / m["wall"]
+    return [
+        m["name"],
+        f"{m['wall']:.2f} s",
+        f"{m['wall'] / m['notes'] * 1000:.1f} ms",
+        str(m["requests"]),
+        f"{m['bytes'] / 1e6:.2f} MB",
+        f"{m['in_deck']}/{m['total']}",
+        "baseline"
+        if m is baseline
+        else f"{ratio:.2f}× faster"
+        if ratio >= 1
+        else f"{1 / ratio:.2f}× slower",
+    ]
+
+
+def bridge_call(items: list[dict[str, Any]]) -> Callable[[FakeAnki], None]:
+    async def call() -> None:
+        async with Client(build_server(["anki_bridge"]), read_timeout_seconds=900) as client:
+            result = await client.call_tool("anki.add_from_model", {"deck": DECK, "items": items})
+            data = json.loads(result.content[0].text)  # type: ignore[union-attr]
+            if result.is_error or data["added"] != len(items):
+                raise RuntimeError(f"the bridge answered {data}")
+
+    return lambda anki: asyncio.run(call())
+
+
+def image_items(images: list[bytes]) -> list[dict[str, Any]]:
     return [
         {
             "Prompt": f"Что на снимке №{i}?",
             "Response": f"Снимок №{i}",
-            "images": [{"image_base64": base64.b64encode(data).decode(), "target_field": "Prompt"}],
+            "images": [
+                {"image_base64": base64.b64encode(data).decode(), "target_field": "Response"}
+            ],
         }
         for i, data in enumerate(images)
     ]
 
 
-async def calls(anki: FakeAnki, payload: list[dict[str, object]], per_note: bool) -> float:
-    """Wall time of the add_from_model calls (the model already exists, as in daily use)."""
-    async with Client(build_server(["anki_bridge"]), read_timeout_seconds=600) as client:
-        await client.call_tool("anki.model_info", {})
-        anki.state.requests.clear()
-        started = time.perf_counter()
-        for batch in [[item] for item in payload] if per_note else [payload]:
-            result = await client.call_tool(
-                "anki.add_from_model", {"deck": "Bench", "items": batch}
-            )
-            assert not result.is_error, result
-            assert json.loads(result.content[0].text)["added"] == len(batch)  # type: ignore[union-attr]
-        return time.perf_counter() - started
+def naive_images(images: list[bytes]) -> Callable[[FakeAnki], None]:
+    """One storeMediaFile (the image as it came) + one addNote per note."""
 
-
-def bridge(images: list[bytes], latency: float, *, per_note: bool) -> list[str]:
-    anki = fresh_anki(latency)
-    wall = asyncio.run(calls(anki, items(images), per_note))
-    assert len(anki.notes()) == len(images)
-    name = "bridge, one call per note" if per_note else "bridge, one call (multi)"
-    return row(name, len(anki.state.requests), len(anki.state.actions()), wall, len(images), anki)
-
-
-def naive(images: list[bytes], latency: float) -> list[str]:
-    """One addNote request per note with the image inline (`picture`), as simple clients do."""
-    anki = fresh_anki(latency)
-    with httpx.Client(timeout=60) as http:
-
-        def post(action: str, **params: object) -> object:
-            body = {"action": action, "params": params, "version": 6}
-            answer = http.post(anki.url, json=body).json()
-            assert answer["error"] is None, answer
-            return answer["result"]
-
-        post("createDeck", deck="Bench")
-        from anki_bridge.client import create_model
-        from anki_bridge.notemodel import DEFAULT_MODEL
-
-        post("createModel", **create_model(DEFAULT_MODEL)["params"])
-        anki.state.requests.clear()
-        started = time.perf_counter()
+    def run(anki: FakeAnki) -> None:
         for i, data in enumerate(images):
-            fields = {"Prompt": f"Что на снимке №{i}?", "Response": f"Снимок №{i}"}
-            picture = {
-                "data": base64.b64encode(data).decode(),
-                "filename": f"naive_{i}.jpg",
-                "fields": ["Prompt"],
-            }
-            note = {"deckName": "Bench", "modelName": MODEL, "fields": fields, "picture": picture}
-            post("addNote", note=note)
-        wall = time.perf_counter() - started
-    return row(
-        "one addNote request per note",
-        len(anki.state.requests),
-        len(images),
-        wall,
-        len(images),
-        anki,
-    )
+            name = raw(anki, "storeMediaFile", filename=f"naive_{i}.jpg",
+                       data=base64.b64encode(data).decode())  # fmt: skip
+            fields = {"Prompt": f"Что на снимке №{i}?", "Response": f'<img src="{name}">'}
+            raw(anki, "addNote", note={"deckName": DECK, "modelName": MODEL, "fields": fields})
+
+    return run
 
 
-def row(
-    name: str, requests: int, actions: int, wall: float, notes: int, anki: FakeAnki
-) -> list[str]:
-    media = anki.media_files()
-    mean_kb = sum(len(v) for v in media.values()) / max(1, len(media)) / 1024
-    anki.stop()
+def text_items(count: int) -> list[dict[str, str]]:
     return [
-        name,
-        str(requests),
-        str(actions),
-        f"{wall:.2f} s",
-        f"{wall / notes * 1000:.1f} ms",
-        f"{mean_kb:.0f} KB",
+        {"Prompt": f"Вопрос №{i}: что такое MCP?", "Response": f"Ответ №{i}", "Context": "bench"}
+        for i in range(count)
     ]
+
+
+def raw_add_notes(count: int) -> Callable[[FakeAnki], None]:
+    def run(anki: FakeAnki) -> None:
+        notes = [
+            {"deckName": DECK, "modelName": MODEL, "fields": item} for item in text_items(count)
+        ]
+        raw(anki, "addNotes", notes=notes)
+
+    return run
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--notes", type=int, default=200)
-    parser.add_argument("--latency", type=float, default=0.025, help="seconds per request")
     args = parser.parse_args()
+    n = args.notes
     call_command("migrate", verbosity=0)
-    images = [photo(i) for i in range(args.notes)]
+    images = [photo(i) for i in range(n)]
     size = sum(len(i) for i in images) / len(images) / 1024
-    print(
-        f"{args.notes} notes, one 1000×1000 JPEG each (mean {size:.0f} KB), "
-        f"AnkiConnect holding {args.latency * 1000:.0f} ms per request"
-    )
-    rows = [
-        bridge(images, args.latency, per_note=False),
-        bridge(images, args.latency, per_note=True),
-        naive(images, args.latency),
-    ]
-    header = ["client", "HTTP requests", "actions", "wall", "per note", "image stored"]
-    print_table(header, rows)
+    print(f"{n} notes, one 1000×1000 JPEG each (mean {size:.0f} KB), on {os.cpu_count()} cores")
+    naive = measure("naive: storeMediaFile + addNote per note", naive_images(images), n)
+    settings.ANKI_MEDIA_UPLOAD = "auto"
+    by_path = measure("bridge, one call (media by path)", bridge_call(image_items(images)), n)
+    settings.ANKI_MEDIA_UPLOAD = "data"
+    by_data = measure("bridge, one call (media as data)", bridge_call(image_items(images)), n)
+    settings.ANKI_MEDIA_UPLOAD = "auto"
+    print_table(HEADER, [row(m, naive) for m in (naive, by_path, by_data)])
+
+    print(f"\n{n} text notes")
+    baseline = measure("one raw addNotes request", raw_add_notes(n), n)
+    text = measure("bridge, one add_from_model call", bridge_call(text_items(n)), n)
+    print_table(HEADER, [row(m, baseline) for m in (baseline, text)])
 
 
 if __name__ == "__main__":

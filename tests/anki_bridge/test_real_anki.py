@@ -190,7 +190,7 @@ def fifty() -> list[dict[str, str]]:
         ("before", "addNote", 1),  # Anki dies as the batch arrives: nothing added
         ("after", "addNote", 25),  # midway through the multi
         ("after", "addNote", 50),  # every note added, the answer lost
-        ("before", "findCards", 1),  # added and answered, the cards not yet checked
+        ("after", "findCards", 2),  # added, misfiled cards found, the answer lost
         ("before", "changeDeck", 1),  # misfiled cards found, not yet moved
     ],
     ids=lambda k: f"{k[0]}-{k[1]}-{k[2]}",
