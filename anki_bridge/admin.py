@@ -20,15 +20,19 @@ class NoteAdmin(admin.ModelAdmin):
         "model",
         "status",
         "anki_note_id",
+        "placed",
         "attempts",
         "dedup_key",
         "created_at",
     ]
-    list_filter = ["status", "deck", "model", "source"]
+    list_filter = ["status", "placed", "deck", "model", "source"]
     search_fields = ["dedup_key", "last_error", "deck"]
     readonly_fields = [
         "status",
         "anki_note_id",
+        "placed",
+        "unanswered_since",
+        "owner",
         "attempts",
         "last_error",
         "warnings",

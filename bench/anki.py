@@ -113,11 +113,10 @@ def in_deck(anki: FakeAnki) -> int:
     return sum(1 for note in anki.notes() if note["decks"] == [DECK])
 
 
-def measure(name: str, run: Callable[[FakeAnki], None], notes: int) -> dict[str, Any]:
+def measure(name: str, run: Callable[[FakeAnki], float], notes: int) -> dict[str, Any]:
+    """Run on a fresh Anki; `run` returns the wall time of the part it measures."""
     anki = fresh_anki()
-    started = time.perf_counter()
-    run(anki)
-    wall = time.perf_counter() - started
+    wall = run(anki)
     result = {
         "name": name,
         "wall": wall,
@@ -148,15 +147,31 @@ def row(m: dict[str, Any], baseline: dict[str, Any]) -> list[str]:
     ]
 
 
-def bridge_call(items: list[dict[str, Any]]) -> Callable[[FakeAnki], None]:
-    async def call() -> None:
+def bridge_call(items: list[dict[str, Any]]) -> Callable[[FakeAnki], float]:
+    """One `anki.add_from_model` call through the MCP client (the session already open)."""
+
+    async def call(anki: FakeAnki) -> float:
         async with Client(build_server(["anki_bridge"]), read_timeout_seconds=900) as client:
+            anki.state.requests.clear()
+            anki.state.request_bytes.clear()
+            started = time.perf_counter()
             result = await client.call_tool("anki.add_from_model", {"deck": DECK, "items": items})
+            wall = time.perf_counter() - started
             data = json.loads(result.content[0].text)  # type: ignore[union-attr]
             if result.is_error or data["added"] != len(items):
                 raise RuntimeError(f"the bridge answered {data}")
+            return wall
 
-    return lambda anki: asyncio.run(call())
+    return lambda anki: asyncio.run(call(anki))
+
+
+def timed(run: Callable[[FakeAnki], None]) -> Callable[[FakeAnki], float]:
+    def wrapper(anki: FakeAnki) -> float:
+        started = time.perf_counter()
+        run(anki)
+        return time.perf_counter() - started
+
+    return wrapper
 
 
 def image_items(images: list[bytes]) -> list[dict[str, Any]]:
@@ -172,7 +187,7 @@ def image_items(images: list[bytes]) -> list[dict[str, Any]]:
     ]
 
 
-def naive_images(images: list[bytes]) -> Callable[[FakeAnki], None]:
+def naive_images(images: list[bytes]) -> Callable[[FakeAnki], float]:
     """One storeMediaFile (the image as it came) + one addNote per note."""
 
     def run(anki: FakeAnki) -> None:
@@ -182,7 +197,7 @@ def naive_images(images: list[bytes]) -> Callable[[FakeAnki], None]:
             fields = {"Prompt": f"Что на снимке №{i}?", "Response": f'<img src="{name}">'}
             raw(anki, "addNote", note={"deckName": DECK, "modelName": MODEL, "fields": fields})
 
-    return run
+    return timed(run)
 
 
 def text_items(count: int) -> list[dict[str, str]]:
@@ -192,14 +207,14 @@ def text_items(count: int) -> list[dict[str, str]]:
     ]
 
 
-def raw_add_notes(count: int) -> Callable[[FakeAnki], None]:
+def raw_add_notes(count: int) -> Callable[[FakeAnki], float]:
     def run(anki: FakeAnki) -> None:
         notes = [
             {"deckName": DECK, "modelName": MODEL, "fields": item} for item in text_items(count)
         ]
         raw(anki, "addNotes", notes=notes)
 
-    return run
+    return timed(run)
 
 
 def main() -> None:
