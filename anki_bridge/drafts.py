@@ -8,6 +8,7 @@ in parallel) and places each image's wrapper in its target field.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from anki_bridge.images import (
     ensure_img_tag,
     image_prepare,
     media_name,
+    sniff_ext,
 )
 from anki_bridge.journal import Draft
 from anki_bridge.schemas import ImageSpec, NoteInput
@@ -119,9 +121,7 @@ def image_finish(spec: ImageSpec, data: bytes, where: str) -> Loaded:
         data, converted = image_prepare(data, max_side=spec.max_side)
     except ImageProblem as exc:
         return Loaded(warning=exc.warning(where))
-    filename = media_name(spec.filename)
-    if "." not in filename:  # a name without an extension gets the content's
-        filename += "." + ("jpg" if converted else sniff_ext(data))
+    filename = name_for_bytes(media_name(spec.filename), "jpg" if converted else sniff_ext(data))
     file = MediaFile(filename=filename, data=data)
     if converted:
         return Loaded(file=file)
@@ -131,14 +131,20 @@ def image_finish(spec: ImageSpec, data: bytes, where: str) -> Loaded:
     )
 
 
-def sniff_ext(data: bytes) -> str:
-    head = data[:512].lstrip().lower()
-    if head.startswith((b"<svg", b"<?xml")) and b"<svg" in data[:4096].lower():
-        return "svg"
-    for magic, ext in ((b"\x89png", "png"), (b"gif8", "gif"), (b"\xff\xd8", "jpg")):
-        if head.startswith(magic):
-            return ext
-    return "bin"
+def name_for_bytes(filename: str, ext: str) -> str:
+    """`filename` with the extension its bytes call for (`diagram.png` holding JPEG →
+    `diagram.jpg`); kept as it is when the bytes' kind is unknown ("bin")."""
+    stem, dot, current = filename.rpartition(".")
+    if not dot or not stem:
+        return filename if ext == "bin" else f"{filename}.{ext}"
+    if ext == "bin" or current.lower() == ext or {current.lower(), ext} == {"jpeg", "jpg"}:
+        return filename
+    return f"{stem}.{ext}"
+
+
+def target_given(spec: ImageSpec) -> bool:
+    """Whether the caller named the image's field (else it is the seed's default "Back")."""
+    return "target_field" in spec.model_fields_set
 
 
 TargetResolver = Callable[[NoteInput, str], str | None]
@@ -150,11 +156,14 @@ def drafts_build(
     name: str,
     fields_of: Callable[[NoteInput], tuple[dict[str, str], list[str]]],
     target_of: TargetResolver,
+    back_of: Callable[[NoteInput], str | None] = lambda note: None,
     skip: Callable[[NoteInput], bool] = lambda note: False,
 ) -> list[Draft]:
     """Drafts for `notes`: `fields_of` maps the fields, `target_of` finds an image's field.
 
-    An image whose target matches no field is dropped with an `unknown_target_field`
+    An image with the default target ("Back") that the model lacks goes to `back_of`'s
+    field (the one the card shows on its back), with an `image_field` warning. An image
+    whose target matches no field is dropped with an `unknown_target_field`
     warning (callers that must refuse check before). `skip` notes (already delivered)
     get no images loaded.
     """
@@ -177,6 +186,13 @@ def drafts_build(
             continue
         for j, spec in enumerate(note.images):
             target = target_of(note, spec.target_field)
+            if target is None and not target_given(spec) and (back := back_of(note)):
+                target = back
+                drafts[i].warnings.append(
+                    f"image_field: {name}[{i}].images[{j}]: the model has no field "
+                    f"{spec.target_field!r}; the image went to {back!r}, the field shown "
+                    "on the card's back"
+                )
             if target is None:
                 drafts[i].warnings.append(
                     f"unknown_target_field: {name}[{i}].images[{j}]: {spec.target_field!r} "
@@ -197,7 +213,8 @@ def drafts_build(
 
 
 def _load_all(jobs: list[tuple[int, int, ImageSpec, str]], name: str) -> list[Loaded]:
-    """Fetch URLs concurrently (I/O), then resize one by one (CPU: threads only contend)."""
+    """Fetch URLs concurrently (I/O), then resize on every core (Pillow releases the GIL
+    while it decodes, resizes and encodes)."""
 
     def fetch(job: tuple[int, int, ImageSpec, str]) -> bytes | ImageProblem:
         try:
@@ -211,11 +228,17 @@ def _load_all(jobs: list[tuple[int, int, ImageSpec, str]], name: str) -> list[Lo
             raw = list(pool.map(fetch, jobs))
     else:
         raw = [fetch(job) for job in jobs]
-    loaded = []
-    for (i, j, spec, _), data in zip(jobs, raw, strict=True):
+
+    def finish(job: tuple[tuple[int, int, ImageSpec, str], bytes | ImageProblem]) -> Loaded:
+        (i, j, spec, _), data = job
         where = f"{name}[{i}].images[{j}]"
         if isinstance(data, ImageProblem):
-            loaded.append(Loaded(warning=data.warning(where)))
-        else:
-            loaded.append(image_finish(spec, data, where))
-    return loaded
+            return Loaded(warning=data.warning(where))
+        return image_finish(spec, data, where)
+
+    pairs = list(zip(jobs, raw, strict=True))
+    workers = min(os.cpu_count() or 1, len(pairs))
+    if workers <= 1:
+        return [finish(pair) for pair in pairs]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(finish, pairs))

@@ -142,11 +142,27 @@ def data_urls_extract(fields: dict[str, str]) -> tuple[dict[str, str], list[Medi
 
 
 def _data_file(mime: str, payload: str) -> MediaFile:
+    """The file of a data URL, named by its content; the extension is the bytes' own (a
+    `data:image/png` URL holding a JPEG is a `.jpg`), else the MIME type's."""
     data = decode_base64(payload)
     if not data:
         raise ImageProblem("image_invalid", "the data URL holds no data")
     digest = hashlib.sha1(data).hexdigest()  # noqa: S324 (a name, not a secret)
-    return MediaFile(filename=f"img_{digest}.{ext_from_mime(mime)}", data=data)
+    sniffed = sniff_ext(data)
+    ext = sniffed if sniffed != "bin" else ext_from_mime(mime)
+    return MediaFile(filename=f"img_{digest}.{ext}", data=data)
+
+
+def sniff_ext(data: bytes) -> str:
+    head = data[:512].lstrip().lower()
+    if head.startswith((b"<svg", b"<?xml")) and b"<svg" in data[:4096].lower():
+        return "svg"
+    for magic, ext in ((b"\x89png", "png"), (b"gif8", "gif"), (b"\xff\xd8", "jpg")):
+        if head.startswith(magic):
+            return ext
+    if head.startswith(b"riff") and head[8:12] == b"webp":
+        return "webp"
+    return "bin"
 
 
 def image_prepare(data: bytes, *, max_side: int) -> tuple[bytes, bool]:

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+TEMPLATE_TAG = re.compile(r"\{\{([^{}]+)\}\}")
+# Names a template shows that are not fields of the note.
+SPECIAL_FIELDS = frozenset(
+    {"frontside", "tags", "type", "deck", "subdeck", "card", "cardflag", "cardid"}
+)
 
 DEFAULT_MODEL_NAME = "Поля для ChatGPT"
 DEFAULT_FIELDS = ("Prompt", "Response", "Context", "Sources")
@@ -71,6 +78,27 @@ class NoteModel:
         """The model's spelling of `name`, matched case-insensitively; None when absent."""
         wanted = name.strip().casefold()
         return next((f for f in self.fields if f.casefold() == wanted), None)
+
+    def back_field(self) -> str | None:
+        """The first field the first card shows on its back and not on its front, or None.
+
+        For «Поля для ChatGPT» it is Response; for Basic, Back.
+        """
+        sides = next(iter(self.templates.values()), {})
+        front = set(self._shown(sides.get("Front", "")))
+        return next((f for f in self._shown(sides.get("Back", "")) if f not in front), None)
+
+    def _shown(self, template: str) -> list[str]:
+        """The model's fields a template shows, in order (`{{F}}`, `{{#F}}`, `{{text:F}}`)."""
+        shown = []
+        for tag in TEMPLATE_TAG.findall(template):
+            name = tag.strip().lstrip("#^").split(":")[-1].strip()
+            if tag.strip().startswith(("/", "!")) or name.casefold() in SPECIAL_FIELDS:
+                continue
+            named = self.field_named(name)
+            if named is not None and named not in shown:
+                shown.append(named)
+        return shown
 
 
 DEFAULT_MODEL = NoteModel(

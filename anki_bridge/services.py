@@ -16,7 +16,7 @@ from django.core.cache import cache
 from anki_bridge import client as ankiconnect
 from anki_bridge.client import AnkiClient
 from anki_bridge.delivery import Known, is_model_missing, model_create_default
-from anki_bridge.drafts import drafts_build, items_parse, note_validate
+from anki_bridge.drafts import drafts_build, items_parse, note_validate, target_given
 from anki_bridge.exceptions import AnkiError, AnkiModelNotFound, AnkiUnavailable
 from anki_bridge.journal import dedup_sent, notes_submit
 from anki_bridge.notemodel import DEFAULT_MODEL, NoteModel, fields_normalize
@@ -106,17 +106,24 @@ def _load(client: AnkiClient, name: str, *, deck: str | None) -> tuple[NoteModel
         templates=dict(templates.result),
         styling=str((styling.result or {}).get("css", "")),
     )
-    cache.set(_cache_key(name), list(model.fields), MODEL_CACHE_SECONDS)
+    cache.set(
+        _cache_key(name),
+        {"fields": list(model.fields), "templates": model.templates},
+        MODEL_CACHE_SECONDS,
+    )
     if deck is not None and created and created[0].ok and isinstance(created[0].result, int):
         return model, Known(deck=deck, model=name, deck_id=created[0].result, fields=model.fields)
     return model, None
 
 
 def model_known(name: str) -> NoteModel | None:
-    """The model's fields as last seen (or the seed's default model) without asking Anki."""
-    fields = cache.get(_cache_key(name))
-    if fields:
-        return NoteModel(name=name, fields=tuple(fields))
+    """The model's fields and templates as last seen (or the seed's default model) without
+    asking Anki."""
+    seen = cache.get(_cache_key(name))
+    if isinstance(seen, list) and seen:  # cached before templates were kept
+        return NoteModel(name=name, fields=tuple(seen))
+    if isinstance(seen, dict) and seen.get("fields"):
+        return NoteModel(name=name, fields=tuple(seen["fields"]), templates=seen["templates"])
     return DEFAULT_MODEL if name == DEFAULT_MODEL.name else None
 
 
@@ -174,6 +181,7 @@ def notes_add_from_model(
         name="items",
         fields_of=fields_of,
         target_of=target_of,
+        back_of=lambda note: structure.back_field() if structure is not None else None,
         skip=lambda note: note.dedup_key in done,
     )
     details = notes_submit(
@@ -203,15 +211,25 @@ def notes_add(
     """Seed 002 `anki.add_notes`: fields sent as given; no model lookup, no deck creation.
 
     An image whose `target_field` is none of the note's fields fails the whole call
-    before anything is sent (InvalidInput naming it).
+    before anything is sent (InvalidInput naming it) — unless it was left at the default
+    "Back" and the model's back field (as last seen, or the default model's) is one of the
+    note's fields: the image goes there.
     """
     deck_name, model_name = deck_resolve(deck), model_resolve(model)
     if not notes:
         raise InvalidInput("notes must hold at least one note", field="notes")
     parsed = [note_validate(n, f"notes[{i}]") for i, n in enumerate(notes)]
+    known = model_known(model_name)
+    back = known.back_field() if known is not None else None
+
+    def back_of(note: NoteInput) -> str | None:
+        return _key_named(note.fields, back) if back else None
+
     for i, note in enumerate(parsed):
         for j, spec in enumerate(note.images):
-            if _key_named(note.fields, spec.target_field) is None:
+            if _key_named(note.fields, spec.target_field) is None and (
+                target_given(spec) or back_of(note) is None
+            ):
                 where = f"notes[{i}].images[{j}].target_field"
                 raise InvalidInput(
                     f"{where}: {spec.target_field!r} is not a field of the note "
@@ -224,6 +242,7 @@ def notes_add(
         name="notes",
         fields_of=lambda note: (dict(note.fields), []),
         target_of=lambda note, target: _key_named(note.fields, target),
+        back_of=back_of,
         skip=lambda note: note.dedup_key in done,
     )
     details = notes_submit(

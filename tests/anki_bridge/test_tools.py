@@ -195,14 +195,16 @@ async def test_images_are_resized_stored_and_wrapped_once(anki: FakeAnki) -> Non
     assert detail["status"] == "ok"
     assert [w.split(":")[0] for w in detail["warnings"]] == ["unknown_target_field"]
     (note,) = anki.notes()
-    wrapper = '<div><img src="blue.png" style="max-width:100%;height:auto"/></div>'
+    # Stored as JPEG, so named .jpg whatever the given name said (the bytes decide).
+    wrapper = '<div><img src="blue.jpg" style="max-width:100%;height:auto"/></div>'
     assert note["fields"]["Response"] == f"Синий прямоугольник\n\n{wrapper}"
     prompt = note["fields"]["Prompt"]
     assert prompt.startswith('Что на картинке?\n\n<div><img src="')
     assert prompt.endswith('.jpg" style="max-width:100%;height:auto"/></div>')
     files = anki.media_files()
-    assert image_size(files["blue.png"]) == (768, 384)
-    assert image_format(files["blue.png"]) == "JPEG"
+    assert "blue.png" not in files
+    assert image_size(files["blue.jpg"]) == (768, 384)
+    assert image_format(files["blue.jpg"]) == "JPEG"
     uuid_name = prompt.split('src="')[1].split('"')[0]
     assert len(uuid_name) == 36
     assert uuid_name in files

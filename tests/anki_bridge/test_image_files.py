@@ -1,0 +1,181 @@
+"""Image files as Anki gets them: the extension the bytes call for, the default field, all cores."""
+
+from __future__ import annotations
+
+import base64
+import io
+import threading
+import time
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from anki_bridge import drafts, services
+from anki_bridge.drafts import name_for_bytes
+from anki_bridge.images import data_urls_extract, sniff_ext
+from anki_bridge.notemodel import DEFAULT_MODEL, NoteModel
+from core.exceptions import InvalidInput
+from tests.anki_bridge.ankiconnect_server import FakeAnki
+from tests.anki_bridge.conftest import image_format, png_base64
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SVG = b'<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><rect width="4" height="4"/></svg>'
+
+
+def jpeg_bytes() -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (8, 8), "red").save(buffer, "JPEG")
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("given", "ext", "stored"),
+    [
+        ("diagram.png", "jpg", "diagram.jpg"),
+        ("photo.JPEG", "jpg", "photo.JPEG"),
+        ("photo.jpg", "jpg", "photo.jpg"),
+        ("drawing.png", "svg", "drawing.svg"),
+        ("blob.dat", "bin", "blob.dat"),
+        ("noext", "jpg", "noext.jpg"),
+        ("noext", "bin", "noext"),
+        ("archive.tar.png", "jpg", "archive.tar.jpg"),
+    ],
+)
+def test_a_name_takes_the_extension_its_bytes_call_for(given: str, ext: str, stored: str) -> None:
+    assert name_for_bytes(given, ext) == stored
+
+
+def test_sniffing_knows_the_common_kinds() -> None:
+    assert sniff_ext(jpeg_bytes()) == "jpg"
+    assert sniff_ext(base64.b64decode(png_base64())) == "png"
+    assert sniff_ext(SVG) == "svg"
+    assert sniff_ext(b"plain") == "bin"
+
+
+def test_a_data_url_declaring_png_but_holding_jpeg_is_a_jpg() -> None:
+    encoded = base64.b64encode(jpeg_bytes()).decode()
+    fields, (file,), _ = data_urls_extract({"A": f"data:image/png;base64,{encoded}"})
+    assert file.filename.endswith(".jpg")
+    assert file.filename in fields["A"]
+
+
+def test_png_and_svg_named_png_reach_anki_under_their_bytes_extension(anki: FakeAnki) -> None:
+    svg = base64.b64encode(SVG).decode()
+    result = services.notes_add_from_model(
+        items=[
+            {
+                "Prompt": "p",
+                "images": [
+                    {
+                        "image_base64": png_base64(60, 40),
+                        "target_field": "Prompt",
+                        "filename": "diagram.png",
+                    },
+                    {"image_base64": svg, "target_field": "Response", "filename": "drawing.png"},
+                ],
+            }
+        ]
+    )
+    assert result.details[0].status == "ok"
+    files = anki.media_files()
+    assert image_format(files["diagram.jpg"]) == "JPEG"
+    assert files["drawing.svg"] == SVG
+    assert "diagram.png" not in files
+    assert "drawing.png" not in files
+    (note,) = anki.notes()
+    assert 'src="diagram.jpg"' in note["fields"]["Prompt"]
+    assert 'src="drawing.svg"' in note["fields"]["Response"]
+
+
+# --- the default image field -------------------------------------------------------------
+
+
+def test_the_back_field_is_read_from_the_card_templates() -> None:
+    assert DEFAULT_MODEL.back_field() == "Response"
+    basic = NoteModel(
+        name="Basic",
+        fields=("Front", "Back"),
+        templates={"Card 1": {"Front": "{{Front}}", "Back": "{{FrontSide}}<hr id=answer>{{Back}}"}},
+    )
+    assert basic.back_field() == "Back"
+    filtered = NoteModel(
+        name="x",
+        fields=("Q", "A", "Extra"),
+        templates={
+            "c": {"Front": "{{text:Q}}", "Back": "{{FrontSide}}{{#Extra}}{{Extra}}{{/Extra}}{{A}}"}
+        },
+    )
+    assert filtered.back_field() == "Extra"
+    assert NoteModel(name="none", fields=("Q",), templates={}).back_field() is None
+
+
+def test_an_image_without_a_field_goes_to_the_back_of_the_default_model(anki: FakeAnki) -> None:
+    result = services.notes_add_from_model(
+        items=[
+            {"Prompt": "Что это?", "Response": "Ответ", "images": [{"image_base64": png_base64()}]}
+        ]
+    )
+    (detail,) = result.details
+    assert detail.status == "ok"
+    (warning,) = detail.warnings or []
+    assert warning.startswith("image_field: items[0].images[0]:")
+    assert "'Response'" in warning
+    (note,) = anki.notes()
+    assert note["fields"]["Response"].startswith("Ответ\n\n<div><img src=")
+    assert "<img" not in note["fields"]["Prompt"]
+
+
+def test_an_explicit_back_keeps_the_seed_rules(anki: FakeAnki) -> None:
+    image: dict[str, Any] = {"image_base64": png_base64(), "target_field": "Back"}
+    result = services.notes_add_from_model(items=[{"Prompt": "q", "images": [image]}])
+    (detail,) = result.details
+    assert [w.split(":")[0] for w in detail.warnings or []] == ["unknown_target_field"]
+    with pytest.raises(InvalidInput) as caught:
+        services.notes_add(notes=[{"fields": {"Prompt": "q", "Response": "a"}, "images": [image]}])
+    assert caught.value.field == "notes[0].images[0].target_field"
+
+
+def test_add_notes_puts_a_default_image_in_the_models_back_field_when_the_note_has_it(
+    anki: FakeAnki,
+) -> None:
+    services.model_info_get()
+    image = {"image_base64": png_base64()}
+    result = services.notes_add(
+        notes=[{"fields": {"Prompt": "q", "Response": "a"}, "images": [image]}]
+    )
+    assert result.details[0].status == "ok"
+    assert "<img" in anki.notes()[0]["fields"]["Response"]
+    with pytest.raises(InvalidInput) as caught:
+        services.notes_add(notes=[{"fields": {"Prompt": "only"}, "images": [image]}])
+    assert caught.value.field == "notes[0].images[0].target_field"
+
+
+# --- preparation on every core -----------------------------------------------------------
+
+
+def test_images_are_prepared_on_several_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(drafts.os, "cpu_count", lambda: 4)
+    threads: set[int] = set()
+    finish = drafts.image_finish
+
+    def recorded(*args: Any) -> drafts.Loaded:
+        threads.add(threading.get_ident())
+        time.sleep(0.05)  # long enough for the pool's threads to overlap
+        return finish(*args)
+
+    monkeypatch.setattr(drafts, "image_finish", recorded)
+    notes = [
+        drafts.NoteInput(
+            fields={"Prompt": f"q{i}"},
+            images=[{"image_base64": png_base64(), "target_field": "Prompt"}],
+        )
+        for i in range(8)
+    ]
+    built = drafts.drafts_build(
+        notes, name="items", fields_of=lambda n: (dict(n.fields), []), target_of=lambda n, t: t
+    )
+    assert len(threads) > 1
+    assert [d.fields["Prompt"].split("\n")[0] for d in built] == [f"q{i}" for i in range(8)]
+    assert all(d.media for d in built)
