@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
 from django.db.models import QuerySet
 
 from anki_bridge.models import Note
 
 
-def note_list(*, status: str | None = None, deck: str | None = None) -> QuerySet[Note]:
-    """Journal entries, newest first, optionally of one status and deck."""
+def note_list(
+    *, viewer: AbstractBaseUser | AnonymousUser, status: str | None = None, deck: str | None = None
+) -> QuerySet[Note]:
+    """Journal entries `viewer` may see (their own; staff: all), newest first, optionally
+    of one status and deck."""
     notes = Note.objects.order_by("-id")
+    if not getattr(viewer, "is_staff", False):
+        notes = notes.filter(owner_id=viewer.pk)
     if status:
         notes = notes.filter(status=status)
     if deck:

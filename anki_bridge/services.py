@@ -145,11 +145,12 @@ def notes_add_from_model(
     deck: str | None = None,
     model: str | None = None,
     source: str = "anki.add_from_model",
+    owner: int | None = None,
 ) -> AddNotesResult:
     """Seed 002 `anki.add_from_model`: fields mapped onto the model, the deck created.
 
     While Anki is unreachable the model's last known fields (or the default model's)
-    are used and the notes are queued.
+    are used and the notes are queued. `owner`: the user the journal rows belong to.
     """
     deck_name, model_name = deck_resolve(deck), model_resolve(model)
     notes = items_parse(items, name="items")
@@ -192,6 +193,7 @@ def notes_add_from_model(
         source=source,
         deliver=reachable,
         seen=seen,
+        owner=owner,
     )
     return result_make(details)
 

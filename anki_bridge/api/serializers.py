@@ -24,6 +24,7 @@ class NoteSerializer(serializers.ModelSerializer):
             "last_error",
             "warnings",
             "source",
+            "owner",
             "created_at",
             "sent_at",
         ]

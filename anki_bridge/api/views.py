@@ -17,7 +17,8 @@ from anki_bridge.models import Note
 
 
 class NoteListCreateApi(generics.ListAPIView):
-    """The journal (GET, newest first, `?status=` and `?deck=`) and adding notes (POST)."""
+    """The caller's journal (GET, newest first, `?status=` and `?deck=`; staff see every
+    user's) and adding notes (POST, owned by the caller)."""
 
     serializer_class = s.NoteSerializer
     permission_classes = (IsAuthenticated,)
@@ -29,7 +30,7 @@ class NoteListCreateApi(generics.ListAPIView):
     def get_queryset(self) -> QuerySet[Note]:
         query = s.JournalQuerySerializer(data=self.request.query_params)
         query.is_valid(raise_exception=True)
-        return selectors.note_list(**query.validated_data)
+        return selectors.note_list(viewer=self.request.user, **query.validated_data)
 
     @extend_schema(request=s.AddNotesSerializer, responses=schemas.AddNotesResult)
     def post(self, request: Request) -> Response:
@@ -41,5 +42,6 @@ class NoteListCreateApi(generics.ListAPIView):
             deck=body.validated_data.get("deck"),
             model=body.validated_data.get("model"),
             source="api",
+            owner=request.user.pk,
         )
         return Response(result.model_dump(mode="json", exclude_none=True))

@@ -79,6 +79,44 @@ def test_get_lists_the_journal_filtered_by_status_and_deck(api: APIClient, anki:
     assert api.get(URL, {"status": "bogus"}).status_code == 400
 
 
+def test_a_user_lists_their_own_notes_and_staff_list_every_users(anki: FakeAnki) -> None:
+    alice = User.objects.create_user("alice", password="pw")
+    bob = User.objects.create_user("bob", password="pw")
+    staff = User.objects.create_user("staff", password="pw", is_staff=True)
+
+    def client_of(user: User) -> APIClient:
+        client = APIClient()
+        client.force_authenticate(user)
+        return client
+
+    assert (
+        client_of(alice).post(URL, {"items": [{"Prompt": "alice's"}]}, format="json").status_code
+        == 200
+    )
+    assert (
+        client_of(bob).post(URL, {"items": [{"Prompt": "bob's"}]}, format="json").status_code == 200
+    )
+    services.notes_add_from_model(items=[{"Prompt": "a tool's"}])  # MCP: no user
+
+    def prompts(user: User) -> list[str]:
+        return sorted(n["fields"]["Prompt"] for n in client_of(user).get(URL).json()["results"])
+
+    assert prompts(alice) == ["alice's"]
+    assert prompts(bob) == ["bob's"]
+    assert prompts(staff) == ["a tool's", "alice's", "bob's"]
+    assert client_of(alice).get(URL, {"deck": "Default"}).json()["count"] == 1
+    assert Note.objects.get(fields__Prompt="alice's").owner == alice
+
+
+def test_the_list_takes_a_fixed_number_of_queries(
+    api: APIClient, anki: FakeAnki, django_assert_num_queries
+) -> None:  # type: ignore[no-untyped-def]
+    anki.stop()
+    services.notes_add_from_model(items=[{"Prompt": f"q{i}"} for i in range(30)])
+    with django_assert_num_queries(2):  # the count and the page
+        assert api.get(URL).json()["count"] == 30
+
+
 def test_the_admin_filters_the_journal_and_sends_again(client, user: User, anki: FakeAnki) -> None:  # type: ignore[no-untyped-def]
     client.force_login(user)
     services.notes_add_from_model(items=[{"Response": "no prompt"}], deck="Admin")
