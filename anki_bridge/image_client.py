@@ -1,7 +1,7 @@
 """The only module that fetches an `image_url` (seed 002 `images[]`), on core.http.
 
-A careful client: http(s) only; every address of the host checked (loopback, private,
-link-local and other non-public addresses refused unless ANKI_IMAGE_ALLOW_PRIVATE); the
+A careful client: http(s) only; every address of the host checked (non-public addresses
+refused — loopback only admitted by ANKI_IMAGE_ALLOW_PRIVATE, see `address_refusal`); the
 connection pinned to the checked address, so DNS cannot change its answer in between;
 each redirect checked the same way; the body capped at ANKI_IMAGE_MAX_BYTES; one deadline
 for the whole fetch, redirects included. Failures raise ImageProblem naming the host.
@@ -23,13 +23,70 @@ MAX_REDIRECTS = 5
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
 
 
-def address_refusal(ip: str) -> str | None:
-    """Why an address may not be fetched from, or None when it is a public one."""
+CLOUD_METADATA = frozenset(
+    ipaddress.ip_address(a) for a in ("169.254.169.254", "fd00:ec2::254", "100.100.100.200")
+)
+SHARED_ADDRESS_SPACE = ipaddress.ip_network("100.64.0.0/10")  # carrier-grade NAT
+SIX_TO_FOUR = ipaddress.ip_network("2002::/16")
+NAT64 = ipaddress.ip_network("64:ff9b::/96")
+NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")
+TEREDO = ipaddress.ip_network("2001::/32")
+SITE_LOCAL = ipaddress.ip_network("fec0::/10")
+UNIQUE_LOCAL = ipaddress.ip_network("fc00::/7")
+
+
+def address_refusal(ip: str, *, allow_loopback: bool = False) -> str | None:
+    """Why an address may not be fetched from, or None when it is a public one.
+
+    Only loopback can be allowed (ANKI_IMAGE_ALLOW_PRIVATE, for images served on this
+    machine); private, link-local, cloud-metadata, site- and unique-local addresses are
+    refused always, also when an IPv6 address embeds them (IPv4-mapped or -compatible,
+    6to4, NAT64) — and Teredo and local-use NAT64 addresses, whose targets cannot be told.
+    """
     address = ipaddress.ip_address(ip)
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
-        address = address.ipv4_mapped
+    if address in CLOUD_METADATA:
+        return f"{ip} is a cloud metadata address"
+    if isinstance(address, ipaddress.IPv6Address):
+        return _v6_refusal(address, allow_loopback)
+    return _v4_refusal(address, allow_loopback)
+
+
+def _v4_refusal(address: ipaddress.IPv4Address, allow_loopback: bool) -> str | None:
+    if address.is_loopback:
+        return None if allow_loopback else f"{address} is a loopback address"
     for label, flag in (
-        ("loopback", address.is_loopback),
+        ("link-local", address.is_link_local),
+        ("private", address.is_private),
+        ("shared (carrier-grade NAT)", address in SHARED_ADDRESS_SPACE),
+        ("multicast", address.is_multicast),
+        ("unspecified", address.is_unspecified),
+        ("reserved", address.is_reserved),
+        ("not public", not address.is_global),
+    ):
+        if flag:
+            return f"{address} is a {label} address"
+    return None
+
+
+def _v6_refusal(address: ipaddress.IPv6Address, allow_loopback: bool) -> str | None:
+    embedded = _embedded_v4(address)
+    if embedded is not None:
+        form, v4 = embedded
+        if v4 in CLOUD_METADATA:
+            return f"{address} is {form} address embedding the cloud metadata address {v4}"
+        reason = _v4_refusal(v4, allow_loopback)
+        return f"{address} is {form} address embedding {reason}" if reason else None
+    for label, network in (
+        ("Teredo", TEREDO),
+        ("local-use NAT64", NAT64_LOCAL),
+        ("site-local", SITE_LOCAL),
+        ("unique-local", UNIQUE_LOCAL),
+    ):
+        if address in network:
+            return f"{address} is a {label} address"
+    if address.is_loopback:
+        return None if allow_loopback else f"{address} is a loopback address"
+    for label, flag in (
         ("link-local", address.is_link_local),
         ("private", address.is_private),
         ("multicast", address.is_multicast),
@@ -38,7 +95,20 @@ def address_refusal(ip: str) -> str | None:
         ("not public", not address.is_global),
     ):
         if flag:
-            return f"{ip} is a {label} address"
+            return f"{address} is a {label} address"
+    return None
+
+
+def _embedded_v4(address: ipaddress.IPv6Address) -> tuple[str, ipaddress.IPv4Address] | None:
+    """The IPv4 address an IPv6 address stands for, with the form's name, or None."""
+    if address.ipv4_mapped is not None:
+        return "an IPv4-mapped", address.ipv4_mapped
+    if address.sixtofour is not None:
+        return "a 6to4", address.sixtofour
+    if address in NAT64:
+        return "a NAT64", ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    if int(address) >> 32 == 0 and int(address) > 1:  # IPv4-compatible ::a.b.c.d
+        return "an IPv4-compatible", ipaddress.IPv4Address(int(address))
     return None
 
 
@@ -113,14 +183,15 @@ def _pinned(url: str, allow_private: bool) -> _Pinned:
     host = parts.hostname
     port = parts.port or (443 if parts.scheme == "https" else 80)
     addresses = _resolve(host, port)
-    if not allow_private:
-        for ip in addresses:
-            reason = address_refusal(ip)
-            if reason:
-                raise ImageProblem(
-                    "image_refused",
-                    f"{host} resolves to {reason} (set ANKI_IMAGE_ALLOW_PRIVATE to allow it)",
-                )
+    for ip in addresses:
+        reason = address_refusal(ip, allow_loopback=allow_private)
+        if reason:
+            hint = (
+                "set ANKI_IMAGE_ALLOW_PRIVATE to allow loopback"
+                if reason.endswith("loopback address")
+                else "never fetched"
+            )
+            raise ImageProblem("image_refused", f"{host} resolves to {reason} ({hint})")
     ip = addresses[0]
     netloc = f"[{ip}]" if ":" in ip else ip
     if parts.port:

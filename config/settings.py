@@ -332,7 +332,8 @@ ANKI_DEFAULT_DECK = env_str("ANKI_DEFAULT_DECK") or "Default"
 ANKI_DEFAULT_MODEL = env_str("ANKI_DEFAULT_MODEL") or "Поля для ChatGPT"
 SEARCH_API_URL = env_str("SEARCH_API_URL")
 SEARCH_API_KEY = env_str("SEARCH_API_KEY")
-# image_url fetching: loopback/private/link-local hosts are refused unless allowed.
+# image_url fetching: non-public hosts are refused; ANKI_IMAGE_ALLOW_PRIVATE admits
+# loopback only (images served on this machine), never private or metadata addresses.
 ANKI_IMAGE_ALLOW_PRIVATE = env_bool("ANKI_IMAGE_ALLOW_PRIVATE", default=False)
 ANKI_IMAGE_MAX_BYTES = env_int("ANKI_IMAGE_MAX_BYTES", 10 * 1024 * 1024)
 ANKI_IMAGE_TIMEOUT = float(env_str("ANKI_IMAGE_TIMEOUT", "15"))

@@ -99,14 +99,15 @@ def test_media_names_are_what_anki_stores() -> None:
         ("127.0.0.1", "loopback"),
         ("10.1.2.3", "private"),
         ("192.168.0.5", "private"),
-        ("169.254.169.254", "link-local"),
+        ("169.254.169.254", "cloud metadata"),
+        ("169.254.1.1", "link-local"),
         ("::1", "loopback"),
         ("fe80::1", "link-local"),
         ("::ffff:127.0.0.1", "loopback"),
         ("0.0.0.0", "private"),
         ("::", "address"),
         ("224.0.0.1", "multicast"),
-        ("100.64.0.1", "not public"),
+        ("100.64.0.1", "carrier-grade NAT"),
         ("93.184.216.34", None),
     ],
 )
@@ -126,7 +127,9 @@ def public_names(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     monkeypatch.setattr(image_client, "_resolve", lambda host, port: [names.get(host, "127.0.0.1")])
     real = image_client.address_refusal
     monkeypatch.setattr(
-        image_client, "address_refusal", lambda ip: None if ip == "127.0.0.1" else real(ip)
+        image_client,
+        "address_refusal",
+        lambda ip, **kw: None if ip == "127.0.0.1" else real(ip, **kw),
     )
     return names
 
