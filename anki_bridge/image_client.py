@@ -54,6 +54,11 @@ def address_refusal(ip: str, *, allow_loopback: bool = False) -> str | None:
 def _v4_refusal(address: ipaddress.IPv4Address, allow_loopback: bool) -> str | None:
     if address.is_loopback:
         return None if allow_loopback else f"{address} is a loopback address"
+    return _class_refusal(address)
+
+
+def _class_refusal(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
+    """Why a non-loopback address of no special form is refused, or None when public."""
     for label, flag in (
         ("link-local", address.is_link_local),
         ("private", address.is_private),
@@ -86,17 +91,7 @@ def _v6_refusal(address: ipaddress.IPv6Address, allow_loopback: bool) -> str | N
             return f"{address} is a {label} address"
     if address.is_loopback:
         return None if allow_loopback else f"{address} is a loopback address"
-    for label, flag in (
-        ("link-local", address.is_link_local),
-        ("private", address.is_private),
-        ("multicast", address.is_multicast),
-        ("unspecified", address.is_unspecified),
-        ("reserved", address.is_reserved),
-        ("not public", not address.is_global),
-    ):
-        if flag:
-            return f"{address} is a {label} address"
-    return None
+    return _class_refusal(address)
 
 
 def _embedded_v4(address: ipaddress.IPv6Address) -> tuple[str, ipaddress.IPv4Address] | None:
