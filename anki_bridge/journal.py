@@ -17,23 +17,32 @@ until its cards are confirmed in its deck, and every flush places what is not.
 from __future__ import annotations
 
 import logging
-import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Q
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from anki_bridge.client import AnkiClient
-from anki_bridge.delivery import Delivered, Known, Outgoing, notes_deliver
+from anki_bridge.delivery import Delivered, Known, notes_deliver
 from anki_bridge.exceptions import AnkiError, AnkiRefused, AnkiUnavailable
 from anki_bridge.images import MediaFile
-from anki_bridge.models import Media, Note
+from anki_bridge.ledger import (
+    JournalLedger,
+    due,
+    free,
+    lease,
+    media_prune,
+    media_store,
+    outgoing,
+    record,
+    release,
+)
+from anki_bridge.models import Note
 from anki_bridge.schemas import NoteDetail
 from core import background
 
@@ -72,87 +81,6 @@ class FlushOutcome:
             setattr(self, result.status, getattr(self, result.status) + 1)
 
 
-def _lease() -> tuple[str, datetime]:
-    return uuid.uuid4().hex, timezone.now() + timedelta(seconds=settings.ANKI_JOURNAL_LEASE)
-
-
-def _free() -> Q:
-    return Q(claimed_until__isnull=True) | Q(claimed_until__lt=timezone.now())
-
-
-def _due() -> Q:
-    """Rows a flush has work for: undelivered, or delivered with their cards not yet placed."""
-    return Q(status=S.PENDING) | Q(status=S.SENT, placed=False, anki_note_id__isnull=False)
-
-
-def notes_waiting() -> bool:
-    """Whether the journal holds notes that still need Anki."""
-    return Note.objects.filter(_due()).exists()
-
-
-class JournalLedger:
-    """The journal as delivery sees it (anki_bridge.delivery.Ledger)."""
-
-    def load_media(self, names: Sequence[str]) -> dict[str, bytes]:
-        return media_load(names)
-
-    def sending(self, keys: Sequence[int]) -> None:
-        Note.objects.filter(pk__in=list(keys), unanswered_since__isnull=True).update(
-            unanswered_since=timezone.now()
-        )
-
-    def holders(self, note_ids: Sequence[int]) -> dict[int, int]:
-        rows = Note.objects.filter(anki_note_id__in=list(note_ids))
-        return {int(nid): pk for nid, pk in rows.values_list("anki_note_id", "pk") if nid}
-
-
-def dedup_sent(keys: Iterable[str]) -> set[str]:
-    """The keys among `keys` whose notes Anki already holds (no need to prepare them)."""
-    done = Note.objects.filter(dedup_key__in=list(keys), status__in=[S.SENT, S.DUPLICATE])
-    return {key for key in done.values_list("dedup_key", flat=True) if key}
-
-
-def media_store(files: Iterable[MediaFile]) -> None:
-    """Keep the bytes of `files` until their notes are delivered (one row per name)."""
-    by_name = {f.filename: f for f in files}
-    if not by_name:
-        return
-    now = timezone.now()
-    existing = set(
-        Media.objects.filter(filename__in=list(by_name)).values_list("filename", flat=True)
-    )
-    for name in existing:
-        f = by_name[name]
-        Media.objects.filter(filename=name).update(
-            data=f.data, sha1=f.sha1, size=len(f.data), touched_at=now
-        )
-    Media.objects.bulk_create(
-        [
-            Media(filename=f.filename, data=f.data, sha1=f.sha1, size=len(f.data), touched_at=now)
-            for name, f in by_name.items()
-            if name not in existing
-        ],
-        ignore_conflicts=True,
-    )
-
-
-def media_load(names: Sequence[str]) -> dict[str, bytes]:
-    rows = Media.objects.filter(filename__in=list(names)).exclude(data=None)
-    return {name: bytes(data) for name, data in rows.values_list("filename", "data") if data}
-
-
-def media_prune() -> int:
-    """Drop the bytes no undelivered note needs (kept a lease after their last store)."""
-    needed: set[str] = set()
-    for names in Note.objects.filter(status__in=[S.PENDING, S.FAILED]).values_list(
-        "media", flat=True
-    ):
-        needed.update(names)
-    quiet = timezone.now() - timedelta(seconds=settings.ANKI_JOURNAL_LEASE)
-    stale = Media.objects.filter(touched_at__lt=quiet).exclude(data=None)
-    return stale.exclude(filename__in=needed).update(data=None)
-
-
 def notes_submit(
     *,
     deck: str,
@@ -170,7 +98,7 @@ def notes_submit(
     unreachable, the notes are queued: their detail says `queued`. `owner` is the user the
     rows belong to (None: no user).
     """
-    token, until = _lease()
+    token, until = lease()
     fixed = _journal(deck, model, drafts, ensure_deck, source, token, until, owner)
     results: dict[int, Delivered] = {}
     queued = not deliver
@@ -181,14 +109,14 @@ def notes_submit(
         except AnkiUnavailable:
             queued = True
         except AnkiError as exc:
-            _release(token, exc.message)
+            release(token, exc.message)
             raise
     if queued:
-        _release(token, "Anki was unreachable; queued")
+        release(token, "Anki was unreachable; queued")
         notes_flush_later()
     elif any(r.status == S.SENT and not r.placed for r in results.values()):
         notes_flush_later()  # Anki went away before the cards were placed
-    elif Note.objects.filter(_due()).exclude(claim=token).exists():
+    elif Note.objects.filter(due()).exclude(claim=token).exists():
         notes_flush_later(now=True)  # Anki is back: deliver what earlier calls queued
     media_prune()
     return _details(drafts, fixed, token, results)
@@ -309,7 +237,7 @@ def _deliver_claimed(
     What Anki answered is recorded even when it goes away midway (AnkiUnavailable).
     """
     groups: dict[tuple[str, str, bool], list[Note]] = defaultdict(list)
-    for note in Note.objects.filter(_due(), claim=token).order_by("id"):
+    for note in Note.objects.filter(due(), claim=token).order_by("id"):
         groups[(note.deck, note.model, note.ensure_deck)].append(note)
     try:
         for (deck, model, ensure_deck), notes in groups.items():
@@ -318,7 +246,7 @@ def _deliver_claimed(
                     client,
                     deck=deck,
                     model=model,
-                    notes=[_outgoing(n) for n in notes],
+                    notes=[outgoing(n) for n in notes],
                     ensure_deck=ensure_deck,
                     ledger=JournalLedger(),
                     results=results,
@@ -333,67 +261,7 @@ def _deliver_claimed(
                     }
                 )
     finally:  # Anki closed or refusing us midway: what it answered is kept, the rest waits
-        _record(token, results)
-
-
-def _outgoing(note: Note) -> Outgoing:
-    return Outgoing(
-        note.pk,
-        dict(note.fields),
-        list(note.tags),
-        list(note.media),
-        unanswered_since=note.unanswered_since,
-        note_id=note.anki_note_id if note.status == S.SENT else None,
-    )
-
-
-def _record(token: str, results: dict[int, Delivered]) -> None:
-    """Write what Anki answered, in one transaction (rows another sender took are skipped).
-
-    A few statements whatever the count: the note ids in one executemany, the rest grouped
-    by equal values (Django's bulk_update builds a CASE per field and row: slower than the
-    delivery itself at a few hundred rows).
-    """
-    if not results:
-        return
-    now = timezone.now()
-    table = Note._meta.db_table
-    with transaction.atomic():
-        rows = Note.objects.filter(pk__in=list(results), claim=token)
-        current = {
-            pk: (status, warnings)
-            for pk, status, warnings in rows.values_list("pk", "status", "warnings")
-        }
-        with connection.cursor() as cursor:
-            cursor.executemany(
-                f"UPDATE {table} SET anki_note_id = %s WHERE id = %s",  # noqa: S608 (our table)
-                [(results[pk].note_id, pk) for pk in current],
-            )
-        groups: dict[tuple[str, str, bool, bool], list[int]] = defaultdict(list)
-        for pk, (status, warnings) in current.items():
-            result = results[pk]
-            new = [w for w in result.warnings if w not in warnings]
-            if new:
-                Note.objects.filter(pk=pk).update(warnings=[*warnings, *new])
-            placed = result.placed or result.status != S.SENT
-            groups[(result.status, result.error, placed, status == S.PENDING)].append(pk)
-        for (status, error, placed, was_pending), pks in groups.items():
-            values: dict[str, object] = {"status": status, "last_error": error, "placed": placed,
-                                         "unanswered_since": None, "claim": "",
-                                         "claimed_until": None, "updated_at": now}  # fmt: skip
-            if was_pending:
-                values["attempts"] = F("attempts") + 1
-                if status == S.SENT:
-                    values["sent_at"] = now
-            Note.objects.filter(pk__in=pks).update(**values)
-
-
-def _release(token: str, error: str) -> None:
-    """Give up the rows `token` still holds; the undelivered ones wait with `error`."""
-    Note.objects.filter(claim=token, status=S.PENDING).update(
-        claim="", claimed_until=None, attempts=F("attempts") + 1, last_error=error
-    )
-    Note.objects.filter(claim=token).update(claim="", claimed_until=None)
+        record(token, results)
 
 
 def _details(
@@ -438,16 +306,14 @@ def notes_flush(*, note_ids: Sequence[int] | None = None) -> FlushOutcome:
     after = 0
     with AnkiClient() as client:
         while True:
-            token, until = _lease()
-            pending = Note.objects.filter(_free(), _due(), pk__gt=after)
+            token, until = lease()
+            pending = Note.objects.filter(free(), due(), pk__gt=after)
             if note_ids is not None:
                 pending = pending.filter(pk__in=list(note_ids))
             ids = list(pending.order_by("pk").values_list("pk", flat=True)[:FLUSH_BATCH])
             if not ids:
                 break
-            Note.objects.filter(_free(), _due(), pk__in=ids).update(
-                claim=token, claimed_until=until
-            )
+            Note.objects.filter(free(), due(), pk__in=ids).update(claim=token, claimed_until=until)
             after = ids[-1]
             undelivered = set(
                 Note.objects.filter(pk__in=ids, status=S.PENDING).values_list("pk", flat=True)
@@ -456,10 +322,10 @@ def notes_flush(*, note_ids: Sequence[int] | None = None) -> FlushOutcome:
             try:
                 _deliver_claimed(token, client, results)
             except (AnkiUnavailable, AnkiError) as exc:
-                _release(token, exc.message)
+                release(token, exc.message)
                 raise
             except BaseException:  # the rows must not stay held for a whole lease
-                _release(token, "the delivery was interrupted")
+                release(token, "the delivery was interrupted")
                 raise
             finally:  # rows that were only placed are not counted again
                 outcome.count(r for pk, r in results.items() if pk in undelivered)

@@ -18,7 +18,8 @@ from anki_bridge.client import AnkiClient
 from anki_bridge.delivery import Known, is_model_missing, model_create_default
 from anki_bridge.drafts import drafts_build, items_parse, note_validate, target_given
 from anki_bridge.exceptions import AnkiError, AnkiModelNotFound, AnkiUnavailable
-from anki_bridge.journal import dedup_sent, notes_submit
+from anki_bridge.journal import notes_submit
+from anki_bridge.ledger import dedup_sent
 from anki_bridge.notemodel import DEFAULT_MODEL, NoteModel, fields_normalize
 from anki_bridge.schemas import AddNotesResult, NoteDetail, NoteInput
 from core.exceptions import InvalidInput

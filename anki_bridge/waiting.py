@@ -15,7 +15,7 @@ import threading
 from django.conf import settings
 from django.db import close_old_connections, connection
 
-from anki_bridge import journal
+from anki_bridge import journal, ledger
 from anki_bridge.exceptions import AnkiUnavailable
 from core.exceptions import DomainError
 
@@ -68,7 +68,7 @@ def _watch() -> None:
         while not _stop.is_set():
             _wake.clear()
             close_old_connections()
-            if not journal.notes_waiting():
+            if not ledger.notes_waiting():
                 if _finished():
                     return
                 continue

@@ -13,7 +13,7 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 from mcp import Client
 
-from anki_bridge import journal, services, tasks
+from anki_bridge import journal, ledger, services, tasks
 from anki_bridge.exceptions import AnkiError, AnkiUnavailable
 from anki_bridge.models import Media, Note
 from core.mcp_server import build_server
@@ -207,7 +207,7 @@ def test_image_bytes_wait_for_their_notes_and_are_dropped_after(anki: FakeAnki, 
     settings.ANKI_JOURNAL_LEASE = 0
     anki.stop()
     add([{"Prompt": "img", "images": [{"image_base64": png_base64(), "target_field": "Prompt"}]}])
-    assert journal.media_prune() == 0  # its note still waits
+    assert ledger.media_prune() == 0  # its note still waits
     (media,) = Media.objects.all()
     assert media.data
     anki.start()

@@ -1,0 +1,168 @@
+"""The journal's rows: leases, what is due, recording Anki's answers, the media kept.
+
+Row-level operations the journal's use cases (`anki_bridge.journal`) are made of. A
+sender holds rows with a lease (`claim`, `claimed_until`); a row is due while it is
+undelivered or delivered with its cards not yet placed; `record` writes what Anki answered
+in a few statements; image bytes wait in `Media` until their notes are delivered.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from anki_bridge.delivery import Delivered, Outgoing
+from anki_bridge.images import MediaFile
+from anki_bridge.models import Media, Note
+
+S = Note.Status
+
+
+def lease() -> tuple[str, datetime]:
+    """A new claim token and the moment it runs out."""
+    return uuid.uuid4().hex, timezone.now() + timedelta(seconds=settings.ANKI_JOURNAL_LEASE)
+
+
+def free() -> Q:
+    """Rows no sender holds (never claimed, or the claim ran out)."""
+    return Q(claimed_until__isnull=True) | Q(claimed_until__lt=timezone.now())
+
+
+def due() -> Q:
+    """Rows a flush has work for: undelivered, or delivered with their cards not yet placed."""
+    return Q(status=S.PENDING) | Q(status=S.SENT, placed=False, anki_note_id__isnull=False)
+
+
+def notes_waiting() -> bool:
+    """Whether the journal holds notes that still need Anki."""
+    return Note.objects.filter(due()).exists()
+
+
+class JournalLedger:
+    """The journal as delivery sees it (anki_bridge.delivery.Ledger)."""
+
+    def load_media(self, names: Sequence[str]) -> dict[str, bytes]:
+        return media_load(names)
+
+    def sending(self, keys: Sequence[int]) -> None:
+        Note.objects.filter(pk__in=list(keys), unanswered_since__isnull=True).update(
+            unanswered_since=timezone.now()
+        )
+
+    def holders(self, note_ids: Sequence[int]) -> dict[int, int]:
+        rows = Note.objects.filter(anki_note_id__in=list(note_ids))
+        return {int(nid): pk for nid, pk in rows.values_list("anki_note_id", "pk") if nid}
+
+
+def dedup_sent(keys: Iterable[str]) -> set[str]:
+    """The keys among `keys` whose notes Anki already holds (no need to prepare them)."""
+    done = Note.objects.filter(dedup_key__in=list(keys), status__in=[S.SENT, S.DUPLICATE])
+    return {key for key in done.values_list("dedup_key", flat=True) if key}
+
+
+def media_store(files: Iterable[MediaFile]) -> None:
+    """Keep the bytes of `files` until their notes are delivered (one row per name)."""
+    by_name = {f.filename: f for f in files}
+    if not by_name:
+        return
+    now = timezone.now()
+    existing = set(
+        Media.objects.filter(filename__in=list(by_name)).values_list("filename", flat=True)
+    )
+    for name in existing:
+        f = by_name[name]
+        Media.objects.filter(filename=name).update(
+            data=f.data, sha1=f.sha1, size=len(f.data), touched_at=now
+        )
+    Media.objects.bulk_create(
+        [
+            Media(filename=f.filename, data=f.data, sha1=f.sha1, size=len(f.data), touched_at=now)
+            for name, f in by_name.items()
+            if name not in existing
+        ],
+        ignore_conflicts=True,
+    )
+
+
+def media_load(names: Sequence[str]) -> dict[str, bytes]:
+    rows = Media.objects.filter(filename__in=list(names)).exclude(data=None)
+    return {name: bytes(data) for name, data in rows.values_list("filename", "data") if data}
+
+
+def media_prune() -> int:
+    """Drop the bytes no undelivered note needs (kept a lease after their last store)."""
+    needed: set[str] = set()
+    for names in Note.objects.filter(status__in=[S.PENDING, S.FAILED]).values_list(
+        "media", flat=True
+    ):
+        needed.update(names)
+    quiet = timezone.now() - timedelta(seconds=settings.ANKI_JOURNAL_LEASE)
+    stale = Media.objects.filter(touched_at__lt=quiet).exclude(data=None)
+    return stale.exclude(filename__in=needed).update(data=None)
+
+
+def outgoing(note: Note) -> Outgoing:
+    return Outgoing(
+        note.pk,
+        dict(note.fields),
+        list(note.tags),
+        list(note.media),
+        unanswered_since=note.unanswered_since,
+        note_id=note.anki_note_id if note.status == S.SENT else None,
+    )
+
+
+def record(token: str, results: dict[int, Delivered]) -> None:
+    """Write what Anki answered, in one transaction (rows another sender took are skipped).
+
+    A few statements whatever the count: the note ids in one executemany, the rest grouped
+    by equal values (Django's bulk_update builds a CASE per field and row: slower than the
+    delivery itself at a few hundred rows).
+    """
+    if not results:
+        return
+    now = timezone.now()
+    table = Note._meta.db_table
+    with transaction.atomic():
+        rows = Note.objects.filter(pk__in=list(results), claim=token)
+        current = {
+            pk: (status, warnings)
+            for pk, status, warnings in rows.values_list("pk", "status", "warnings")
+        }
+        with connection.cursor() as cursor:
+            cursor.executemany(
+                f"UPDATE {table} SET anki_note_id = %s WHERE id = %s",  # noqa: S608 (our table)
+                [(results[pk].note_id, pk) for pk in current],
+            )
+        groups: dict[tuple[str, str, bool, bool], list[int]] = defaultdict(list)
+        for pk, (status, warnings) in current.items():
+            result = results[pk]
+            new = [w for w in result.warnings if w not in warnings]
+            if new:
+                Note.objects.filter(pk=pk).update(warnings=[*warnings, *new])
+            placed = result.placed or result.status != S.SENT
+            groups[(result.status, result.error, placed, status == S.PENDING)].append(pk)
+        for (status, error, placed, was_pending), pks in groups.items():
+            values: dict[str, object] = {"status": status, "last_error": error, "placed": placed,
+                                         "unanswered_since": None, "claim": "",
+                                         "claimed_until": None, "updated_at": now}  # fmt: skip
+            if was_pending:
+                values["attempts"] = F("attempts") + 1
+                if status == S.SENT:
+                    values["sent_at"] = now
+            Note.objects.filter(pk__in=pks).update(**values)
+
+
+def release(token: str, error: str) -> None:
+    """Give up the rows `token` still holds; the undelivered ones wait with `error`."""
+    Note.objects.filter(claim=token, status=S.PENDING).update(
+        claim="", claimed_until=None, attempts=F("attempts") + 1, last_error=error
+    )
+    Note.objects.filter(claim=token).update(claim="", claimed_until=None)
