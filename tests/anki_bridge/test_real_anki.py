@@ -22,6 +22,7 @@ from mcp import Client
 
 from anki_bridge import journal, media_upload, services
 from anki_bridge.client import AnkiClient
+from anki_bridge.exceptions import AnkiUnavailable
 from anki_bridge.models import Note
 from core import background
 from core.mcp_server import build_server
@@ -86,7 +87,10 @@ def test_requests_wait_for_the_25_ms_timer_and_parallel_clients_take_turns(
 
     slow = threading.Thread(target=post, args=("big", big))
     slow.start()
-    time.sleep(0.1)  # the big one is being received
+    deadline = time.monotonic() + 10
+    while not any(size > 160_000 for size in anki.state.request_bytes):  # Anki is busy with it
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
     started = time.monotonic()
     post("small", VERSION)
     slow.join()
@@ -348,3 +352,22 @@ def test_data_uploads_stay_in_requests_whose_cost_per_byte_is_flat(
 def test_the_bridge_client_never_reuses_a_connection(anki: FakeAnki) -> None:
     with AnkiClient() as client:
         assert [client.version() for _ in range(100)] == [6] * 100
+
+
+def test_killed_again_while_the_flush_recovers_still_ends_with_every_note_once_in_its_deck(
+    anki: FakeAnki,
+) -> None:
+    services.model_info_get()
+    anki.state.kill_after("addNote", 30)
+    services.notes_add_from_model(items=fifty(), deck="Колода")
+    anki.wait_killed()
+    anki.start()
+    anki.state.kill_before("changeDeck")  # the flush adds the other 20, then Anki dies again
+    with pytest.raises(AnkiUnavailable):
+        journal.notes_flush()
+    anki.wait_killed()
+    anki.start()
+    journal.notes_flush()
+    assert len(anki.notes()) == 50
+    assert deck_of(anki) == {"Колода": 50}
+    assert Note.objects.filter(status="sent", placed=True, anki_note_id__isnull=False).count() == 50
