@@ -207,7 +207,10 @@ def _deck_id(outcome: Outcome, deck: str, created: bool) -> int | None:
         return None
     if created:
         return int(outcome.result) if isinstance(outcome.result, int) else None
-    found = (outcome.result or {}).get(deck) if isinstance(outcome.result, dict) else None
+    decks = outcome.result if isinstance(outcome.result, dict) else {}
+    found = decks.get(deck)
+    if found is None:  # Anki finds decks by name whatever the letter case
+        found = next((i for name, i in decks.items() if name.casefold() == deck.casefold()), None)
     return int(found) if isinstance(found, int) else None
 
 

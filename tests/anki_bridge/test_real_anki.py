@@ -371,3 +371,12 @@ def test_killed_again_while_the_flush_recovers_still_ends_with_every_note_once_i
     assert len(anki.notes()) == 50
     assert deck_of(anki) == {"Колода": 50}
     assert Note.objects.filter(status="sent", placed=True, anki_note_id__isnull=False).count() == 50
+
+
+def test_add_notes_places_cards_in_a_deck_named_in_another_letter_case(anki: FakeAnki) -> None:
+    services.notes_add_from_model(items=[{"Prompt": "makes the deck"}], deck="Физика")
+    result = services.notes_add(
+        notes=[{"fields": {"Prompt": f"q{i}", "Response": "a"}} for i in range(3)], deck="физика"
+    )
+    assert [d.status for d in result.details] == ["ok"] * 3
+    assert deck_of(anki) == {"Физика": 4}
