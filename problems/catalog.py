@@ -45,7 +45,10 @@ def catalog_get(*, site: Site, refresh: bool = False) -> list[Topic]:
 
     async def fetch(client: SdamgiaClient) -> list[CatalogTopic]:
         page = await client.catalog_page(site)
-        return parse_catalog(page.text, base_url=site_base_url(site))
+        try:
+            return parse_catalog(page.text, base_url=site_base_url(site))
+        except PageStructureError as exc:
+            raise SdamgiaBadPage.unreadable(site.label, "catalog page", exc) from None
 
     parsed = run_with_client(fetch)
     if not parsed:
@@ -129,7 +132,11 @@ async def _read_listing(
     while page_no < min(total, LISTING_MAX_PAGES):
         page_no += 1
         page = await client.category_page(site, category_id, page_no)
-        listing = parse_category_page(page.text, base_url=site_base_url(site))
+        try:
+            listing = parse_category_page(page.text, base_url=site_base_url(site))
+        except PageStructureError as exc:
+            where = f"page {page_no} of category {category_id}"
+            raise SdamgiaBadPage.unreadable(site.label, where, exc) from None
         total = listing.total_pages or page_no
         new = [p for p in listing.problems if p.problem_id and p.problem_id not in seen]
         if not new:  # the site repeats its last page forever

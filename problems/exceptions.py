@@ -39,3 +39,11 @@ class SdamgiaBadPage(SdamgiaUnavailable):
 
     code = "sdamgia_bad_page"
     retryable = False
+
+    @classmethod
+    def unreadable(cls, site: str, page: str, reason: object) -> SdamgiaBadPage:
+        """The page `page` of `site` (its label) could not be read as one: `reason`."""
+        return cls(
+            f"the {page} of {site}.sdamgia.ru cannot be read ({reason}); nothing was stored",
+            extra={"site": site, "page": page},
+        )

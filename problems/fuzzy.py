@@ -20,9 +20,10 @@ from core import background
 from core.exceptions import DomainError, InvalidInput
 from problems.client import SdamgiaClient, gather_settled, run_with_client, site_base_url
 from problems.entities import ListingPage
+from problems.exceptions import SdamgiaBadPage
 from problems.matching import Candidate, Query, distinctive_phrases, rank
 from problems.models import Problem
-from problems.parsing import parse_search_page
+from problems.parsing import PageStructureError, parse_search_page
 from problems.services import Progress, problems_store
 from problems.subjects import Site
 
@@ -119,7 +120,11 @@ def _site_candidates(site: Site, outcome: FuzzyOutcome) -> list[str]:
     async def search_all(client: SdamgiaClient) -> list[ListingPage | BaseException]:
         async def first_page(phrase: str) -> ListingPage:
             page = await client.search_page(site, phrase, 1)
-            return parse_search_page(page.text, base_url=site_base_url(site))
+            try:
+                return parse_search_page(page.text, base_url=site_base_url(site))
+            except PageStructureError as exc:
+                where = f"search page for {phrase!r}"
+                raise SdamgiaBadPage.unreadable(site.label, where, exc) from None
 
         return await gather_settled([first_page(phrase) for phrase in phrases])
 

@@ -88,7 +88,12 @@ def _cls(name: str) -> str:
 
 
 def _absolute(url: str, base_url: str) -> str:
-    return urljoin(base_url.rstrip("/") + "/", url.strip())
+    """`url` made absolute against the site; a root-relative one (`/get_file?id=1`) keeps the
+    path of SDAMGIA_URL_TEMPLATE (a site served under a prefix, behind a proxy)."""
+    url = url.strip()
+    if url.startswith("/") and not url.startswith("//"):
+        return base_url.rstrip("/") + url
+    return urljoin(base_url.rstrip("/") + "/", url)
 
 
 def _is_formula(img: Any) -> bool:
@@ -288,9 +293,26 @@ def _blocks(root: Any, base_url: str) -> list[ParsedProblem]:
     return problems
 
 
+_NOTHING_FOUND = re.compile(r"ничего не найдено|не найдено|нет заданий", re.IGNORECASE)
+
+
+def _listing_root(html: str | bytes, kind: str) -> Any:
+    """The root of a page that lists problems; PageStructureError for anything else.
+
+    A listing holds problem blocks or the list they go in (`div.prob_list`), or says that
+    nothing was found: a page with none of these is not read as "no problems".
+    """
+    root = _root(html)
+    if root.xpath(f"//div[{_cls('prob_maindiv')}] | //div[{_cls('prob_list')}]"):
+        return root
+    if _NOTHING_FOUND.search(root.text_content()):
+        return root
+    raise PageStructureError(f"no problem blocks and no problem list: not a {kind} page")
+
+
 def parse_search_page(html: str | bytes, *, base_url: str) -> ListingPage:
     """A /search page: its problem blocks in order (ids from span.prob_nums a)."""
-    return ListingPage(problems=_dedupe(_blocks(_root(html), base_url)))
+    return ListingPage(problems=_dedupe(_blocks(_listing_root(html, "search"), base_url)))
 
 
 def _dedupe(problems: list[ParsedProblem]) -> list[ParsedProblem]:
@@ -310,7 +332,7 @@ def _int(value: str | None) -> int | None:
 
 def parse_category_page(html: str | bytes, *, base_url: str) -> ListingPage:
     """A category listing page: whole problems, with data-page / data-total."""
-    root = _root(html)
+    root = _listing_root(html, "category")
     listing = _first(root, f"//div[{_cls('prob_list')}]")
     page = ListingPage(problems=_dedupe(_blocks(root, base_url)))
     if listing is not None:

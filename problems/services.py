@@ -300,7 +300,11 @@ def _search_pages(
                 break
             page_no += 1
             page = await client.search_page(site, query, page_no)
-            listing = parse_search_page(page.text, base_url=site_base_url(site))
+            try:
+                listing = parse_search_page(page.text, base_url=site_base_url(site))
+            except PageStructureError as exc:
+                where = f"search page {page_no} for {query!r}"
+                raise SdamgiaBadPage.unreadable(site.label, where, exc) from None
             new = [p for p in listing.problems if p.problem_id and p.problem_id not in seen]
             if not new:
                 exhausted = True
