@@ -43,6 +43,10 @@ def match(recorded: Any, actual: Any, ids: dict[int, int], where: str = "body") 
     """Assert `actual` equals `recorded` up to ids and timestamps (learned into `ids`)."""
     if is_volatile(recorded):
         assert is_volatile(actual), f"{where}: expected an id/timestamp, got {actual!r}"
+        if ".cards[" in where:
+            # Card ids are numbered apart from note ids: the recording's card has its note's
+            # id only because both were made in one millisecond; no request sends it back.
+            return
         learned = ids.setdefault(recorded, actual)
         assert learned == actual, f"{where}: id {recorded} came back as {actual}, was {learned}"
     elif isinstance(recorded, dict):
