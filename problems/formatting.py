@@ -136,6 +136,7 @@ def fuzzy_as_dict(outcome: FuzzyOutcome) -> dict[str, Any]:
         "local_candidates": outcome.local_candidates,
         "fetch_errors": outcome.fetch_errors,
         "warnings": outcome.warnings,
+        "offline": outcome.offline,
     }
 
 
@@ -144,6 +145,8 @@ def fuzzy_markdown(outcome: FuzzyOutcome) -> str:
         f"# {len(outcome.matches)} matching problems "
         f"({outcome.local_candidates} compared; {outcome.fetched} fetched from the site)"
     )
+    if outcome.offline:
+        head += " — offline: the site could not be reached, answered from stored problems"
     lines = [head, ""]
     for n, match in enumerate(outcome.matches, start=1):
         lines.append(

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from django.db.models import Count, Max
 
 from core import background
-from core.exceptions import DomainError, InvalidInput
+from core.exceptions import DomainError, InvalidInput, UpstreamError
 from problems.client import SdamgiaClient, gather_settled, run_with_client, site_base_url
 from problems.entities import ListingPage
 from problems.exceptions import SdamgiaBadPage
@@ -54,6 +54,7 @@ class FuzzyOutcome:
     fetch_errors: dict[str, str] = field(default_factory=dict)
     local_candidates: int = 0
     warnings: list[str] = field(default_factory=list)
+    offline: bool = False  # the site could not be asked: the matches are the stored corpus's
 
 
 def problems_search_fuzzy(
@@ -129,7 +130,8 @@ def _site_candidates(site: Site, outcome: FuzzyOutcome) -> list[str]:
         return await gather_settled([first_page(phrase) for phrase in phrases])
 
     ids: list[str] = []
-    for phrase, result in zip(phrases, run_with_client(search_all), strict=True):
+    results = run_with_client(search_all) if phrases else []
+    for phrase, result in zip(phrases, results, strict=True):
         if isinstance(result, DomainError):
             outcome.warnings.append(f"site search for {phrase!r} failed: {result.message}")
         elif isinstance(result, ListingPage):
@@ -137,6 +139,12 @@ def _site_candidates(site: Site, outcome: FuzzyOutcome) -> list[str]:
             ids.extend(result.ids)
         else:
             outcome.warnings.append(f"site search for {phrase!r} failed unexpectedly")
+    if results and all(isinstance(r, UpstreamError) for r in results):
+        outcome.offline = True
+        outcome.warnings.append(
+            f"offline: {site.label}.sdamgia.ru could not be reached; the matches come from "
+            "the problems stored here"
+        )
     unique = list(dict.fromkeys(ids))
     outcome.site_candidates = len(unique)
     return unique

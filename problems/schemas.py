@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 
 class ConditionOut(BaseModel):
@@ -76,6 +76,10 @@ class FuzzyOut(BaseModel):
     local_candidates: int
     fetch_errors: dict[str, str]
     warnings: list[str]
+    offline: bool = Field(
+        description="True when the site could not be reached: the matches come from the "
+        "problems stored here."
+    )
 
 
 class CategoryRefOut(BaseModel):

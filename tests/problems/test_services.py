@@ -179,3 +179,15 @@ def test_fuzzy_search_without_the_site_still_searches_what_is_stored(fake_site) 
     assert [m.problem.problem_id for m in outcome.matches] == ["6001"]
     assert outcome.warnings
     assert "СДАМ ГИА is unavailable" in outcome.warnings[0]
+    assert outcome.offline
+    assert outcome.warnings[-1].startswith("offline: math-ege.sdamgia.ru could not be reached")
+
+
+def test_a_site_that_answers_is_not_offline(fake_site) -> None:  # type: ignore[no-untyped-def]
+    add(fake_site, "6002", "Найдите площадь квадрата, если его сторона равна 7.")
+    services.problem_get(site=MATH, problem_id="6002")
+    outcome = fuzzy.problems_search_fuzzy(
+        site=MATH, condition_text="площадь квадрата сторона равна 7", threshold=0.3, limit=3
+    )
+    assert not outcome.offline
+    assert not any(w.startswith("offline") for w in outcome.warnings)

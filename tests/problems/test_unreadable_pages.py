@@ -87,3 +87,29 @@ def test_figure_urls_keep_the_path_of_the_url_template() -> None:
         base_url="https://math-ege.sdamgia.ru",
     )
     assert "https://math-ege.sdamgia.ru/get_file?id=6" in real.figures
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_the_site_down_search_by_text_answers_from_the_stored_corpus(fake_site) -> None:  # type: ignore[no-untyped-def]
+    import asyncio
+    import json
+
+    from tests.problems.fake_site import Fault
+
+    text = "Найдите площадь ромба с диагоналями 10 и 24."
+    fake_site.add_problem("math-ege", "6101", block("6101", text))
+    services.problem_get(site=MATH, problem_id="6101")
+    fake_site.faults.append(Fault("drop"))  # the site is gone
+    arguments = {"subject": "math", "condition_text": "площадь ромба с диагоналями 10 и 24",
+                 "threshold": 0.3, "response_format": "json"}  # fmt: skip
+
+    async def search() -> str:
+        async with Client(build_server(["problems"]), read_timeout_seconds=30) as c:
+            result = await c.call_tool("sdamgia_search_by_text", arguments)
+        assert not result.is_error, text_of(result)
+        return text_of(result)
+
+    data = json.loads(asyncio.run(search()))
+    assert data["offline"] is True
+    assert [m["id"] for m in data["matches"]] == ["6101"]
+    assert any(w.startswith("offline: math-ege.sdamgia.ru") for w in data["warnings"])
