@@ -612,10 +612,6 @@ class FakeAnki:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    @property
-    def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
-
     def start(self) -> None:
         """Open Anki (again, on the same port): the collection, the socket, the timer."""
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
