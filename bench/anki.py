@@ -1,6 +1,6 @@
 """Anki benchmark on the faithful AnkiConnect stand-in (tests/anki_bridge/ankiconnect_server.py).
 
-    .venv/bin/python bench/anki.py [--notes 200]
+    .venv/bin/python bench/anki.py [--notes 200] [--only images|text]
 
 The stand-in behaves as the real add-on measured (../shared/fixtures/ankiconnect/
 BEHAVIOUR.md): one request at a time on a 25 ms timer, a receive cost that grows faster
@@ -27,6 +27,7 @@ import io
 import json
 import os
 import random
+import statistics
 import sys
 import tempfile
 import time
@@ -54,7 +55,7 @@ from django.core.management import call_command  # noqa: E402
 from mcp import Client  # noqa: E402
 from PIL import Image  # noqa: E402
 
-from anki_bridge.client import create_model  # noqa: E402
+from anki_bridge.client import create_model, new_elsewhere_query  # noqa: E402
 from anki_bridge.models import Media, Note  # noqa: E402
 from anki_bridge.notemodel import DEFAULT_MODEL  # noqa: E402
 from bench.common import print_table  # noqa: E402
@@ -63,6 +64,8 @@ from tests.anki_bridge.ankiconnect_server import FakeAnki  # noqa: E402
 
 MODEL = DEFAULT_MODEL.name
 DECK = "Bench"
+REPEAT = 7
+DECK_IDS: dict[str, int] = {}  # Anki's url → the bench deck's id, as createDeck answered
 HEADER = [
     "client",
     "wall",
@@ -94,7 +97,7 @@ def fresh_anki() -> FakeAnki:
     Note.objects.all().delete()
     Media.objects.all().delete()
     cache.clear()
-    raw(anki, "createDeck", deck=DECK)
+    DECK_IDS[anki.url] = raw(anki, "createDeck", deck=DECK)
     raw(anki, "createModel", **create_model(DEFAULT_MODEL)["params"])
     anki.state.requests.clear()
     anki.state.request_bytes.clear()
@@ -114,13 +117,20 @@ def in_deck(anki: FakeAnki) -> int:
     return sum(1 for note in anki.notes() if note["decks"] == [DECK])
 
 
-def measure(name: str, run: Callable[[FakeAnki], float], notes: int) -> dict[str, Any]:
-    """Run on a fresh Anki; `run` returns the wall time of the part it measures."""
-    anki = fresh_anki()
-    wall = run(anki)
+def measure(
+    name: str, run: Callable[[FakeAnki], float], notes: int, repeat: int = 1
+) -> dict[str, Any]:
+    """Run on a fresh Anki (`repeat` times: the median wall time, the last run's counts);
+    `run` returns the wall time of the part it measures."""
+    walls = []
+    for _ in range(repeat):
+        anki = fresh_anki()
+        walls.append(run(anki))
+        if len(walls) < repeat:
+            anki.stop()
     result = {
         "name": name,
-        "wall": wall,
+        "wall": statistics.median(walls),
         "notes": notes,
         "requests": len(anki.state.requests),
         "bytes": sum(anki.state.request_bytes),
@@ -219,15 +229,22 @@ def raw_add_notes(count: int) -> Callable[[FakeAnki], float]:
 
 
 def raw_add_notes_placed(count: int) -> Callable[[FakeAnki], float]:
-    """The least a plain client must do for cards in the deck: addNotes, find the cards
-    Anki filed elsewhere, move them (it keeps no journal and checks nothing)."""
+    """The least a plain client must do for its cards to end in the deck, in two requests:
+    one `multi` of addNotes between two searches for today's cards outside the deck, then one
+    changeDeck of the cards the second search found and the first did not. It keeps no
+    journal and checks nothing."""
 
     def run(anki: FakeAnki) -> None:
         notes = [
             {"deckName": DECK, "modelName": MODEL, "fields": item} for item in text_items(count)
         ]
-        ids = raw(anki, "addNotes", notes=notes)
-        cards = raw(anki, "findCards", query=f"nid:{','.join(map(str, ids))} -deck:{DECK}")
+        elsewhere = {
+            "action": "findCards",
+            "params": {"query": new_elsewhere_query(DECK_IDS[anki.url])},
+        }
+        actions = [elsewhere, {"action": "addNotes", "params": {"notes": notes}}, elsewhere]
+        before, _, after = raw(anki, "multi", actions=actions)  # bare results (no "version")
+        cards = sorted(set(after) - set(before))
         if cards:
             raw(anki, "changeDeck", cards=cards, deck=DECK)
 
@@ -237,9 +254,17 @@ def raw_add_notes_placed(count: int) -> Callable[[FakeAnki], float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--notes", type=int, default=200)
+    parser.add_argument("--only", choices=["images", "text"], help="one of the two measurements")
     args = parser.parse_args()
     n = args.notes
     call_command("migrate", verbosity=0)
+    if args.only != "text":
+        images_bench(n)
+    if args.only != "images":
+        text_bench(n)
+
+
+def images_bench(n: int) -> None:
     images = [photo(i) for i in range(n)]
     size = sum(len(i) for i in images) / len(images) / 1024
     print(f"{n} notes, one 1000×1000 JPEG each (mean {size:.0f} KB), on {os.cpu_count()} cores")
@@ -251,10 +276,12 @@ def main() -> None:
     settings.ANKI_MEDIA_UPLOAD = "auto"
     print_table(HEADER, [row(m, naive) for m in (naive, by_path, by_data)])
 
-    print(f"\n{n} text notes")
-    baseline = measure("one raw addNotes request", raw_add_notes(n), n)
-    placed = measure("raw addNotes + findCards + changeDeck", raw_add_notes_placed(n), n)
-    text = measure("bridge, one add_from_model call", bridge_call(text_items(n)), n)
+
+def text_bench(n: int) -> None:
+    print(f"\n{n} text notes (median of {REPEAT} runs: one run is a few 25 ms ticks)")
+    baseline = measure("one raw addNotes request", raw_add_notes(n), n, REPEAT)
+    placed = measure("raw: multi(addNotes) + changeDeck", raw_add_notes_placed(n), n, REPEAT)
+    text = measure("bridge, one add_from_model call", bridge_call(text_items(n)), n, REPEAT)
     print_table(HEADER, [row(m, baseline) for m in (baseline, placed, text)])
     print(f"bridge vs the raw client that places its cards: {text['wall'] / placed['wall']:.2f}×")
 
