@@ -22,20 +22,37 @@ SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 def damage(text: str, rng: random.Random, *, rate: float = 1.0) -> str:
     """A damaged copy of `text`; `rate` scales every kind of damage."""
-    text = _drop_sentence(text, rng) if rng.random() < 0.5 * rate else text
+    return damage_kept(text, rng, rate=rate)[0]
+
+
+def damage_kept(text: str, rng: random.Random, *, rate: float = 1.0) -> tuple[str, list[str]]:
+    """A damaged copy of `text` and the sentences of `text` it still carries (all of them
+    unless one was dropped): a search hits when its first result holds every one."""
+    kept = SENTENCE.split(text)
+    if rng.random() < 0.5 * rate:
+        kept = _drop_sentence(kept, rng)
+    text = " ".join(kept)
     text = "".join(_confuse(ch, rng, 0.08 * rate) for ch in text)
     words = [_typo(word, rng, 0.06 * rate) for word in text.split(" ")]
-    return _respace(words, rng, rate)
+    return _respace(words, rng, rate), kept
 
 
-def _drop_sentence(text: str, rng: random.Random) -> str:
-    sentences = SENTENCE.split(text)
+def holds_every(condition: str, sentences: list[str]) -> bool:
+    """Whether `condition` holds each of `sentences` (compared as normalized text): a
+    problem of the same prototype that differs only in a dropped sentence is a hit too."""
+    from problems.matching import normalize
+
+    whole = normalize(condition)
+    return all(normalize(sentence) in whole for sentence in sentences)
+
+
+def _drop_sentence(sentences: list[str], rng: random.Random) -> list[str]:
     if len(sentences) < 3:
-        return text
+        return sentences
     victim = rng.randrange(len(sentences))
     kept = sentences[:victim] + sentences[victim + 1 :]
-    shorter = " ".join(kept)
-    return shorter if len(shorter) >= 0.6 * len(text) else text
+    whole = sum(map(len, sentences))
+    return kept if sum(map(len, kept)) >= 0.6 * whole else sentences
 
 
 def _confuse(ch: str, rng: random.Random, p: float) -> str:

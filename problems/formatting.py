@@ -137,6 +137,7 @@ def fuzzy_as_dict(outcome: FuzzyOutcome) -> dict[str, Any]:
         "fetch_errors": outcome.fetch_errors,
         "warnings": outcome.warnings,
         "offline": outcome.offline,
+        "site_asked": outcome.site_asked,
     }
 
 
@@ -147,6 +148,8 @@ def fuzzy_markdown(outcome: FuzzyOutcome) -> str:
     )
     if outcome.offline:
         head += " — offline: the site could not be reached, answered from stored problems"
+    elif not outcome.site_asked:
+        head += " — a stored problem matched confidently; `refresh: true` asks the site too"
     lines = [head, ""]
     for n, match in enumerate(outcome.matches, start=1):
         lines.append(

@@ -1,29 +1,31 @@
 """`problems_search_fuzzy`: find problems by a (possibly OCR-damaged) condition text.
 
-Candidates: the site's search with 1–3 distinctive phrases of the text (the union of the
-first pages), plus every problem of the site already in the database. Candidates not yet
-stored are fetched — in chunks by the Celery workers when one answers, else here with
-bounded concurrency (`core.background.gather`) — and stored, so the next search is local.
+First the stored problems (`problems.index`): a confident match — a high score, well
+ahead of the runner-up, holding every number of the query in order — is the answer,
+without asking the site (`refresh=True` always asks). Otherwise the candidates are the
+site's search with 1–3 distinctive phrases of the text (the union of the first pages),
+plus every problem of the site already in the database. Candidates not yet stored are
+fetched — in chunks by the Celery workers when one answers, else here with bounded
+concurrency (`core.background.gather`) — and stored, so the next search is local.
 Scoring is `problems.matching`.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-
-from django.db.models import Count, Max
 
 from core import background
 from core.exceptions import DomainError, InvalidInput, UpstreamError
 from problems.client import SdamgiaClient, gather_settled, run_with_client, site_base_url
-from problems.entities import ListingPage
+from problems.entities import ListingPage, ParsedProblem
 from problems.exceptions import SdamgiaBadPage
-from problems.matching import Candidate, Query, distinctive_phrases, rank
+from problems.index import site_index
+from problems.matching import Candidate, Query, distinctive_phrases, matching_form, score
 from problems.models import Problem
 from problems.parsing import PageStructureError, parse_search_page
+from problems.repair import phrase_whole, phrases_build, words_repair
 from problems.services import Progress, problems_store
 from problems.subjects import Site
 
@@ -32,6 +34,9 @@ logger = logging.getLogger(__name__)
 FETCH_TASK = "problems.fetch_chunk"
 CHUNK_SIZE = 5  # problems per task when workers share the fetching
 FANOUT_TIMEOUT = 120.0  # seconds to wait for the workers; later chunks count as failed
+THIN = 0.8  # no problem of the first search pages this good: more phrases, a second page
+CONFIDENT = 0.9  # a stored match this good …
+MARGIN = 0.05  # … and this far ahead of the runner-up answers without the site
 
 
 @dataclass
@@ -55,6 +60,7 @@ class FuzzyOutcome:
     local_candidates: int = 0
     warnings: list[str] = field(default_factory=list)
     offline: bool = False  # the site could not be asked: the matches are the stored corpus's
+    site_asked: bool = True  # False: a confident stored match answered
 
 
 def problems_search_fuzzy(
@@ -64,8 +70,12 @@ def problems_search_fuzzy(
     threshold: float = 0.6,
     limit: int = 20,
     progress: Progress | None = None,
+    refresh: bool = False,
 ) -> FuzzyOutcome:
-    """Problems whose condition matches `condition_text`, best first, with scores 0..1."""
+    """Problems whose condition matches `condition_text`, best first, with scores 0..1.
+
+    `refresh`: ask the site even when a stored problem matches confidently.
+    """
     text = condition_text.strip()
     if not 10 <= len(text) <= 1000:
         raise InvalidInput("condition_text must be 10–1000 characters", field="condition_text")
@@ -73,8 +83,15 @@ def problems_search_fuzzy(
         raise InvalidInput("threshold must be between 0 and 1", field="threshold")
     if not 1 <= limit <= 50:
         raise InvalidInput("limit must be between 1 and 50", field="limit")
-    outcome = FuzzyOutcome(phrases=distinctive_phrases(text))
-    site_ids = _site_candidates(site, outcome)
+    query = Query.from_text(text)
+    if not refresh:
+        local = site_index.search(site, query, threshold=0, limit=max(limit, 2))
+        if _confident(query, local):
+            outcome = FuzzyOutcome(site_asked=False, local_candidates=site_index.size(site))
+            outcome.matches = _matches([(c, s) for c, s in local if s >= threshold][:limit])
+            return outcome
+    outcome = FuzzyOutcome()
+    site_ids = _site_candidates(site, query, text, outcome)
     stored = set(
         Problem.objects.filter(subject=site.subject, exam=site.exam, problem_id__in=site_ids)
         .exclude(search_text="")
@@ -84,12 +101,26 @@ def problems_search_fuzzy(
     if missing:
         outcome.fetch_errors = _fetch_missing(site, missing, progress)
         outcome.fetched = len(missing) - len(outcome.fetch_errors)
-    candidates = site_index(site)
-    outcome.local_candidates = len(candidates)
-    ranked = rank(Query.from_text(text), candidates, threshold=threshold, limit=limit)
-    rows = Problem.objects.in_bulk([c.key for c, _ in ranked])
-    outcome.matches = [FuzzyMatch(rows[c.key], s) for c, s in ranked if c.key in rows]
+    outcome.matches = _matches(site_index.search(site, query, threshold=threshold, limit=limit))
+    outcome.local_candidates = site_index.size(site)
     return outcome
+
+
+def _confident(query: Query, ranked: Sequence[tuple[Candidate, float]]) -> bool:
+    """Whether the best stored match is the answer: its score, its lead, and every number
+    of the query in it, in order (a sibling of the prototype differs in a number)."""
+    if not ranked or ranked[0][1] < CONFIDENT:
+        return False
+    if len(ranked) > 1 and ranked[0][1] - ranked[1][1] < MARGIN:
+        return False
+    held = iter(ranked[0][0].numbers)
+    return all(number in held for number in query.nums)
+
+
+def _matches(ranked: Sequence[tuple[Candidate, float]]) -> list[FuzzyMatch]:
+    """The ranked candidates' rows (a row deleted meanwhile is left out)."""
+    rows = Problem.objects.in_bulk([c.key for c, _ in ranked])
+    return [FuzzyMatch(rows[c.key], s) for c, s in ranked if c.key in rows]
 
 
 def _fetch_missing(site: Site, ids: Sequence[str], progress: Progress | None) -> dict[str, str]:
@@ -111,65 +142,77 @@ def _fetch_missing(site: Site, ids: Sequence[str], progress: Progress | None) ->
     return errors
 
 
-def _site_candidates(site: Site, outcome: FuzzyOutcome) -> list[str]:
-    """The union of the first result page of each phrase, searched concurrently.
+def _site_candidates(site: Site, query: Query, text: str, outcome: FuzzyOutcome) -> list[str]:
+    """The problems the site's search shows for phrases of the repaired query.
 
-    Whole problems on those pages are stored; the site failing is a warning, not an error.
+    First the first page of up to three phrases of intact words, concurrently; when no
+    problem shown matches well (THIN), shorter phrases of the other words and the second
+    page of the phrases whose first was full. Whole problems on those pages are stored;
+    the site failing is a warning, not an error. `outcome.phrases`: every phrase sent.
     """
-    phrases = [phrase[:500] for phrase in outcome.phrases if len(phrase) >= 3]
+    words = words_repair(text)
+    first = phrases_build(words, count=3) or distinctive_phrases(text)
+    asked = [(phrase[:500], 1) for phrase in first if len(phrase) >= 3]
+    pages, failures = _search_pages(site, asked, outcome)
+    shown = [problem for page in pages.values() for problem in page.problems]
+    if _best(query, shown) < THIN:
+        more = [phrase_whole(words), *phrases_build(words, count=2, size=4, skip=first)]
+        again = [key for key, page in pages.items() if len(page.ids) >= 10]
+        later = [(phrase, 2) for phrase, _ in again]
+        later += [(phrase[:500], 1) for phrase in more if len(phrase) >= 3]
+        later = [key for key in dict.fromkeys(later) if key not in pages]
+        more_pages, more_failures = _search_pages(site, later, outcome)
+        pages.update(more_pages)
+        failures += more_failures
+        asked += later
+    outcome.phrases = list(dict.fromkeys(phrase for phrase, _ in asked))
+    if asked and not pages and all(isinstance(f, UpstreamError) for f in failures):
+        outcome.offline = True
+        outcome.warnings.append(
+            f"offline: {site.label}.sdamgia.ru could not be reached; the matches come from "
+            "the problems stored here"
+        )
+    unique = list(dict.fromkeys(pid for page in pages.values() for pid in page.ids))
+    outcome.site_candidates = len(unique)
+    return unique
+
+
+def _best(query: Query, problems: Sequence[ParsedProblem]) -> float:
+    """The best score among problems a search page showed (0: none)."""
+    return max(
+        (
+            score(query, Candidate.from_normalized(None, matching_form(p.condition_text)))
+            for p in problems
+        ),
+        default=0.0,
+    )
+
+
+def _search_pages(
+    site: Site, asked: Sequence[tuple[str, int]], outcome: FuzzyOutcome
+) -> tuple[dict[tuple[str, int], ListingPage], list[BaseException]]:
+    """The search pages asked ((phrase, page number)), concurrently, and what failed; stores
+    the problems they show. A failure is also a warning of `outcome`."""
 
     async def search_all(client: SdamgiaClient) -> list[ListingPage | BaseException]:
-        async def first_page(phrase: str) -> ListingPage:
-            page = await client.search_page(site, phrase, 1)
+        async def one(phrase: str, number: int) -> ListingPage:
+            page = await client.search_page(site, phrase, number)
             try:
                 return parse_search_page(page.text, base_url=site_base_url(site))
             except PageStructureError as exc:
                 where = f"search page for {phrase!r}"
                 raise SdamgiaBadPage.unreadable(site.label, where, exc) from None
 
-        return await gather_settled([first_page(phrase) for phrase in phrases])
+        return await gather_settled([one(phrase, number) for phrase, number in asked])
 
-    ids: list[str] = []
-    results = run_with_client(search_all) if phrases else []
-    for phrase, result in zip(phrases, results, strict=True):
-        if isinstance(result, DomainError):
-            outcome.warnings.append(f"site search for {phrase!r} failed: {result.message}")
-        elif isinstance(result, ListingPage):
+    pages: dict[tuple[str, int], ListingPage] = {}
+    failures: list[BaseException] = []
+    for key, result in zip(asked, run_with_client(search_all) if asked else [], strict=True):
+        if isinstance(result, ListingPage):
             problems_store(site=site, parsed=result.problems)
-            ids.extend(result.ids)
-        else:
-            outcome.warnings.append(f"site search for {phrase!r} failed unexpectedly")
-    if results and all(isinstance(r, UpstreamError) for r in results):
-        outcome.offline = True
-        outcome.warnings.append(
-            f"offline: {site.label}.sdamgia.ru could not be reached; the matches come from "
-            "the problems stored here"
-        )
-    unique = list(dict.fromkeys(ids))
-    outcome.site_candidates = len(unique)
-    return unique
-
-
-class _SiteIndex:
-    """Matching forms of every stored problem of a site, rebuilt when the rows change."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._cache: dict[str, tuple[tuple[int, object], list[Candidate]]] = {}
-
-    def get(self, site: Site) -> list[Candidate]:
-        qs = Problem.objects.filter(subject=site.subject, exam=site.exam).exclude(search_text="")
-        stats = qs.aggregate(n=Count("id"), last=Max("fetched_at"), top=Max("id"))
-        version = (stats["n"], (stats["last"], stats["top"]))
-        with self._lock:
-            cached = self._cache.get(site.label)
-            if cached and cached[0] == version:
-                return cached[1]
-        rows = qs.values_list("id", "search_text")
-        candidates = [Candidate.from_normalized(pk, text) for pk, text in rows]
-        with self._lock:
-            self._cache[site.label] = (version, candidates)
-        return candidates
-
-
-site_index = _SiteIndex().get
+            pages[key] = result
+            continue
+        failures.append(result)
+        why = result.message if isinstance(result, DomainError) else "unexpectedly"
+        outcome.warnings.append(f"site search for {key[0]!r} failed: {why}")
+    return pages, failures

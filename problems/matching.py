@@ -111,26 +111,48 @@ class Query:
 
 @dataclass(frozen=True)
 class Candidate:
+    """A stored problem's matching form, with what scoring needs computed once."""
+
     key: object  # whatever identifies the candidate to the caller
     folded: str
     numbers: tuple[str, ...]
+    compact: str = ""
+    words: frozenset[str] = frozenset()
 
     @classmethod
     def from_normalized(cls, key: object, normalized: str) -> Candidate:
         """From a stored matching form (`Problem.search_text`)."""
-        return cls(key=key, folded=ocr_fold(normalized), numbers=numbers(normalized))
+        folded = ocr_fold(normalized)
+        return cls(
+            key=key,
+            folded=folded,
+            numbers=numbers(normalized),
+            compact=folded.replace(" ", ""),
+            words=frozenset(keywords(folded)),
+        )
+
+
+def terms(words: Iterable[str], nums: Iterable[str]) -> set[str]:
+    """What the candidate prefilter indexes: keywords, their 5-letter stems (a damaged
+    ending still meets its word), and the numbers."""
+    found = {f"#{n}" for n in nums}
+    for word in words:
+        found.add(word)
+        if len(word) > 6:
+            found.add(word[:5] + "…")
+    return found
 
 
 def score(query: Query, candidate: Candidate) -> float:
     """Similarity of a candidate to the query, in 0..1."""
     if not query.folded or not candidate.folded:
         return 0.0
-    compact = candidate.folded.replace(" ", "")
+    compact = candidate.compact or candidate.folded.replace(" ", "")
     char = fuzz.ratio(query.compact, compact)
     if len(query.compact) < len(compact):  # a query missing a sentence aligns inside
         char = max(char, fuzz.partial_ratio(query.compact, compact))
     token = fuzz.token_set_ratio(query.folded, candidate.folded) / 100
-    cand_words = keywords(candidate.folded)
+    cand_words = candidate.words or frozenset(keywords(candidate.folded))
     if query.words and cand_words:
         overlap = len(query.words & cand_words) / min(len(query.words), len(cand_words))
     else:
@@ -165,7 +187,7 @@ def rank(
             pool = [pool[index] for _, _, index in best]
     scored = [(c, score(query, c)) for c in pool]
     kept = [(c, s) for c, s in scored if s >= threshold]
-    kept.sort(key=lambda pair: pair[1], reverse=True)
+    kept.sort(key=lambda pair: (-pair[1], pair[0].key))  # equal scores: the lower key first
     return kept[:limit]
 
 

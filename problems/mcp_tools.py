@@ -107,6 +107,13 @@ def search_by_text(
     ] = 0.6,
     limit: Limit = 20,
     response_format: Format = "markdown",
+    refresh: Annotated[
+        bool,
+        Field(
+            description="Ask the site even when a stored problem matches confidently "
+            "(by default such a match answers at once)."
+        ),
+    ] = False,
     ctx: Context | None = None,
 ) -> CallToolResult:
     """Find a problem by its condition text (fuzzy): ranked problem numbers with similarity scores and snippets."""
@@ -117,6 +124,7 @@ def search_by_text(
         threshold=threshold,
         limit=limit,
         progress=thread_progress(ctx),
+        refresh=refresh,
     )
     return respond(
         formatting.fuzzy_as_dict(outcome), formatting.fuzzy_markdown(outcome), response_format

@@ -42,6 +42,9 @@ class Problem(SiteScoped):
     internal_id = models.CharField(max_length=20, blank=True)
     # Normalized condition (+ source) text for fuzzy matching, computed on store.
     search_text = models.TextField(blank=True)
+    # The site's SiteRevision.revision when the row was last written: what a search index
+    # that has seen revision N reads to catch up is the rows above N.
+    revision = models.BigIntegerField(default=0, editable=False)
 
     class Meta:
         constraints = [
@@ -49,7 +52,10 @@ class Problem(SiteScoped):
                 fields=["subject", "exam", "problem_id"], name="problem_unique_per_site"
             )
         ]
-        indexes = [models.Index(fields=["subject", "exam", "type_number"])]
+        indexes = [
+            models.Index(fields=["subject", "exam", "type_number"]),
+            models.Index(fields=["subject", "exam", "revision"], name="problem_site_revision"),
+        ]
         ordering = ["subject", "exam", "problem_id"]
 
     def __str__(self) -> str:
@@ -58,6 +64,28 @@ class Problem(SiteScoped):
     @property
     def site_label(self) -> str:
         return f"{self.subject}-{self.exam}"
+
+
+class SiteRevision(models.Model):
+    """A site's change counter, which every process's search index reads (one row, O(1)).
+
+    `revision` grows with every write of the site's problems (the rows get it); a search
+    index at revision N reads the rows above N. `generation` grows when rows are deleted:
+    an index of an older generation is rebuilt.
+    """
+
+    subject = models.CharField(max_length=8)
+    exam = models.CharField(max_length=3, choices=EXAM_CHOICES)
+    revision = models.BigIntegerField(default=0)
+    generation = models.IntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["subject", "exam"], name="site_revision_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.subject}-{self.exam} r{self.revision} g{self.generation}"
 
 
 class Topic(SiteScoped):
@@ -150,4 +178,4 @@ class Test(SiteScoped):
         return f"{self.subject}-{self.exam} test {self.test_id}"
 
 
-__all__ = ["Category", "CategoryProblem", "Problem", "Test", "Topic"]
+__all__ = ["Category", "CategoryProblem", "Problem", "SiteRevision", "Test", "Topic"]

@@ -80,6 +80,10 @@ class FuzzyOut(BaseModel):
         description="True when the site could not be reached: the matches come from the "
         "problems stored here."
     )
+    site_asked: bool = Field(
+        description="False when a stored problem matched confidently and answered without "
+        "asking the site (refresh: true always asks)."
+    )
 
 
 class CategoryRefOut(BaseModel):

@@ -16,6 +16,7 @@ from datetime import datetime
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db import transaction
 from django.utils import timezone
 
 from core.exceptions import DomainError, InvalidInput
@@ -23,6 +24,7 @@ from problems import selectors
 from problems.client import SdamgiaClient, gather_settled, run_with_client, site_base_url
 from problems.entities import ParsedProblem
 from problems.exceptions import ProblemNotFound, SdamgiaBadPage
+from problems.index import revision_next
 from problems.matching import matching_form
 from problems.models import Problem
 from problems.parsing import PageStructureError, parse_problem_page, parse_search_page
@@ -67,6 +69,7 @@ PROBLEM_UPDATE_FIELDS = [
     "type_number", "condition_text", "condition_html", "figures", "formulas", "source_text",
     "source_html", "solution_text", "solution_html", "solution_figures", "solution_kind",
     "answer", "answers", "analogs", "codifier", "internal_id", "search_text", "fetched_at",
+    "revision",
 ]  # fmt: skip
 
 
@@ -76,13 +79,17 @@ def _problems_upsert(
     """One `INSERT … ON CONFLICT DO UPDATE` for `parsed`; a repeated id: the last one wins."""
     now = fetched_at or timezone.now()
     rows = {p.problem_id: _problem_row(site=site, parsed=p, fetched_at=now) for p in parsed}
-    # One row per key: ON CONFLICT cannot touch the same row twice in one statement.
-    Problem.objects.bulk_create(
-        list(rows.values()),
-        update_conflicts=True,
-        unique_fields=["subject", "exam", "problem_id"],
-        update_fields=PROBLEM_UPDATE_FIELDS,
-    )
+    with transaction.atomic():  # the rows and the site's revision they carry, together
+        revision = revision_next(site)
+        for row in rows.values():
+            row.revision = revision
+        # One row per key: ON CONFLICT cannot touch the same row twice in one statement.
+        Problem.objects.bulk_create(
+            list(rows.values()),
+            update_conflicts=True,
+            unique_fields=["subject", "exam", "problem_id"],
+            update_fields=PROBLEM_UPDATE_FIELDS,
+        )
     return [rows[p.problem_id] for p in parsed]
 
 

@@ -45,6 +45,9 @@ class SearchQuerySerializer(WindowQuerySerializer):
 class FuzzySearchSerializer(serializers.Serializer):
     condition_text = serializers.CharField(min_length=10, max_length=1000, trim_whitespace=True)
     threshold = serializers.FloatField(min_value=0, max_value=1, default=0.6)
+    refresh = serializers.BooleanField(
+        default=False, help_text="Ask the site even when a stored problem matches confidently."
+    )
     limit = serializers.IntegerField(min_value=1, max_value=50, default=20)
 
 

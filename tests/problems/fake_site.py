@@ -5,16 +5,27 @@ tests set SDAMGIA_URL_TEMPLATE to `http://127.0.0.1:PORT/{subject}-{exam}`. Page
 from registered problem blocks (wrapped like a real /problem page), registered raw pages
 per (site, path, query), and a fault switch for the failure tests. Every request is
 recorded.
+
+With `search_engine=True`, `/search?search=Q&page=N` behaves as the real site's
+(../shared/fixtures/sdamgia/SEARCH.md): it matches words, not characters — a problem is
+found when it holds most (`SEARCH_MOST`) of the phrase's words —, and answers pages of ten
+whole problem blocks (condition, solution, answer), the last page repeated forever.
+Otherwise search pages are empty unless a test registers one.
 """
 
 from __future__ import annotations
 
+import html
+import math
+import re
 import socket
 import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlsplit
+
+from tests.problems.blocks import search_results
 
 PAGE = """<!DOCTYPE html><html lang="ru"><head><meta charset="utf-8">
 <title>СДАМ ГИА</title></head><body><div class="wrapper">
@@ -24,6 +35,11 @@ CHALLENGE = (
     "<html><head><title>Just a moment...</title></head>"
     "<body>Checking your browser before accessing. cf-chl captcha</body></html>"
 )
+EMPTY_SEARCH = PAGE.format(body='<div class="prob_list" data-total="0"></div>')
+SEARCH_MOST = 0.75  # the share of a phrase's words a problem must hold to be found
+SEARCH_PAGE_SIZE = 10
+_TAG = re.compile(r"<[^>]+>")
+_WORD = re.compile(r"\w+")
 TRUNCATED_BLOCK = '<div class="prob_maindiv" id="maindiv1"><div class="nobreak"><span class="pr'
 
 
@@ -54,6 +70,8 @@ class FakeSite:
     lock: threading.Lock = field(default_factory=threading.Lock)
     in_flight: int = 0
     max_in_flight: int = 0
+    search_engine: bool = False
+    _words: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)
 
     def add_problem(self, site: str, problem_id: str, block_html: str) -> None:
         self.blocks[(site, str(problem_id))] = block_html
@@ -72,9 +90,37 @@ class FakeSite:
         if path == "/problem":
             block = self.blocks.get((site, params.get("id", "")))
             return 200, PAGE.format(body=block) if block else EMPTY_PROBLEM_PAGE
+        if path == "/search" and self.search_engine:
+            page = int(params["page"]) if params.get("page", "").isdigit() else 1
+            return 200, self.search(site, params.get("search", ""), page)
         if path in ("/search", "/test"):
-            return 200, PAGE.format(body='<div class="prob_list" data-total="0"></div>')
+            return 200, EMPTY_SEARCH
         return 404, "<h1>404</h1>"
+
+    def search(self, site: str, phrase: str, page: int) -> str:
+        """The site's search: problems holding most of the phrase's words, ten whole blocks
+        a page, the most words matched first; a page past the last repeats the last."""
+        wanted = set(search_words(phrase))
+        if not wanted:
+            return EMPTY_SEARCH
+        need = math.ceil(SEARCH_MOST * len(wanted))
+        found = []
+        for (block_site, pid), block in list(self.blocks.items()):
+            if block_site != site:
+                continue
+            key = (block_site, pid)
+            if key not in self._words:
+                self._words[key] = frozenset(search_words(html.unescape(_TAG.sub(" ", block))))
+            held = len(wanted & self._words[key])
+            if held >= need:
+                found.append((-held, int(pid) if pid.isdigit() else 0, block))
+        if not found:
+            return EMPTY_SEARCH
+        found.sort(key=lambda hit: hit[:2])
+        last = (len(found) - 1) // SEARCH_PAGE_SIZE + 1
+        start = (min(max(page, 1), last) - 1) * SEARCH_PAGE_SIZE
+        shown = [block for _, _, block in found[start : start + SEARCH_PAGE_SIZE]]
+        return PAGE.format(body=search_results(shown))
 
     def take_fault(self, path: str) -> Fault | None:
         with self.lock:
@@ -163,6 +209,11 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128  # the default 5 drops concurrent connects (1 s SYN retry)
     fake: FakeSite
+
+
+def search_words(text: str) -> list[str]:
+    """The words the site's search compares: lower case, ё as е, two characters or more."""
+    return [w for w in _WORD.findall(text.lower().replace("ё", "е")) if len(w) >= 2]
 
 
 def serve(fake: FakeSite) -> tuple[_Server, str]:

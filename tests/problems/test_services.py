@@ -174,7 +174,11 @@ def test_fuzzy_search_without_the_site_still_searches_what_is_stored(fake_site) 
     services.problem_get(site=MATH, problem_id="6001")
     fake_site.faults.append(Fault("status", status=503, path="/search"))
     outcome = fuzzy.problems_search_fuzzy(
-        site=MATH, condition_text="площадь ромба диагонали 10 и 24", threshold=0.3, limit=3
+        site=MATH,
+        condition_text="площадь ромба диагонали 10 и 24",
+        threshold=0.3,
+        limit=3,
+        refresh=True,  # a confident stored match would answer without asking the site
     )
     assert [m.problem.problem_id for m in outcome.matches] == ["6001"]
     assert outcome.warnings

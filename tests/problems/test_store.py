@@ -20,10 +20,24 @@ CONTROL = ("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE", "ROLLBACK")
 
 
 def statements(run: Callable[[], Any]) -> list[str]:
-    """The SQL statements `run()` sends, transaction control left out."""
+    """The SQL statements `run()` sends to the problems table (transaction control and the
+    site's revision counter, one UPDATE per store, left out)."""
     with CaptureQueriesContext(connection) as captured:
         run()
-    return [q["sql"] for q in captured.captured_queries if not q["sql"].startswith(CONTROL)]
+    sent = [q["sql"] for q in captured.captured_queries if not q["sql"].startswith(CONTROL)]
+    return [sql for sql in sent if "problems_siterevision" not in sql]
+
+
+def test_a_store_takes_the_next_revision_of_its_site_in_one_statement() -> None:
+    site = site_resolve(subject="math")
+    problem_store(site=site, parsed=parsed("1"))
+    with CaptureQueriesContext(connection) as captured:
+        problems_store(site=site, parsed=[parsed("2"), parsed("3")])
+    counter = [q["sql"] for q in captured.captured_queries if "problems_siterevision" in q["sql"]]
+    assert len(counter) == 1
+    assert counter[0].startswith("UPDATE")
+    revisions = dict(Problem.objects.values_list("problem_id", "revision"))
+    assert revisions == {"1": 1, "2": 2, "3": 2}
 
 
 def parsed(problem_id: str, condition: str = "Найдите x.", **fields: Any) -> ParsedProblem:

@@ -30,6 +30,7 @@ TOOLS = {
         "exam",
         "threshold",
         "limit",
+        "refresh",
         "response_format",
     },
     "sdamgia_batch_get_problems": {"subject", "problem_ids", "exam", "response_format", "refresh"},

@@ -101,7 +101,7 @@ def test_with_the_site_down_search_by_text_answers_from_the_stored_corpus(fake_s
     services.problem_get(site=MATH, problem_id="6101")
     fake_site.faults.append(Fault("drop"))  # the site is gone
     arguments = {"subject": "math", "condition_text": "площадь ромба с диагоналями 10 и 24",
-                 "threshold": 0.3, "response_format": "json"}  # fmt: skip
+                 "threshold": 0.3, "response_format": "json", "refresh": True}  # fmt: skip
 
     async def search() -> str:
         async with Client(build_server(["problems"]), read_timeout_seconds=30) as c:
