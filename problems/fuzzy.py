@@ -22,10 +22,17 @@ from problems.client import SdamgiaClient, gather_settled, run_with_client, site
 from problems.entities import ListingPage, ParsedProblem
 from problems.exceptions import SdamgiaBadPage
 from problems.index import site_index
-from problems.matching import Candidate, Query, distinctive_phrases, matching_form, score
+from problems.matching import (
+    Candidate,
+    Query,
+    distinctive_phrases,
+    matching_form,
+    ocr_fold,
+    score,
+)
 from problems.models import Problem
 from problems.parsing import PageStructureError, parse_search_page
-from problems.repair import phrase_whole, phrases_build, words_repair
+from problems.repair import anchors, phrase_whole, phrases_build, words_repair
 from problems.services import Progress, problems_store
 from problems.subjects import Site
 
@@ -35,8 +42,8 @@ FETCH_TASK = "problems.fetch_chunk"
 CHUNK_SIZE = 5  # problems per task when workers share the fetching
 FANOUT_TIMEOUT = 120.0  # seconds to wait for the workers; later chunks count as failed
 THIN = 0.8  # no problem of the first search pages this good: more phrases, a second page
-CONFIDENT = 0.9  # a stored match this good …
-MARGIN = 0.05  # … and this far ahead of the runner-up answers without the site
+CONFIDENT = 0.85  # a stored match this good …
+MARGIN = 0.03  # … and this far ahead of the runner-up answers without the site
 
 
 @dataclass
@@ -85,8 +92,8 @@ def problems_search_fuzzy(
         raise InvalidInput("limit must be between 1 and 50", field="limit")
     query = Query.from_text(text)
     if not refresh:
-        local = site_index.search(site, query, threshold=0, limit=max(limit, 2))
-        if _confident(query, local):
+        local = site_index.search(site, query, threshold=0, limit=max(limit, 10))
+        if _confident(text, local):
             outcome = FuzzyOutcome(site_asked=False, local_candidates=site_index.size(site))
             outcome.matches = _matches([(c, s) for c, s in local if s >= threshold][:limit])
             return outcome
@@ -106,15 +113,19 @@ def problems_search_fuzzy(
     return outcome
 
 
-def _confident(query: Query, ranked: Sequence[tuple[Candidate, float]]) -> bool:
-    """Whether the best stored match is the answer: its score, its lead, and every number
-    of the query in it, in order (a sibling of the prototype differs in a number)."""
+def _confident(text: str, ranked: Sequence[tuple[Candidate, float]]) -> bool:
+    """Whether the best stored match is the answer: its score, its lead over the runner-up
+    of another text (a problem stored twice under two numbers is one answer), and every
+    anchor of the query in it, in order (`repair.anchors`: a sibling of the prototype with
+    another number, labels swapped, `синус` for `косинус` are other problems)."""
     if not ranked or ranked[0][1] < CONFIDENT:
         return False
-    if len(ranked) > 1 and ranked[0][1] - ranked[1][1] < MARGIN:
+    best, top = ranked[0]
+    runner_up = next((s for c, s in ranked[1:] if c.folded != best.folded), 0.0)
+    if top - runner_up < MARGIN:
         return False
-    held = iter(ranked[0][0].numbers)
-    return all(number in held for number in query.nums)
+    held = iter(best.folded.split())
+    return all(ocr_fold(anchor) in held for anchor in anchors(words_repair(text, edits=False)))
 
 
 def _matches(ranked: Sequence[tuple[Candidate, float]]) -> list[FuzzyMatch]:
@@ -155,7 +166,8 @@ def _site_candidates(site: Site, query: Query, text: str, outcome: FuzzyOutcome)
     asked = [(phrase[:500], 1) for phrase in first if len(phrase) >= 3]
     pages, failures = _search_pages(site, asked, outcome)
     shown = [problem for page in pages.values() for problem in page.problems]
-    if _best(query, shown) < THIN:
+    numbers_only = any(not problem.condition_text for problem in shown)  # fetched later
+    if not numbers_only and _best(query, shown) < THIN:
         more = [phrase_whole(words), *phrases_build(words, count=2, size=4, skip=first)]
         again = [key for key, page in pages.items() if len(page.ids) >= 10]
         later = [(phrase, 2) for phrase, _ in again]

@@ -78,8 +78,9 @@ def dictionary_knows(word: str) -> bool:
     return bool(_CYRILLIC.search(word)) and _morph().word_is_known(word)
 
 
-def words_repair(text: str, *, known: Known | None = None) -> list[Word]:
-    """The query's words, repaired; `known` adds words (those of the stored problems)."""
+def words_repair(text: str, *, known: Known | None = None, edits: bool = True) -> list[Word]:
+    """The query's words, repaired; `known` adds words (those of the stored problems).
+    `edits=False` skips typo correction (the costly part: ~1,000 lookups a word)."""
 
     def knows(word: str) -> bool:
         return dictionary_knows(word) or (known is not None and known(word))
@@ -88,11 +89,11 @@ def words_repair(text: str, *, known: Known | None = None) -> list[Word]:
     text = unicodedata.normalize("NFKC", text).lower().replace("ё", "е").replace("\u00ad", "")
     words: list[Word] = []
     for token in _TOKEN.findall(text):
-        words.extend(_token_repair(token, knows))
+        words.extend(_token_repair(token, knows, edits))
     return _join_broken(words, knows)
 
 
-def _token_repair(token: str, knows: Known) -> list[Word]:
+def _token_repair(token: str, knows: Known, edits: bool = True) -> list[Word]:
     if token.isdigit():
         return [Word(token, True)]
     if set(token) <= _NUMBERISH and any(ch.isdigit() for ch in token):
@@ -105,11 +106,11 @@ def _token_repair(token: str, knows: Known) -> list[Word]:
         return [Word(fixed, True)]
     runs = _RUNS.findall(token)
     if len(runs) > 1:  # script or digit boundaries: `уголc`, `на90`, `треугольникеabc`
-        return [word for run in runs for word in _token_repair(run, knows)]
+        return [word for run in runs for word in _token_repair(run, knows, edits)]
     split = _split(fixed, knows)
     if split:
         return [Word(part, True) for part in split]
-    corrected = _one_edit(fixed, knows)
+    corrected = _one_edit(fixed, knows) if edits else None
     return [Word(corrected, True)] if corrected else [Word(fixed, False)]
 
 
@@ -184,6 +185,22 @@ def phrases_build(
             chosen.append(window)
     chosen.sort(key=lambda window: -sum(_weight(w) for w in window))
     return [" ".join(window) for window in chosen[:count]]
+
+
+def anchors(words: list[Word]) -> list[str]:
+    """The words that pin a query to one problem, in order: numbers, Latin labels of two
+    letters or more (`AB`, `ABC`), long telling Russian words. A problem holding them all
+    in this order is not a sibling with other numbers, another label or another function."""
+    return [
+        w.text
+        for w in words
+        if w.intact
+        and (
+            w.number
+            or (_LATIN.match(w.text) and len(w.text) >= 2)
+            or (len(w.text) >= 5 and w.text not in COMMON and w.text not in FORMULA)
+        )
+    ]
 
 
 def _searchable(word: Word) -> bool:

@@ -152,15 +152,32 @@ def test_a_confident_stored_match_answers_without_the_site(fake_site) -> None:  
     assert asked.matches[0].problem.problem_id == "1"
 
 
-@pytest.mark.django_db(transaction=True)
-def test_a_sibling_with_another_number_is_not_an_answer_the_site_is_asked(fake_site) -> None:  # type: ignore[no-untyped-def]
-    fake_site.search_engine = True
-    sibling = RHOMBUS.replace("24", "26")
-    fake_site.add_problem("math-ege", "1", block("1", sibling))
-    fake_site.add_problem("math-ege", "3", block("3", RHOMBUS))
-    store(("1", sibling))  # only the sibling is stored
+TWINS = [
+    (RHOMBUS.replace("24", "26"), RHOMBUS),  # another number
+    (
+        "В треугольнике ABC AC = BC, угол C равен 120°, AC = 2. Найдите AB.",
+        "В треугольнике ABC AC = BC, угол C равен 120°, AB = 2. Найдите AC.",
+    ),  # labels swapped
+    (
+        "В треугольнике ABC AC = BC = 27, AH — высота, косинус BAC = 0,8. Найдите AB.",
+        "В треугольнике ABC AC = BC = 27, AH — высота, синус BAC = 0,8. Найдите AB.",
+    ),  # another function
+]
 
-    outcome = fuzzy.problems_search_fuzzy(site=MATH, condition_text=RHOMBUS)
+
+@pytest.mark.parametrize(("stored", "asked"), TWINS)
+@pytest.mark.django_db(transaction=True)
+def test_a_near_twin_stored_is_not_the_answer_the_site_is_asked(  # type: ignore[no-untyped-def]
+    fake_site, stored: str, asked: str
+) -> None:
+    fake_site.search_engine = True
+    fake_site.add_problem("math-ege", "1", block("1", stored))
+    fake_site.add_problem("math-ege", "3", block("3", asked))
+    store(("1", stored))  # only the twin is stored
+    local = SiteIndex().search(MATH, Query.from_text(asked), threshold=0, limit=1)
+    assert local[0][1] >= fuzzy.CONFIDENT  # it scores high: only the anchors tell them apart
+
+    outcome = fuzzy.problems_search_fuzzy(site=MATH, condition_text=asked)
     assert outcome.site_asked is True
     assert outcome.phrases
     assert outcome.matches[0].problem.problem_id == "3"  # found on the site, stored, ranked
