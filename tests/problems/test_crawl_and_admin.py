@@ -97,3 +97,46 @@ def test_admin_refresh_action(admin_client, fake_site) -> None:  # type: ignore[
     assert "Refreshed 1 problem(s); 0 failed." in response.content.decode()
     problem.refresh_from_db()
     assert problem.condition_text == "Новое условие задачи пять."
+
+
+def test_crawl_all_covers_every_site_of_both_exams_and_goes_on_past_a_dead_one(crawlable) -> None:  # type: ignore[no-untyped-def]
+    crawlable.add_page("math-oge", "/prob_catalog", {}, CATALOG)
+    for category in ("79", "90"):
+        crawlable.add_page(
+            "math-oge",
+            "/test",
+            {"filter": "all", "category_id": category, "page": 1},
+            listing([(f"5{category}", block(f"5{category}", "Задача ОГЭ."))], page=1, total=1),
+        )
+    out, err = io.StringIO(), io.StringIO()
+    call_command("sdamgia_crawl", all=True, stdout=out, stderr=err)
+    asked = {r.site for r in crawlable.requests_to("/prob_catalog")}
+    assert len(asked) == 30  # every subject of both exams
+    assert "[30/30]" in err.getvalue()
+    assert "math-ege: done: 7 problems in 2 categories" in out.getvalue()
+    assert "math-oge: done: 2 problems in 2 categories" in out.getvalue()
+    assert "rus-ege: skipped:" in err.getvalue()  # no catalog there: reported, not fatal
+    assert "all sites: 9 problems in 4 categories; 0 categories failed; 28 of 30" in out.getvalue()
+    assert set(Problem.objects.values_list("exam", flat=True)) == {"ege", "oge"}
+
+
+def test_a_crawl_stopped_by_a_failing_category_resumes_with_only_that_one(crawlable) -> None:  # type: ignore[no-untyped-def]
+    from tests.problems.fake_site import Fault
+
+    crawlable.faults.append(Fault("status", status=503, path="/test", times=2))
+    out, err = io.StringIO(), io.StringIO()
+    call_command("sdamgia_crawl", subject="math", stdout=out, stderr=err)
+    assert "1 failed" in out.getvalue()
+    before = len(crawlable.requests_to("/test"))
+    out = io.StringIO()
+    call_command("sdamgia_crawl", subject="math", stdout=out, stderr=err)
+    assert "1 categories to read, 1 fresh (skipped)" in err.getvalue()
+    assert len(crawlable.requests_to("/test")) == before + 1
+    assert Problem.objects.count() == 7
+
+
+def test_crawl_needs_a_site(crawlable) -> None:  # type: ignore[no-untyped-def]
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="--subject .* or --all"):
+        call_command("sdamgia_crawl", stdout=io.StringIO(), stderr=io.StringIO())
