@@ -41,7 +41,9 @@ logger = logging.getLogger(__name__)
 FETCH_TASK = "problems.fetch_chunk"
 CHUNK_SIZE = 5  # problems per task when workers share the fetching
 FANOUT_TIMEOUT = 120.0  # seconds to wait for the workers; later chunks count as failed
-THIN = 0.8  # no problem of the first search pages this good: more phrases, a second page
+ROUNDS = 4  # of site searches at most (see _site_candidates)
+PAGES = 3  # of one phrase at most
+THIN = 0.8  # a problem shown this good, holding the query's anchors, ends the search rounds
 CONFIDENT = 0.85  # a stored match this good …
 MARGIN = 0.03  # … and this far ahead of the runner-up answers without the site
 
@@ -156,27 +158,42 @@ def _fetch_missing(site: Site, ids: Sequence[str], progress: Progress | None) ->
 def _site_candidates(site: Site, query: Query, text: str, outcome: FuzzyOutcome) -> list[str]:
     """The problems the site's search shows for phrases of the repaired query.
 
-    First the first page of up to three phrases of intact words, concurrently; when no
-    problem shown matches well (THIN), shorter phrases of the other words and the second
-    page of the phrases whose first was full. Whole problems on those pages are stored;
-    the site failing is a warning, not an error. `outcome.phrases`: every phrase sent.
+    In rounds, until a problem shown answers the query (`_answers`): the first page of up
+    to three phrases of intact, telling words, concurrently; then one phrase of all the
+    intact words, shorter phrases of the others, and the second page of every phrase
+    whose first page was full; then the second page of those of the second round. Whole
+    problems on those pages are stored; the site failing is a warning, not an error.
+    `outcome.phrases`: every phrase sent.
     """
     words = words_repair(text)
+    pinned = [ocr_fold(anchor) for anchor in anchors(words)]
     first = phrases_build(words, count=3) or distinctive_phrases(text)
-    asked = [(phrase[:500], 1) for phrase in first if len(phrase) >= 3]
-    pages, failures = _search_pages(site, asked, outcome)
-    shown = [problem for page in pages.values() for problem in page.problems]
-    numbers_only = any(not problem.condition_text for problem in shown)  # fetched later
-    if not numbers_only and _best(query, shown) < THIN:
-        more = [phrase_whole(words), *phrases_build(words, count=2, size=4, skip=first)]
-        again = [key for key, page in pages.items() if len(page.ids) >= 10]
-        later = [(phrase, 2) for phrase, _ in again]
-        later += [(phrase[:500], 1) for phrase in more if len(phrase) >= 3]
-        later = [key for key in dict.fromkeys(later) if key not in pages]
-        more_pages, more_failures = _search_pages(site, later, outcome)
-        pages.update(more_pages)
-        failures += more_failures
-        asked += later
+    more = [phrase_whole(words), *phrases_build(words, count=2, size=4, skip=first)]
+    rounds = [[(phrase, 1) for phrase in first], [(phrase, 1) for phrase in more]]
+    asked: list[tuple[str, int]] = []
+    pages: dict[tuple[str, int], ListingPage] = {}
+    failures: list[BaseException] = []
+    full: list[tuple[str, int]] = []  # pages asked last round that were full: the next
+    for number in range(ROUNDS):
+        todo = rounds[number] if number < len(rounds) else []
+        todo = [(p[:500], n) for p, n in todo if len(p) >= 3] + [(p, n + 1) for p, n in full]
+        todo = [key for key in dict.fromkeys(todo) if key not in pages and key not in asked]
+        if not todo:
+            break
+        found, failed = _search_pages(site, todo, outcome)
+        pages.update(found)
+        failures += failed
+        asked += todo
+        full = [
+            (p, n)
+            for (p, n), page in found.items()
+            if n < PAGES and len(page.ids) >= 10 and page.ids != _ids(pages.get((p, n - 1)))
+        ]  # a page the same as the one before it is the last, repeated
+        shown = [problem for page in found.values() for problem in page.problems]
+        if any(not p.condition_text for p in shown):  # numbers only: fetched, then ranked
+            break
+        if _answers(query, pinned, [p for page in pages.values() for p in page.problems]):
+            break
     outcome.phrases = list(dict.fromkeys(phrase for phrase, _ in asked))
     if asked and not pages and all(isinstance(f, UpstreamError) for f in failures):
         outcome.offline = True
@@ -189,15 +206,21 @@ def _site_candidates(site: Site, query: Query, text: str, outcome: FuzzyOutcome)
     return unique
 
 
-def _best(query: Query, problems: Sequence[ParsedProblem]) -> float:
-    """The best score among problems a search page showed (0: none)."""
-    return max(
-        (
-            score(query, Candidate.from_normalized(None, matching_form(p.condition_text)))
-            for p in problems
-        ),
-        default=0.0,
-    )
+def _ids(page: ListingPage | None) -> list[str]:
+    return page.ids if page else []
+
+
+def _answers(query: Query, pinned: Sequence[str], problems: Sequence[ParsedProblem]) -> bool:
+    """Whether a problem shown is likely the one: a good score (THIN) and the query's
+    anchors (folded) in it, in order."""
+    for problem in problems:
+        candidate = Candidate.from_normalized(None, matching_form(problem.condition_text))
+        if score(query, candidate) < THIN:
+            continue
+        held = iter(candidate.folded.split())
+        if all(anchor in held for anchor in pinned):
+            return True
+    return False
 
 
 def _search_pages(

@@ -8,8 +8,10 @@ recorded.
 
 With `search_engine=True`, `/search?search=Q&page=N` behaves as the real site's
 (../shared/fixtures/sdamgia/SEARCH.md): it matches words, not characters — a problem is
-found when it holds most (`SEARCH_MOST`) of the phrase's words —, and answers pages of ten
-whole problem blocks (condition, solution, answer), the last page repeated forever.
+found when it holds most (`SEARCH_MOST`) of the phrase's words (its whole text: condition,
+formulas as the site writes them in their images' alt, solution) —, the problems holding
+the most words first, and answers pages of ten whole problem blocks (condition, solution,
+answer), the last page repeated forever.
 Otherwise search pages are empty unless a test registers one.
 """
 
@@ -39,6 +41,7 @@ EMPTY_SEARCH = PAGE.format(body='<div class="prob_list" data-total="0"></div>')
 SEARCH_MOST = 0.75  # the share of a phrase's words a problem must hold to be found
 SEARCH_PAGE_SIZE = 10
 _TAG = re.compile(r"<[^>]+>")
+_ALT = re.compile(r'<img[^>]*\balt="([^"]*)"')
 _WORD = re.compile(r"\w+")
 TRUNCATED_BLOCK = '<div class="prob_maindiv" id="maindiv1"><div class="nobreak"><span class="pr'
 
@@ -71,6 +74,7 @@ class FakeSite:
     in_flight: int = 0
     max_in_flight: int = 0
     search_engine: bool = False
+    search_formulas: bool = True  # False: formula images' text is not searched (harsher)
     _words: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)
 
     def add_problem(self, site: str, problem_id: str, block_html: str) -> None:
@@ -110,7 +114,8 @@ class FakeSite:
                 continue
             key = (block_site, pid)
             if key not in self._words:
-                self._words[key] = frozenset(search_words(html.unescape(_TAG.sub(" ", block))))
+                text = block_text(block, formulas=self.search_formulas)
+                self._words[key] = frozenset(search_words(text))
             held = len(wanted & self._words[key])
             if held >= need:
                 found.append((-held, int(pid) if pid.isdigit() else 0, block))
@@ -209,6 +214,12 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128  # the default 5 drops concurrent connects (1 s SYN retry)
     fake: FakeSite
+
+
+def block_text(block: str, *, formulas: bool = True) -> str:
+    """What the site's search indexes of a problem: its text, formulas included (the site
+    keeps a formula as text; its image's alt is that text) unless `formulas=False`."""
+    return html.unescape(_TAG.sub(" ", _ALT.sub(r" \1 ", block) if formulas else block))
 
 
 def search_words(text: str) -> list[str]:

@@ -138,5 +138,5 @@ def test_a_crawl_stopped_by_a_failing_category_resumes_with_only_that_one(crawla
 def test_crawl_needs_a_site(crawlable) -> None:  # type: ignore[no-untyped-def]
     from django.core.management.base import CommandError
 
-    with pytest.raises(CommandError, match="--subject .* or --all"):
+    with pytest.raises(CommandError, match=r"--subject .* or --all"):
         call_command("sdamgia_crawl", stdout=io.StringIO(), stderr=io.StringIO())
