@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
 from django.db.models import Prefetch, Q, QuerySet
 from django.utils import timezone
 
@@ -12,12 +14,22 @@ from normagpt.exceptions import DocumentNotFound, PageNotFound, RunNotFound
 from normagpt.models import AgentRun, AgentStep, NormDocument, NormPage
 
 
-def run_get(*, run_id: int) -> AgentRun:
-    """The run with its steps (in order); RunNotFound otherwise."""
+def runs_visible(viewer: AbstractBaseUser | AnonymousUser) -> QuerySet[AgentRun]:
+    """The runs `viewer` may see: staff every run, a signed-in user their own, a signed-out
+    visitor none."""
+    if not viewer.is_authenticated:
+        return AgentRun.objects.none()
+    if getattr(viewer, "is_staff", False):
+        return AgentRun.objects.all()
+    return AgentRun.objects.filter(user_id=viewer.pk)
+
+
+def run_get(*, run_id: int, viewer: AbstractBaseUser | AnonymousUser | None = None) -> AgentRun:
+    """The run with its steps (in order); RunNotFound otherwise — also when `viewer` (if
+    given) may not see it: another's run is answered as if it did not exist."""
+    runs = runs_visible(viewer) if viewer is not None else AgentRun.objects.all()
     run = (
-        AgentRun.objects.prefetch_related(
-            Prefetch("steps", queryset=AgentStep.objects.order_by("index"))
-        )
+        runs.prefetch_related(Prefetch("steps", queryset=AgentStep.objects.order_by("index")))
         .filter(pk=run_id)
         .first()
     )
@@ -26,8 +38,13 @@ def run_get(*, run_id: int) -> AgentRun:
     return run
 
 
-def run_list(*, status: str | None = None) -> QuerySet[AgentRun]:
-    qs = AgentRun.objects.order_by("-created_at", "-id")
+def run_list(
+    *, status: str | None = None, viewer: AbstractBaseUser | AnonymousUser | None = None
+) -> QuerySet[AgentRun]:
+    """Runs, newest first; only those `viewer` may see when given."""
+    qs = (runs_visible(viewer) if viewer is not None else AgentRun.objects).order_by(
+        "-created_at", "-id"
+    )
     if status:
         qs = qs.filter(status=status)
     return qs

@@ -17,13 +17,18 @@ from normagpt.models import DOCUMENT_UPLOAD_TO, AgentRun, NormDocument
 RECENT_RUNS = 20
 
 
+def _sign_in(request: HttpRequest) -> HttpResponse:
+    return redirect(f"{reverse('normagpt:login')}?next={request.path}")
+
+
 @require_http_methods(["GET", "POST"])
 def index(request: HttpRequest) -> HttpResponse:
-    """The ask form and the recent runs; asking needs a signed-in user (it spends tokens)."""
+    """The ask form and the user's recent runs (staff: everyone's); a signed-out visitor
+    is sent to sign in (asking spends tokens; runs are their owners')."""
+    if not request.user.is_authenticated:
+        return _sign_in(request)
     question = ""
     if request.method == "POST":
-        if not request.user.is_authenticated:
-            return redirect(f"{reverse('normagpt:login')}?next={request.path}")
         question = request.POST.get("question", "")
         try:
             run = services.run_create(question=question, user=request.user)
@@ -35,7 +40,7 @@ def index(request: HttpRequest) -> HttpResponse:
         request,
         "normagpt/index.html",
         {
-            "runs": selectors.run_list()[:RECENT_RUNS],
+            "runs": selectors.run_list(viewer=request.user)[:RECENT_RUNS],
             "documents": selectors.document_list(),
             "question": question,
             "configured": bool(settings.OPENAI_BASE_URL or settings.OPENAI_API_KEY),
@@ -43,9 +48,10 @@ def index(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _run_context(run_id: int) -> dict[str, object]:
+def _run_context(request: HttpRequest, run_id: int) -> dict[str, object]:
+    """The run as its page shows it; 404 for a run the user may not see (as if absent)."""
     try:
-        run = selectors.run_get(run_id=run_id)
+        run = selectors.run_get(run_id=run_id, viewer=request.user)
     except DomainError as exc:
         raise Http404(exc.message) from exc
     services.run_revive(run=run)
@@ -66,13 +72,17 @@ def _run_context(run_id: int) -> dict[str, object]:
 
 @require_GET
 def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
-    return render(request, "normagpt/run.html", _run_context(run_id))
+    if not request.user.is_authenticated:
+        return _sign_in(request)
+    return render(request, "normagpt/run.html", _run_context(request, run_id))
 
 
 @require_GET
 def run_fragment(request: HttpRequest, run_id: int) -> HttpResponse:
     """The live part of the run page, polled while the run works."""
-    return render(request, "normagpt/_run_body.html", _run_context(run_id))
+    if not request.user.is_authenticated:
+        return _sign_in(request)
+    return render(request, "normagpt/_run_body.html", _run_context(request, run_id))
 
 
 @require_GET

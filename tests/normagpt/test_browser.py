@@ -35,8 +35,8 @@ def test_ask_watch_the_steps_and_read_the_answer(live_server, corpus, llm, monke
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
         page = browser.new_page()
         page.set_default_timeout(20_000)
-        page.goto(f"{live_server.url}/normagpt/")
-        page.get_by_role("link", name="Войдите").click()
+        page.goto(f"{live_server.url}/normagpt/")  # signed out: the sign-in page
+        page.wait_for_url("**/normagpt/login/**")
         page.fill("#id_username", "engineer")
         page.fill("#id_password", "pw-123456")
         page.click("#login")

@@ -53,29 +53,48 @@ def completed_run(llm, user=None) -> AgentRun:  # type: ignore[no-untyped-def]
 # --- pages -----------------------------------------------------------------------------------
 
 
-def test_index_lists_runs_and_corpus_and_asks_only_signed_in_users(
+def test_index_lists_the_users_runs_and_corpus_and_asks_only_signed_in_users(
     client, corpus, llm, user
 ) -> None:  # type: ignore[no-untyped-def]
-    run = completed_run(llm)
-    html = client.get("/normagpt/").content.decode()
-    assert f'href="/normagpt/runs/{run.pk}/"' in html
-    assert "СП 63.13330.2018" in html
-    assert "образец" in html
-    assert 'id="ask-form"' not in html
+    run = completed_run(llm, user)
     response = client.post("/normagpt/", {"question": QUESTION})
     assert response.status_code == 302
     assert response["Location"].startswith("/normagpt/login/")
     assert AgentRun.objects.count() == 1
     client.force_login(user)
-    assert 'id="ask-form"' in client.get("/normagpt/").content.decode()
+    html = client.get("/normagpt/").content.decode()
+    assert f'href="/normagpt/runs/{run.pk}/"' in html
+    assert "СП 63.13330.2018" in html
+    assert "образец" in html
+    assert 'id="ask-form"' in html
     bad = client.post("/normagpt/", {"question": "?"})
     assert "question must be 5–2000 characters" in bad.content.decode()
 
 
-def test_run_page_shows_plan_steps_thumbnails_and_the_answer_with_page_links(
-    client, corpus, llm
+def test_runs_are_their_owners_signed_out_visitors_and_other_users_see_none(
+    client, corpus, llm, user, staff
 ) -> None:  # type: ignore[no-untyped-def]
-    run = completed_run(llm)
+    run = completed_run(llm, user)
+    pages = ["/normagpt/", f"/normagpt/runs/{run.pk}/", f"/normagpt/runs/{run.pk}/live/"]
+    for path in pages:  # signed out: sent to sign in, nothing shown
+        response = client.get(path)
+        assert response.status_code == 302, path
+        assert response["Location"].startswith("/normagpt/login/")
+    other = get_user_model().objects.create_user("stranger", password="pw-123456")
+    client.force_login(other)
+    assert f"/normagpt/runs/{run.pk}/" not in client.get("/normagpt/").content.decode()
+    assert client.get(f"/normagpt/runs/{run.pk}/").status_code == 404
+    assert client.get(f"/normagpt/runs/{run.pk}/live/").status_code == 404
+    client.force_login(staff)
+    assert f"/normagpt/runs/{run.pk}/" in client.get("/normagpt/").content.decode()
+    assert client.get(f"/normagpt/runs/{run.pk}/").status_code == 200
+
+
+def test_run_page_shows_plan_steps_thumbnails_and_the_answer_with_page_links(
+    client, corpus, llm, user
+) -> None:  # type: ignore[no-untyped-def]
+    run = completed_run(llm, user)
+    client.force_login(user)
     html = client.get(f"/normagpt/runs/{run.pk}/").content.decode()
     page_id = run.sources[0]["page_id"]
     assert "<strong>Не менее 20 мм</strong>" in html
