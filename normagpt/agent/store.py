@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from normagpt.parsing import code_matches
@@ -45,31 +46,36 @@ def page_match(shared: Store, document: str, page: int) -> dict[str, Any] | None
 
 
 def citations_check(shared: Store, output: dict[str, Any]) -> dict[str, Any]:
-    """The final answer with only sources that are pages retrieved in this run.
+    """The final answer with only sources that hold: a page retrieved in this run, and a
+    cited clause that is on that page (its clause list or its text).
 
-    Dropped sources are listed under `dropped_sources`, and the answer says so, recording
-    them in the scratchpad's `rejected_sources` too.
+    Sources repeat once. A dropped source is listed under `dropped_sources` with why, the
+    answer says so, and a sentence that cited only dropped clauses is marked unconfirmed;
+    the scratchpad's `rejected_sources` records them too.
     """
-    kept, dropped = [], []
+    kept: list[dict[str, Any]] = []
+    dropped: list[dict[str, Any]] = []
     for source in output.get("sources", []):
         ref = page_match(shared, source["document"], source["page"])
+        clause = str(source.get("clause") or "").strip().rstrip(".,;)")
         if ref is None:
-            dropped.append(source)
-            continue
-        clause = source.get("clause", "")
-        kept.append(
-            {**source, "document": ref["document"], "clause": clause, "page_id": ref["page_id"]}
-        )
-    answer = output["answer"]
+            dropped.append({**source, "reason": "страница не найдена в этом запуске"})
+        elif clause and not clause_on_page(clause, ref):
+            dropped.append({**source, "reason": f"пункта {clause} нет на странице {ref['page']}"})
+        else:
+            kept.append(
+                {**source, "document": ref["document"], "clause": clause, "page_id": ref["page_id"]}
+            )
+    kept = list({(s["page_id"], s["clause"]): s for s in kept}.values())
+    answer = _unconfirmed_marked(output["answer"], kept, dropped)
     if dropped:
         names = "; ".join(
-            f"{s['document']} п. {s.get('clause') or '—'}, стр. {s['page']}" for s in dropped
+            f"{s['document']} п. {s.get('clause') or '—'}, стр. {s['page']} ({s['reason']})"
+            for s in dropped
         )
-        answer += (
-            f"\n\n> Ссылки, которых нет среди страниц, найденных в этом запуске, удалены: {names}."
-        )
+        answer += f"\n\n> Ссылки удалены, они не подтверждаются найденными страницами: {names}."
         shared["scratchpad"]["rejected_sources"].update(
-            {f"{s['document']} стр. {s['page']}": "не найдена в этом запуске" for s in dropped}
+            {f"{s['document']} стр. {s['page']}": s["reason"] for s in dropped}
         )
     return {
         "answer": answer,
@@ -78,6 +84,47 @@ def citations_check(shared: Store, output: dict[str, Any]) -> dict[str, Any]:
         "clarifying_questions": output.get("clarifying_questions", []),
         "dropped_sources": dropped,
     }
+
+
+def clause_on_page(clause: str, ref: dict[str, Any]) -> bool:
+    """Whether clause `clause` is on the retrieved page `ref` (its clause list, its text)."""
+    if clause in (ref.get("clauses") or []):
+        return True
+    from normagpt.models import NormPage  # the page's text, for clauses the list lacks
+
+    text = NormPage.objects.filter(pk=ref["page_id"]).values_list("text", flat=True).first()
+    return bool(text) and _clause_pattern(clause).search(text) is not None
+
+
+def _clause_pattern(clause: str) -> re.Pattern[str]:
+    """`10.3.2` as a number of its own: not inside `110.3.2` or `10.3.21`."""
+    return re.compile(rf"(?<![\d.]){re.escape(clause)}(?![\d]|\.\d)")
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=[«(\"А-ЯЁA-Z*-])")
+
+
+def _unconfirmed_marked(
+    answer: str, kept: list[dict[str, Any]], dropped: list[dict[str, Any]]
+) -> str:
+    """The answer with each sentence that names a dropped clause and no kept one marked."""
+    gone = [str(s.get("clause") or "") for s in dropped if s.get("clause")]
+    held = [s["clause"] for s in kept if s["clause"]]
+    if not gone:
+        return answer
+    out = []
+    for line in answer.split("\n"):
+        sentences = _SENTENCE_END.split(line)
+        marked = []
+        for sentence in sentences:
+            names_gone = [c for c in gone if _clause_pattern(c).search(sentence)]
+            names_held = [c for c in held if _clause_pattern(c).search(sentence)]
+            if names_gone and not names_held:
+                listed = ", ".join(f"п. {c}" for c in names_gone)
+                sentence += f" *[не подтверждено: ссылка на {listed} удалена]*"
+            marked.append(sentence)
+        out.append(" ".join(marked))
+    return "\n".join(out)
 
 
 def fallback_answer(shared: Store, reason: str) -> dict[str, Any]:

@@ -242,6 +242,46 @@ def test_citations_not_retrieved_in_the_run_are_dropped_and_said_so(corpus, llm)
     assert "ГОСТ 10180-2012" in run.final_answer
 
 
+def test_a_made_up_clause_on_a_retrieved_page_is_dropped_and_its_sentence_marked(
+    corpus, llm
+) -> None:  # type: ignore[no-untyped-def]
+    script = straight_script()
+    answer = (
+        "**Не менее 20 мм** (п. 10.3.2 СП 63.13330.2018). "
+        "Для агрессивной среды — не менее 50 мм (п. 77.7.7 СП 63.13330.2018)."
+    )
+    script["finalizer"] = [
+        final(
+            answer,
+            ("СП 63.13330.2018", "10.3.2", 2),
+            ("СП 63.13330.2018", "77.7.7", 2),  # the page was retrieved; the clause is invented
+            ("СП 63.13330.2018", "10.3.2", 2),  # the same source twice
+        )
+    ]
+    llm.play(**script)
+    run = ask()
+    assert [(s["clause"], s["page"]) for s in run.sources] == [("10.3.2", 2)]
+    (dropped,) = run.answer["dropped_sources"]
+    assert dropped["clause"] == "77.7.7"
+    assert dropped["reason"] == "пункта 77.7.7 нет на странице 2"
+    first, second = run.final_answer.split("\n")[0].split(" Для ")
+    assert "не подтверждено" not in first  # it rests on a clause that is on the page
+    assert "*[не подтверждено: ссылка на п. 77.7.7 удалена]*" in second
+    assert "пункта 77.7.7 нет на странице 2" in run.final_answer
+
+
+def test_a_clause_missing_from_the_clause_list_but_in_the_page_text_holds(corpus, llm) -> None:  # type: ignore[no-untyped-def]
+    from normagpt.models import NormPage
+
+    page = NormPage.objects.get(document__code="СП 63.13330.2018", number=2)
+    page.clauses = []  # the extractor missed it; the text still has it
+    page.save()
+    llm.play(**straight_script())
+    run = ask()
+    assert [s["clause"] for s in run.sources] == ["10.3.2"]
+    assert run.answer["dropped_sources"] == []
+
+
 def test_429_then_success_is_retried(corpus, llm) -> None:  # type: ignore[no-untyped-def]
     script = straight_script()
     script["planner"] = [{"status": 429}, {"status": 503}, *script["planner"]]
