@@ -3,7 +3,8 @@
 PostgreSQL: full-text search with the `russian` configuration over a stored, generated
 `search_vector` column with a GIN index (migration 0002). SQLite: an FTS5 table kept in step
 by triggers, queried with light Russian stems as prefixes. Pages of the expected documents
-come first; within each group, the better match first.
+come first; then pages of documents in force, then of replaced ones (a replaced document
+named among the expected ones is not put below); within each group, the better match first.
 """
 
 from __future__ import annotations
@@ -84,13 +85,15 @@ def _postgres(keywords: list[str], expected: list[int], limit: int) -> list[tupl
     query = " || ".join(["plainto_tsquery('russian', %s)"] * len(words))
     sql = f"""
         SELECT p.id, ts_rank(p.search_vector, q.query) AS rank
-        FROM normagpt_normpage p, (SELECT {query} AS query) q
+        FROM normagpt_normpage p
+        JOIN normagpt_normdocument d ON d.id = p.document_id,
+        (SELECT {query} AS query) q
         WHERE p.search_vector @@ q.query
-        ORDER BY (p.document_id = ANY(%s)) DESC, rank DESC, p.id
+        ORDER BY (p.document_id = ANY(%s)) DESC, (d.status = %s) ASC, rank DESC, p.id
         LIMIT %s
     """  # noqa: S608 (only placeholders are interpolated)
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*words, expected, limit])
+        cursor.execute(sql, [*words, expected, NormDocument.Status.REPLACED.value, limit])
         return [(int(pk), float(rank)) for pk, rank in cursor.fetchall()]
 
 
@@ -100,10 +103,11 @@ def _sqlite(terms: list[str], expected: list[int], limit: int) -> list[tuple[int
     sql = f"""
         SELECT p.id, -bm25(normagpt_page_fts) AS rank
         FROM normagpt_page_fts JOIN normagpt_normpage p ON p.id = normagpt_page_fts.rowid
+        JOIN normagpt_normdocument d ON d.id = p.document_id
         WHERE normagpt_page_fts MATCH %s
-        ORDER BY (p.document_id IN ({marks})) DESC, rank DESC, p.id
+        ORDER BY (p.document_id IN ({marks})) DESC, (d.status = %s) ASC, rank DESC, p.id
         LIMIT %s
     """  # noqa: S608 (only placeholders are interpolated)
     with connection.cursor() as cursor:
-        cursor.execute(sql, [match, *expected, limit])
+        cursor.execute(sql, [match, *expected, NormDocument.Status.REPLACED.value, limit])
         return [(int(pk), float(rank)) for pk, rank in cursor.fetchall()]

@@ -182,7 +182,9 @@ def test_search_finds_inflected_words_expected_documents_first(corpus) -> None: 
     rest = [h for h in hits if not h.expected]
     assert rest[0].page.document.code == "СП 63.13330.2018"
     assert rest[0].page.number == 2  # «толщина защитного слоя… для плит перекрытия»
-    assert [h.rank for h in rest] == sorted((h.rank for h in rest), reverse=True)
+    for replaced in (False, True):  # in force first, then replaced: each the better first
+        group = [h.rank for h in rest if h.replaced == replaced]
+        assert group == sorted(group, reverse=True)
     assert "защитного слоя" in rest[0].snippet
 
 
@@ -200,6 +202,19 @@ def test_replaced_documents_are_marked(corpus) -> None:  # type: ignore[no-untyp
     assert hits[0].page.document.code == "СНиП 52-01-2003"
     assert hits[0].replaced
     assert not any(h.replaced for h in hits[1:])
+
+
+def test_replaced_documents_rank_below_those_in_force_unless_asked_for(corpus) -> None:  # type: ignore[no-untyped-def]
+    hits = services.pages_search(keywords=["защитный слой бетона"], limit=20)
+    replaced = [h.replaced for h in hits]
+    assert any(replaced)
+    assert replaced == sorted(replaced)  # every page in force before any replaced one
+    best_replaced = max(h.rank for h in hits if h.replaced)
+    assert any(h.rank < best_replaced for h in hits if not h.replaced)  # it matched better
+    asked = services.pages_search(
+        keywords=["защитный слой бетона"], expected_documents=["СНиП 52-01-2003"], limit=20
+    )
+    assert asked[0].replaced  # named: not put below
 
 
 def test_search_limits_and_empty_results(corpus) -> None:  # type: ignore[no-untyped-def]
