@@ -35,3 +35,7 @@ def build_application() -> ASGIApp:
 
 
 application = build_application()
+
+from normagpt.recovery import serving_process_start  # noqa: E402
+
+serving_process_start()  # no broker: this process advances runs, and resumes its own

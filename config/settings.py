@@ -388,8 +388,9 @@ NORMAGPT_MAX_REPLANS = env_int("NORMAGPT_MAX_REPLANS", 2)
 NORMAGPT_MAX_LLM_CALLS = env_int("NORMAGPT_MAX_LLM_CALLS", 24)
 NORMAGPT_MAX_TOKENS = env_int("NORMAGPT_MAX_TOKENS", 200_000)
 NORMAGPT_MAX_SECONDS = env_int("NORMAGPT_MAX_SECONDS", 600)
-# A run whose worker stopped renewing its lease this long is resumed by another worker.
-NORMAGPT_RUN_LEASE_SECONDS = env_int("NORMAGPT_RUN_LEASE_SECONDS", 90)
+# A run whose advancer stopped renewing its lease (every third of it) this long is taken
+# over by another (normagpt.recovery): the time from a crash to the run going on again.
+NORMAGPT_RUN_LEASE_SECONDS = env_int("NORMAGPT_RUN_LEASE_SECONDS", 15)
 # Pages the executor reads per step, and the search's default result count.
 NORMAGPT_PAGES_PER_STEP = env_int("NORMAGPT_PAGES_PER_STEP", 4)
 # Rendering of ingested PDF pages (dots per inch) and OCR of pages without a text layer

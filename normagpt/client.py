@@ -126,8 +126,10 @@ class LlmClient:
         node: str,
         headers: dict[str, str] | None = None,
         on_call: Callable[[CallRecord], None] | None = None,
+        may_retry: Callable[[], bool] | None = None,
     ) -> LlmReply:
-        """The model's reply to `messages`; LlmUnavailable once the retries are spent."""
+        """The model's reply to `messages`; LlmUnavailable once the retries are spent, or
+        when `may_retry` (the caller's budget, asked before each retry) says no more."""
         import openai
 
         attempt = 0
@@ -139,10 +141,14 @@ class LlmClient:
                 record = CallRecord(node, self.model, ok=False, error=describe(exc)[:500])
                 if on_call is not None:
                     on_call(_timed(record, started))
-                if not retryable(exc) or attempt >= self.retries:
+                spent = may_retry is not None and not may_retry()
+                if not retryable(exc) or attempt >= self.retries or spent:
+                    after = f"after {attempt + 1} attempts" if attempt else ""
+                    if spent and retryable(exc) and attempt < self.retries:
+                        after = ", ".join(filter(None, [after, "the run's LLM budget is spent"]))
                     raise LlmUnavailable(
                         f"the model server failed for the {node}: {describe(exc)}"
-                        + (f" (after {attempt + 1} attempts)" if attempt else "")
+                        + (f" ({after})" if after else "")
                     ) from exc
                 delay = self._delay(exc, attempt)
                 logger.warning("LLM %s: %s; retrying in %.1f s", node, describe(exc), delay)

@@ -13,6 +13,7 @@ from core.registry import ToolRegistry
 from core.tooling import Format, respond, thread_progress
 from normagpt import formatting, schemas, selectors, services
 from normagpt.models import AgentRun
+from normagpt.recovery import serving_process_start
 
 registry = ToolRegistry(
     app="normagpt",
@@ -22,6 +23,7 @@ registry = ToolRegistry(
         "from a corpus of norm documents — plan, search, judge, answer — citing the "
         "clauses and pages it rests on."
     ),
+    on_serve=serving_process_start,  # no broker: this process advances and resumes runs
 )
 
 POLL_SECONDS = 0.25
@@ -98,7 +100,6 @@ def ask(
 def get_run(run_id: RunId, response_format: Format = "markdown") -> CallToolResult:
     """A run's status, its steps so far, and its answer with sources once completed."""
     run = selectors.run_get(run_id=run_id)
-    services.run_revive(run=run)
     return run_respond(run, response_format)
 
 

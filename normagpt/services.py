@@ -10,6 +10,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.conf import settings
+from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
@@ -33,7 +35,6 @@ __all__ = [
     "run_create",
     "run_fail",
     "run_resume",
-    "run_revive",
     "runs_recover",
 ]
 
@@ -63,25 +64,22 @@ def run_create(*, question: str, user: Any = None) -> AgentRun:
     return run
 
 
-def run_revive(*, run: AgentRun) -> bool:
-    """Start a run again whose worker died (lease expired); whether it was restarted.
-
-    Called when a run is looked at, so a run survives even without a periodic sweep;
-    a second start is harmless: only one advancer can hold the lease.
-    """
-    if not selectors.run_is_stalled(run=run):
-        return False
-    background.start(RUN_TASK, run.pk)
-    return True
-
-
 def runs_recover() -> list[int]:
-    """Start again every run whose lease expired (its worker died); their ids."""
+    """Start again every run whose lease expired (its advancer died); their ids.
+
+    A run started by a sweep is not started again by another sweep (any process's) for a
+    lease: the start itself waits for the lapse and takes the run over.
+    """
     stalled = selectors.runs_stalled()
+    lease = settings.NORMAGPT_RUN_LEASE_SECONDS
+    started = []
     for run_id in stalled:
-        logger.warning("run %s: its worker stopped; resuming from its last checkpoint", run_id)
+        if not cache.add(f"normagpt:recovering:{run_id}", 1, timeout=max(1, int(lease))):
+            continue
+        logger.warning("run %s: its advancer stopped; resuming from its last checkpoint", run_id)
         background.start(RUN_TASK, run_id)
-    return stalled
+        started.append(run_id)
+    return started
 
 
 @transaction.atomic

@@ -1,9 +1,12 @@
 """Celery adapters of the norms agent: advancing runs, recovering stalled ones, ingestion.
 
-`normagpt.run_advance` is acknowledged only when done and re-queued if its worker is lost;
-a worker killed outright (SIGKILL, OOM) is covered by the run's lease: once it expires,
-`normagpt.runs_recover` (run when any worker starts, and on a schedule if configured)
-hands the run to a live worker, which goes on from the last checkpoint.
+`normagpt.run_advance` is acknowledged only when done and re-queued if its worker is lost:
+the redelivered task waits for the dead advancer's lease and takes the run over. A worker
+killed outright (SIGKILL, OOM) is covered by every live worker's sweeper thread
+(`normagpt.recovery`), which hands a run whose lease lapsed to a live worker; beat's
+`normagpt.runs_recover` is a safety net. The model failing is not retried here: the
+client's retries are the node's whole budget (one chain of attempts, counted against the
+run's caps), and past it the run fails with the model's error.
 """
 
 from __future__ import annotations
@@ -20,35 +23,22 @@ from normagpt import services
 
 logger = logging.getLogger(__name__)
 
-LLM_RETRIES = 3
 # pdfium is not thread-safe: one ingestion at a time in a process (the pool without a broker).
 _pdfium = threading.Lock()
 
 
-@shared_task(
-    name="normagpt.run_advance",
-    bind=True,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    max_retries=LLM_RETRIES,
-)
-def run_advance_task(self: Any, run_id: int) -> str:
+@shared_task(name="normagpt.run_advance", acks_late=True, reject_on_worker_lost=True)
+def run_advance_task(run_id: int) -> str:
     """Advance a run until it finishes or waits for review; its status.
 
-    The model being down leaves the run at its checkpoint and retries later (backoff);
-    after the last retry the run fails with the reason. Called directly (in-process, no
-    broker to hold a retry) the first failure fails the run.
+    The model failing past the client's retries fails the run with the model's error and
+    what was found so far (no second chain of retries, no lease left to lapse).
     """
     try:
         return services.run_advance(run_id=run_id).status
-    except UpstreamError as exc:
-        if not self.request.called_directly and self.request.retries < LLM_RETRIES:
-            raise self.retry(exc=exc, countdown=30 * 2**self.request.retries) from exc
-        services.run_fail(run_id=run_id, message=exc.message)
-        return "failed"
     except Exception as exc:
         message = getattr(exc, "message", None) or f"unexpected error: {type(exc).__name__}"
-        if not hasattr(exc, "message"):
+        if not isinstance(exc, UpstreamError) and not hasattr(exc, "message"):
             logger.exception("run %s failed", run_id)
         services.run_fail(run_id=run_id, message=message)
         return "failed"
@@ -62,7 +52,11 @@ def runs_recover_task() -> list[int]:
 
 @worker_ready.connect
 def _recover_on_worker_start(**_: Any) -> None:
+    """A worker starting sweeps at once, then every half lease (`normagpt.recovery`)."""
+    from normagpt import recovery
+
     runs_recover_task.delay()
+    recovery.sweeper_start()
 
 
 @shared_task(name="normagpt.document_ingest", acks_late=True, reject_on_worker_lost=True)

@@ -54,7 +54,6 @@ def _run_context(request: HttpRequest, run_id: int) -> dict[str, object]:
         run = selectors.run_get(run_id=run_id, viewer=request.user)
     except DomainError as exc:
         raise Http404(exc.message) from exc
-    services.run_revive(run=run)
     shared = run.shared or {}
     pages = {p["page_id"]: p for p in shared.get("retrieved_pages", [])}
     steps = []

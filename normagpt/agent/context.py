@@ -68,7 +68,15 @@ class NodeContext:
             self.node_tokens[1] += call.completion_tokens
             self.record(call)
 
-        return self.llm.chat(messages, node=node, headers=self.headers, on_call=on_call).text
+        def may_retry() -> bool:  # a retry is a call: counted against the caps first
+            return self.budget.calls < self.budget.max_calls and (
+                self.budget.tokens < self.budget.max_tokens
+            )
+
+        reply = self.llm.chat(
+            messages, node=node, headers=self.headers, on_call=on_call, may_retry=may_retry
+        )
+        return reply.text
 
     def ask(
         self,

@@ -1,16 +1,20 @@
 """The loop: node after node, a checkpoint after each, bounded by the run's caps.
 
-A run is advanced by whoever holds its lease (`owner`, renewed by a heartbeat thread while
-a node works). Each finished node is written in one transaction — the shared store, the
-next node and an AgentStep — and only if the lease and the step count are still ours, so
-a node's result is kept exactly once. A worker that dies loses the lease after
-NORMAGPT_RUN_LEASE_SECONDS; another worker claims the run and goes on from the last
-checkpoint: the node that was in flight runs again, no finished node does.
+A run is advanced by whoever holds its lease (`owner`, renewed by a heartbeat thread every
+third of NORMAGPT_RUN_LEASE_SECONDS while a node works). Each finished node is written in
+one transaction — the shared store, the next node and an AgentStep — and only if the lease
+and the step count are still ours, so a node's result is kept exactly once. A start that
+finds the lease held waits: a holder whose heartbeat goes on is alive (the start returns);
+one whose heartbeat stops is dead, and the start takes the run over once the lease lapses
+and goes on from the last checkpoint: the node that was in flight runs again, no finished
+node does. So a redelivered task (its worker killed) resumes the run itself, in seconds.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import socket
 import threading
 import time
 import uuid
@@ -49,7 +53,14 @@ Status = AgentRun.Status
 
 
 def new_owner() -> str:
-    return uuid.uuid4().hex
+    """An advancer's name: the host and process (who works on a run), made unique."""
+    return f"{socket.gethostname()[:30]}:{os.getpid()}:{uuid.uuid4().hex[:16]}"
+
+
+def owner_pid(owner: str) -> int | None:
+    """The process id in an advancer's name, if it has one."""
+    parts = owner.split(":")
+    return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else None
 
 
 def run_claim(*, run_id: int, owner: str) -> bool:
@@ -66,6 +77,39 @@ def run_claim(*, run_id: int, owner: str) -> bool:
             started_at=Coalesce(F("started_at"), now),
         )
     )
+
+
+def run_take_over(*, run_id: int, owner: str) -> bool:
+    """Wait for the run's current holder to show itself alive or dead; whether `owner` took
+    the run over (the holder's heartbeat stopped and its lease lapsed).
+
+    A heartbeat seen to move means a live holder: False at once. So does a run that is no
+    longer in progress. Waits at most a lease and two heartbeats.
+    """
+    lease = settings.NORMAGPT_RUN_LEASE_SECONDS
+    beat = heartbeat_interval()
+    deadline = time.monotonic() + lease + 2 * beat
+    seen = None
+    while time.monotonic() < deadline:
+        row = (
+            AgentRun.objects.filter(pk=run_id, status__in=[Status.QUEUED, Status.RUNNING])
+            .values_list("heartbeat_at")
+            .first()
+        )
+        if row is None:
+            return False  # finished, failed or waiting for review
+        if seen is not None and row != seen:
+            return False  # the holder beats: alive
+        seen = row
+        if run_claim(run_id=run_id, owner=owner):
+            logger.warning("run %s: its advancer stopped; taken over", run_id)
+            return True
+        time.sleep(min(beat / 2, max(0.05, deadline - time.monotonic())))
+    return False
+
+
+def heartbeat_interval() -> float:
+    return max(0.2, settings.NORMAGPT_RUN_LEASE_SECONDS / 3)
 
 
 class Heartbeat:
@@ -87,7 +131,7 @@ class Heartbeat:
         self._thread.join(timeout=10)
 
     def _beat(self) -> None:
-        interval = max(0.2, settings.NORMAGPT_RUN_LEASE_SECONDS / 3)
+        interval = heartbeat_interval()
         try:
             while not self._stop.wait(interval):
                 AgentRun.objects.filter(pk=self.run_id, owner=self.owner).update(
@@ -106,11 +150,11 @@ def run_advance(*, run_id: int, llm: LlmClient | None = None, owner: str | None 
     released, for a retry); a caller that will not retry calls `run_fail`.
     """
     owner = owner or new_owner()
-    if not run_claim(run_id=run_id, owner=owner):
+    if not run_claim(run_id=run_id, owner=owner) and not run_take_over(run_id=run_id, owner=owner):
         run = AgentRun.objects.filter(pk=run_id).first()
         if run is None:
             raise RunNotFound(f"run {run_id} does not exist", extra={"run_id": run_id})
-        return run  # finished, waiting for review, or advanced by another worker
+        return run  # finished, waiting for review, or advanced by a live advancer
     try:
         with Heartbeat(run_id, owner):
             client = llm or LlmClient.from_settings()
@@ -332,7 +376,34 @@ def llm_call_record(*, run_id: int, step_index: int, call: CallRecord) -> None:
 
 
 def run_fail(*, run_id: int, message: str) -> None:
-    """Mark a run that cannot go on as failed, keeping its checkpoints."""
-    AgentRun.objects.filter(pk=run_id).exclude(status__in=AgentRun.FINISHED).update(
-        status=Status.FAILED, error=message[:2000], owner="", finished_at=timezone.now()
-    )
+    """Mark a run that cannot go on as failed with `message`, keeping its checkpoints and
+    attaching what its steps found so far (cited, as an incomplete answer)."""
+    with transaction.atomic():
+        run = (
+            AgentRun.objects.select_for_update()
+            .filter(pk=run_id)
+            .exclude(status__in=AgentRun.FINISHED)
+            .first()
+        )
+        if run is None:
+            return
+        shared = run.shared or {}
+        found: dict[str, Any] = {}
+        if shared.get("step_results"):
+            found = fallback_answer(shared, f"запуск прерван: {message[:300]}")
+        AgentRun.objects.filter(pk=run_id).update(
+            status=Status.FAILED,
+            error=message[:2000],
+            owner="",
+            finished_at=timezone.now(),
+            **(
+                {
+                    "final_answer": found["answer"],
+                    "sources": found["sources"],
+                    "incomplete": True,
+                    "incomplete_reason": message[:300],
+                }
+                if found
+                else {}
+            ),
+        )

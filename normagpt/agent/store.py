@@ -93,7 +93,7 @@ def clause_on_page(clause: str, ref: dict[str, Any]) -> bool:
     from normagpt.models import NormPage  # the page's text, for clauses the list lacks
 
     text = NormPage.objects.filter(pk=ref["page_id"]).values_list("text", flat=True).first()
-    return bool(text) and _clause_pattern(clause).search(text) is not None
+    return _clause_pattern(clause).search(text or "") is not None
 
 
 def _clause_pattern(clause: str) -> re.Pattern[str]:

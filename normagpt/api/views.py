@@ -60,7 +60,6 @@ class RunDetailApi(APIView):
         run = selectors.run_get(run_id=run_id)
         if not request.user.is_staff and run.user_id != request.user.pk:
             raise PermissionDenied("this run belongs to another user")
-        services.run_revive(run=run)
         return Response(formatting.run_as_dict(run))
 
 

@@ -50,6 +50,15 @@ class ScriptedLLM:
     def play(self, **script: list[Reply]) -> None:
         self.script = script
 
+    def restart(self, **script: list[Reply]) -> None:
+        """A new script, the calls forgotten and a hang armed again (the next run's turn)."""
+        with self._lock:
+            self.script = script
+            self.calls.clear()
+            self.answered.clear()
+            self.hanging.clear()
+            self._release.clear()
+
     def count(self) -> Counter[str]:
         with self._lock:
             return Counter(call.node for call in self.calls)

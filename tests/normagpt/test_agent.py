@@ -348,23 +348,61 @@ def test_continue_with_no_step_left_finalizes(corpus, llm) -> None:  # type: ign
     assert not run.incomplete
 
 
-def test_the_celery_task_retries_a_dead_model_then_fails_the_run(corpus, llm, settings) -> None:  # type: ignore[no-untyped-def]
-    from celery.exceptions import Retry
+def test_a_model_failing_past_the_node_s_retries_fails_the_run_with_its_error_and_findings(
+    corpus, llm, settings
+) -> None:  # type: ignore[no-untyped-def]
+    """One chain of attempts (the client's retries), then `failed` naming HTTP 500, with
+    what the earlier steps found attached; no Celery retry, no second chain."""
+    from normagpt.tasks import run_advance_task
 
-    from normagpt.tasks import LLM_RETRIES, run_advance_task
-
-    settings.NORMAGPT_LLM_RETRIES = 0
-    llm.play(planner=[{"status": 503}])
+    settings.NORMAGPT_LLM_RETRIES = 2
+    settings.NORMAGPT_LLM_BACKOFF = 0.01
+    script = straight_script()
+    script["judge"] = [{"status": 500}] * 10  # the model breaks after the first step
+    llm.play(**script)
     run = services.run_create(question=QUESTION)
-    with pytest.raises(Retry, match="Retry in 30s"):
-        run_advance_task.apply(args=[run.pk])
-    run.refresh_from_db()
-    assert run.status == "running"  # kept at its checkpoint for the retry
-    last = run_advance_task.apply(args=[run.pk], retries=LLM_RETRIES)
-    assert last.get() == "failed"
+    assert run_advance_task.apply(args=[run.pk]).get() == "failed"
     run.refresh_from_db()
     assert run.status == "failed"
-    assert "HTTP 503" in run.error
+    assert "HTTP 500" in run.error
+    assert "after 3 attempts" in run.error
+    assert llm.count() == {"planner": 1, "executor": 1, "judge": 3}
+    assert run.incomplete
+    assert "Не менее 20 мм" in run.final_answer or "10.3.2" in run.final_answer
+    assert [s["clause"] for s in run.sources] == ["10.3.2"]
+
+
+def test_retries_are_calls_the_run_s_cap_counts_before_each(corpus, llm, settings) -> None:  # type: ignore[no-untyped-def]
+    from normagpt.tasks import run_advance_task
+
+    settings.NORMAGPT_LLM_RETRIES = 10
+    settings.NORMAGPT_LLM_BACKOFF = 0.01
+    settings.NORMAGPT_MAX_LLM_CALLS = 4
+    script = straight_script()
+    script["judge"] = [{"status": 500}] * 20
+    llm.play(**script)
+    run = services.run_create(question=QUESTION)
+    assert run_advance_task.apply(args=[run.pk]).get() == "failed"
+    run.refresh_from_db()
+    assert run.llm_calls == 4  # never past the cap
+    assert sum(llm.count().values()) == 4
+    assert "HTTP 500" in run.error
+    assert "the run's LLM budget is spent" in run.error
+
+
+def test_a_model_that_hangs_fails_the_run_within_the_retry_budget(corpus, llm, settings) -> None:  # type: ignore[no-untyped-def]
+    from normagpt.tasks import run_advance_task
+
+    settings.NORMAGPT_LLM_TIMEOUT = 0.3
+    settings.NORMAGPT_LLM_RETRIES = 1
+    settings.NORMAGPT_LLM_BACKOFF = 0.01
+    llm.play(planner=[{"sleep": 5, "content": "{}"}] * 3)
+    run = services.run_create(question=QUESTION)
+    assert run_advance_task.apply(args=[run.pk]).get() == "failed"
+    run.refresh_from_db()
+    assert run.status == "failed"
+    assert "timed out" in run.error
+    assert LlmCall.objects.filter(run=run).count() == 2
 
 
 def test_without_a_broker_a_dead_model_fails_the_run_at_once(corpus, llm, settings) -> None:  # type: ignore[no-untyped-def]

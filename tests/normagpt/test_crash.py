@@ -10,6 +10,7 @@ import pytest
 from bench.common import celery_worker_command
 from core import background
 from normagpt import selectors, services
+from normagpt.agent.runner import owner_pid
 from normagpt.models import AgentRun
 from tests.normagpt.scripted_llm import (
     ANSWER,
@@ -98,3 +99,127 @@ def test_a_killed_worker_s_run_is_finished_by_another_without_repeating_finished
         (4, "judge"): 1,
         (5, "finalizer"): 1,
     }
+
+
+def script_hanging_at(node: str) -> dict[str, list[object]]:
+    """A two-step run whose first call of `node` hangs (its worker dies inside it)."""
+    script: dict[str, list[object]] = {
+        "planner": [plan(COVER_STEP, CORROSION_STEP)],
+        "executor": [
+            step(COVER_FINDING),
+            step(("СП 28.13330.2017", "5.5.1", 1, "увеличивают на 5 мм")),
+        ],
+        "judge": [verdict("CONTINUE"), verdict("FINALIZE")],
+        "finalizer": [final(ANSWER, ("СП 63.13330.2018", "10.3.2", 2))],
+    }
+    script[node] = [{"hang": True}, *script[node]]
+    return script
+
+
+def test_without_beat_a_live_worker_takes_over_each_killed_worker_s_run(
+    corpus, llm, spawn, redis_url, subprocess_db_env, settings
+) -> None:  # type: ignore[no-untyped-def]
+    """Two workers and no beat; for runs killed at the planner, the executor, the judge
+    and the finalizer: the other worker's sweeper takes each run over once the lease lapses,
+    and no finished node runs again."""
+    import os
+    import signal
+
+    import redis
+
+    settings.NORMAGPT_RUN_LEASE_SECONDS = 2  # as the workers have it
+    redis.Redis.from_url(redis_url).flushdb()
+    env = {
+        **subprocess_db_env,
+        "REDIS_URL": redis_url,
+        "OPENAI_BASE_URL": llm.base_url,
+        "OPENAI_API_KEY": "test",
+        "DJANGO_MEDIA_ROOT": str(settings.MEDIA_ROOT),
+        "NORMAGPT_RUN_LEASE_SECONDS": "2",
+        "DJANGO_LOG_LEVEL": "WARNING",
+    }
+    workers = {w.pid: w for w in (spawn(celery_worker_command(f"k{n}"), **env) for n in (1, 2))}
+    for number, node in enumerate(["planner", "executor", "judge", "finalizer"]):
+        llm.restart(**script_hanging_at(node))
+        with background.using_broker(True):
+            run = services.run_create(question=f"Толщина защитного слоя бетона, случай {number}?")
+        wait_until(llm.hanging.is_set, 60, f"a worker to hang in the {node}")
+        run.refresh_from_db()
+        pid = owner_pid(run.owner)
+        assert pid in workers, (run.owner, list(workers))
+        os.kill(pid, signal.SIGKILL)
+        workers.pop(pid).wait(timeout=10)
+        llm.release()
+        fresh = spawn(celery_worker_command(f"k{number}r"), **env)  # keep two alive
+        workers[fresh.pid] = fresh
+        wait_until(
+            lambda: AgentRun.objects.get(pk=run.pk).is_finished,  # noqa: B023 (waited here)
+            60,
+            f"the run killed in the {node} to finish",
+        )
+        run.refresh_from_db()
+        assert run.status == "completed", run.error
+        assert owner_pid(run.owner) is None  # released
+        nodes = [s.node for s in run.steps.order_by("index")]
+        assert nodes == ["planner", "executor", "judge", "executor", "judge", "finalizer"]
+        calls = Counter((call.step, call.node) for call in llm.calls if call.run == run.pk)
+        repeated = {key: n for key, n in calls.items() if n > 1}
+        hung_step = {"planner": 0, "executor": 1, "judge": 2, "finalizer": 5}[node]
+        assert repeated == {(hung_step, node): 2}  # only the node in flight ran again
+
+
+def test_without_a_broker_a_restarted_process_resumes_its_run(
+    corpus, llm, spawn, subprocess_db_env, settings
+) -> None:  # type: ignore[no-untyped-def]
+    """`runmcp` over HTTP with no broker advances the run it was asked; SIGKILLed inside a
+    node and started again, it takes its run over once the lease lapses and finishes it."""
+    import asyncio
+
+    from tests.conftest import MANAGE, PYTHON, free_port, wait_for_http
+    from tests.test_mcp_http import http_client
+
+    llm.restart(**script_hanging_at("executor"))
+    env = {
+        **subprocess_db_env,
+        "REDIS_URL": None,  # no broker: the process advances runs itself
+        "OPENAI_BASE_URL": llm.base_url,
+        "OPENAI_API_KEY": "test",
+        "DJANGO_MEDIA_ROOT": str(settings.MEDIA_ROOT),
+        "NORMAGPT_RUN_LEASE_SECONDS": "2",
+        "DJANGO_LOG_LEVEL": "WARNING",
+        "MCP_HTTP_TOKEN": "",
+    }
+    port = free_port()
+    command = [PYTHON, MANAGE, "runmcp", "--transport", "http", "--port", str(port)]
+    url = f"http://127.0.0.1:{port}/mcp"
+    first = spawn(command, **env)
+    wait_for_http(url, first)
+
+    async def ask() -> None:
+        async with http_client(url) as client:
+            result = await client.call_tool(
+                "normagpt_ask", {"question": QUESTION_NO_BROKER, "wait_seconds": 0}
+            )
+            assert not result.is_error
+
+    asyncio.run(ask())
+    wait_until(llm.hanging.is_set, 60, "the process to hang in the executor")
+    run = AgentRun.objects.get(question=QUESTION_NO_BROKER)
+    assert owner_pid(run.owner) == first.pid
+    first.kill()
+    first.wait(timeout=10)
+    llm.release()
+
+    again = spawn(command, **env)
+    wait_for_http(url, again)
+    wait_until(
+        lambda: AgentRun.objects.get(pk=run.pk).is_finished, 60, "the restarted process to finish"
+    )
+    run.refresh_from_db()
+    assert run.status == "completed", run.error
+    assert [s.node for s in run.steps.order_by("index")] == [
+        "planner", "executor", "judge", "executor", "judge", "finalizer",
+    ]  # fmt: skip
+
+
+QUESTION_NO_BROKER = "Какая толщина защитного слоя бетона без брокера задач?"

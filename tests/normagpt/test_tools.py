@@ -166,9 +166,12 @@ async def test_search_norms_ranks_expected_documents_first_and_marks_replaced(co
     assert "7.3.1" in hits[0]["clauses"]
 
 
-async def test_looking_at_a_run_whose_worker_died_restarts_it(corpus, llm, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+async def test_looking_at_a_run_whose_worker_died_never_starts_it_the_sweep_does(
+    corpus, llm, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
     from datetime import timedelta
 
+    import anyio
     from asgiref.sync import sync_to_async
     from django.db import connection
     from django.utils import timezone
@@ -178,27 +181,42 @@ async def test_looking_at_a_run_whose_worker_died_restarts_it(corpus, llm, monke
     from normagpt.models import AgentRun
 
     llm.play(**straight_script())
+    dead = timezone.now() - timedelta(hours=1)
 
     def orphan() -> int:
         with monkeypatch.context() as patch:
             patch.setattr(background, "start", lambda *args, **kwargs: None)  # never started
             run = services.run_create(question=QUESTION)
         AgentRun.objects.filter(pk=run.pk).update(
-            status="running", owner="dead-worker", heartbeat_at=timezone.now() - timedelta(hours=1)
+            status="running", owner="dead-worker", heartbeat_at=dead
         )
         connection.close()  # this executor thread outlives the test
         return run.pk
 
+    def row(run_id: int) -> tuple[str, str, object]:
+        try:
+            return AgentRun.objects.values_list("status", "owner", "heartbeat_at").get(pk=run_id)
+        finally:
+            connection.close()
+
+    def sweep() -> list[int]:
+        try:
+            return services.runs_recover()
+        finally:
+            connection.close()
+
     run_id = await sync_to_async(orphan)()
     async with client() as c:
-        first = await c.call_tool("normagpt_get_run", {"run_id": run_id})
-        assert first.structured_content["status"] == "running"
+        for _ in range(3):  # reads never write: the run is left as it was
+            looked = await c.call_tool("normagpt_get_run", {"run_id": run_id})
+            assert looked.structured_content["status"] == "running"
+        assert await sync_to_async(row)(run_id) == ("running", "dead-worker", dead)
+        assert llm.count() == {}
+        assert await sync_to_async(sweep)() == [run_id]  # what every sweeper thread does
         for _ in range(100):
             result = await c.call_tool("normagpt_get_run", {"run_id": run_id})
             if result.structured_content["status"] != "running":
                 break
-            import anyio
-
             await anyio.sleep(0.1)
     assert result.structured_content["status"] == "completed"
     assert ANSWER in text_of(result)
