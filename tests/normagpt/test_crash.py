@@ -223,3 +223,43 @@ def test_without_a_broker_a_restarted_process_resumes_its_run(
 
 
 QUESTION_NO_BROKER = "Какая толщина защитного слоя бетона без брокера задач?"
+
+
+@pytest.mark.parametrize(
+    ("reply", "named"),
+    [({"status": 500}, "HTTP 500"), ({"sleep": 30, "content": "{}"}, "timed out")],
+)
+def test_with_a_broker_a_model_failing_forever_fails_the_run_in_one_chain(
+    corpus, llm, spawn, redis_url, subprocess_db_env, settings, reply, named
+) -> None:  # type: ignore[no-untyped-def]
+    """500 (or a hang) on every call: `failed` naming it after the node's retries, never
+    more calls than the cap, never a second chain (no Celery retry, no sweeper takeover)."""
+    import redis
+
+    redis.Redis.from_url(redis_url).flushdb()
+    llm.restart(planner=[reply] * 50)
+    env = {
+        **subprocess_db_env,
+        "REDIS_URL": redis_url,
+        "OPENAI_BASE_URL": llm.base_url,
+        "OPENAI_API_KEY": "test",
+        "DJANGO_MEDIA_ROOT": str(settings.MEDIA_ROOT),
+        "NORMAGPT_RUN_LEASE_SECONDS": "2",
+        "NORMAGPT_LLM_RETRIES": "2",
+        "NORMAGPT_LLM_BACKOFF": "0.1",
+        "NORMAGPT_LLM_TIMEOUT": "1",
+        "NORMAGPT_MAX_LLM_CALLS": "24",
+        "DJANGO_LOG_LEVEL": "WARNING",
+    }
+    for n in (1, 2):
+        spawn(celery_worker_command(f"f{n}"), **env)
+    with background.using_broker(True):
+        run = services.run_create(question="Толщина защитного слоя бетона при отказе модели?")
+    wait_until(lambda: AgentRun.objects.get(pk=run.pk).is_finished, 60, "the run to fail")
+    run.refresh_from_db()
+    assert run.status == "failed"
+    assert named in run.error
+    time.sleep(3)  # a lease and more: a second chain would have called again by now
+    assert llm.count() == {"planner": 3}  # one chain: the first attempt and 2 retries
+    run.refresh_from_db()
+    assert run.llm_calls == 3
