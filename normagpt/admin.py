@@ -16,7 +16,15 @@ from django.utils.safestring import SafeString
 from core.exceptions import DomainError
 from normagpt import services
 from normagpt.formatting import markdown_html, url_or_none
-from normagpt.models import AgentRun, AgentStep, LlmCall, NormDocument, NormPage, ReviewQueueRun
+from normagpt.models import (
+    AgentRun,
+    AgentStep,
+    LlmCall,
+    NormDocument,
+    NormPage,
+    ReviewQueueRun,
+    RunEvent,
+)
 
 
 def thumbnail(page: NormPage, width: int = 90) -> SafeString:
@@ -130,6 +138,20 @@ class AgentStepInline(admin.TabularInline):
         return obj.prompt_tokens + obj.completion_tokens
 
 
+class RunEventInline(admin.TabularInline):
+    """Takeovers, failed model calls, caps, failures: what happened besides the nodes."""
+
+    model = RunEvent
+    fields = ["created_at", "kind", "node", "message"]
+    readonly_fields = ["created_at", "kind", "node", "message"]
+    extra = 0
+    can_delete = False
+    ordering = ["created_at", "id"]
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 class ReviewForm(forms.ModelForm):
     reviewer_note = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3}),
@@ -158,7 +180,7 @@ class AgentRunAdmin(admin.ModelAdmin):
     ]  # fmt: skip
     list_filter = ["status", "incomplete"]
     search_fields = ["question", "final_answer"]
-    inlines = [AgentStepInline]
+    inlines = [RunEventInline, AgentStepInline]
     readonly_fields = [
         "question", "status", "page_link", "answer_html", "sources", "incomplete",
         "incomplete_reason", "review_reason", "review_note", "error", "llm_calls", "prompt_tokens",

@@ -50,6 +50,16 @@ def run_as_dict(run: AgentRun, *, with_steps: bool = True) -> dict[str, Any]:
         "llm_calls": run.llm_calls,
         "cost_estimate_usd": float(run.cost_estimate),
         "url": url_or_none("normagpt:run", run.pk),
+        "working_on": run.next_node if run.status == AgentRun.Status.RUNNING else "",
+        "events": [
+            {
+                "at": event.created_at.isoformat(),
+                "kind": event.kind,
+                "node": event.node,
+                "message": event.message,
+            }
+            for event in run.events.all()
+        ],
     }
     if with_steps:
         data["steps"] = [
@@ -59,6 +69,7 @@ def run_as_dict(run: AgentRun, *, with_steps: bool = True) -> dict[str, Any]:
                 "input": step.input_summary,
                 "decision": step.decision,
                 "duration": round(step.duration, 3),
+                "finished_at": step.created_at.isoformat(),
                 "tokens": step.prompt_tokens + step.completion_tokens,
             }
             for step in run.steps.all()
@@ -95,12 +106,16 @@ def run_markdown(run: AgentRun) -> str:
             f"{head}: the agent asks a person to review. Reason: {run.review_reason}\n"
             f"Resume with normagpt_resume(run_id={run.pk}, note=...)."
         )
+    events = [f"- {e.created_at:%H:%M:%S} {e.kind}: {e.message}" for e in run.events.all()]
     if run.status == AgentRun.Status.FAILED:
-        return f"{head}: {run.error}"
+        found = f"\n\nFound before the failure:\n{run.final_answer}" if run.final_answer else ""
+        return f"{head}: {run.error}{found}" + ("\n\nEvents:\n" + "\n".join(events[-10:]))
     done = ", ".join(f"{s.node}{'→' + s.decision if s.decision else ''}" for s in run.steps.all())
+    working = f" Working on: {run.next_node}." if run.status == AgentRun.Status.RUNNING else ""
     return (
-        f"{head}; {run.step_count} node(s) done{': ' + done if done else ''}. "
+        f"{head}; {run.step_count} node(s) done{': ' + done if done else ''}.{working} "
         f"Check again with normagpt_get_run(run_id={run.pk})."
+        + ("\nEvents:\n" + "\n".join(events[-10:]) if events else "")
     )
 
 

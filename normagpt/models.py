@@ -163,6 +163,30 @@ class AgentStep(models.Model):
         return f"run {self.run_id} #{self.index} {self.node}"
 
 
+class RunEvent(models.Model):
+    """Something that happened to a run besides its nodes: a takeover after its advancer
+    died, a retried model call, a cap, a failure. Shown on the run's page, in the admin and
+    over MCP."""
+
+    class Kind(models.TextChoices):
+        TAKEOVER = "takeover", "взят другим исполнителем"
+        RETRY = "retry", "повтор запроса к модели"
+        CAP = "cap", "достигнут предел"
+        FAILED = "failed", "сбой"
+
+    run = models.ForeignKey(AgentRun, on_delete=models.CASCADE, related_name="events")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    node = models.CharField(max_length=10, blank=True)
+    message = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["run", "created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"run {self.run_id} {self.kind}: {self.message[:60]}"
+
+
 class LlmCall(models.Model):
     """One request to the model, recorded when it returns (or fails)."""
 

@@ -109,6 +109,12 @@ class RunOut(BaseModel):
     llm_calls: int = 0
     cost_estimate_usd: float = 0.0
     url: str | None = None
+    working_on: str = Field(default="", description="The node at work now (a running run).")
+    events: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Takeovers after a crash, failed model calls, caps, failures: at, kind, "
+        "node, message.",
+    )
 
 
 class RunListOut(BaseModel):

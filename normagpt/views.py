@@ -7,10 +7,12 @@ from django.contrib import messages
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods
 
 from core.exceptions import DomainError
 from normagpt import selectors, services
+from normagpt.agent.runner import cap_ru
 from normagpt.formatting import markdown_html
 from normagpt.models import DOCUMENT_UPLOAD_TO, AgentRun, NormDocument
 
@@ -57,11 +59,19 @@ def _run_context(request: HttpRequest, run_id: int) -> dict[str, object]:
     shared = run.shared or {}
     pages = {p["page_id"]: p for p in shared.get("retrieved_pages", [])}
     steps = []
-    for step in run.steps.all():
+    done = list(run.steps.all())
+    for step in done:
         shown = [pages[p["page_id"]] for p in step.output.get("pages", []) if p["page_id"] in pages]
         steps.append({"step": step, "pages": shown})
+    working = run.status == AgentRun.Status.RUNNING and bool(run.owner)
+    since = done[-1].created_at if done else run.started_at
     return {
         "run": run,
+        "working_on": run.next_node if working else "",
+        "working_since": since if working else None,
+        "working_seconds": (timezone.now() - since).total_seconds() if working and since else 0,
+        "events": list(run.events.all()),
+        "incomplete_reason_ru": cap_ru(run.incomplete_reason),
         "plan": shared.get("plan"),
         "steps": steps,
         "answer_html": markdown_html(run.final_answer) if run.final_answer else "",

@@ -33,7 +33,7 @@ from normagpt.agent.nodes import NODES
 from normagpt.agent.store import fallback_answer, findings_all
 from normagpt.client import CallRecord, LlmClient
 from normagpt.exceptions import RunNotFound
-from normagpt.models import AgentRun, AgentStep, LlmCall
+from normagpt.models import AgentRun, AgentStep, LlmCall, RunEvent
 
 logger = logging.getLogger(__name__)
 
@@ -64,10 +64,14 @@ def owner_pid(owner: str) -> int | None:
 
 
 def run_claim(*, run_id: int, owner: str) -> bool:
-    """Take the run's lease: free, expired, or already ours. False when another holds it."""
+    """Take the run's lease: free, expired, or already ours. False when another holds it.
+
+    Taking an expired lease from an advancer that never let it go (it died) is an event.
+    """
     now = timezone.now()
     stale = now - timedelta(seconds=settings.NORMAGPT_RUN_LEASE_SECONDS)
-    return bool(
+    before = AgentRun.objects.filter(pk=run_id).values_list("owner", "next_node").first()
+    taken = bool(
         AgentRun.objects.filter(pk=run_id, status__in=[Status.QUEUED, Status.RUNNING])
         .filter(Q(owner="") | Q(owner=owner) | Q(heartbeat_at__lt=stale) | Q(heartbeat_at=None))
         .update(
@@ -77,6 +81,22 @@ def run_claim(*, run_id: int, owner: str) -> bool:
             started_at=Coalesce(F("started_at"), now),
         )
     )
+    if taken and before and before[0] not in ("", owner):
+        lease = settings.NORMAGPT_RUN_LEASE_SECONDS
+        event_add(
+            run_id,
+            RunEvent.Kind.TAKEOVER,
+            f"исполнитель {before[0]} не продлевал аренду {lease} с (остановлен или упал); "
+            f"запуск взял {owner} и продолжает с узла {before[1] or '—'}",
+            node=before[1],
+        )
+    return taken
+
+
+def event_add(run_id: int, kind: str, message: str, *, node: str = "") -> None:
+    """Record an event of the run (a takeover, a failed model call, a cap, a failure)."""
+    RunEvent.objects.create(run_id=run_id, kind=kind, node=node[:10], message=message[:2000])
+    logger.info("run %s: %s: %s", run_id, kind, message)
 
 
 def run_take_over(*, run_id: int, owner: str) -> bool:
@@ -102,7 +122,6 @@ def run_take_over(*, run_id: int, owner: str) -> bool:
             return False  # the holder beats: alive
         seen = row
         if run_claim(run_id=run_id, owner=owner):
-            logger.warning("run %s: its advancer stopped; taken over", run_id)
             return True
         time.sleep(min(beat / 2, max(0.05, deadline - time.monotonic())))
     return False
@@ -176,6 +195,7 @@ def _advance_one(run_id: int, owner: str, llm: LlmClient) -> bool:
     if cap and node_name != "finalizer":
         if not (findings_all(shared) and budget_left(run)):
             return _finish_incomplete(run, owner, shared, cap)
+        event_add(run_id, RunEvent.Kind.CAP, f"{cap_ru(cap)}: ответ по найденному", node=node_name)
         shared["incomplete_reason"] = cap
         node_name = "finalizer"  # the answer from what was found, marked incomplete
     node = NODES[node_name]
@@ -243,6 +263,24 @@ def cap_before(run: AgentRun, shared: dict[str, Any], node_name: str) -> str:
     return ""
 
 
+CAPS_RU = (
+    ("the cap of ", "достигнут предел: "),
+    (" s of work was reached", " с работы"),
+    (" executed steps was reached", " выполненных шагов"),
+    (" replans was reached", " перепланирований"),
+    (" LLM calls was reached", " запросов к модели"),
+    (" tokens was reached", " токенов"),
+    ("the LLM budget of the run (calls or tokens) is spent", "бюджет запросов к модели исчерпан"),
+)
+
+
+def cap_ru(reason: str) -> str:
+    """A cap's reason in the pages' language (the English one stays in the API)."""
+    for english, russian in CAPS_RU:
+        reason = reason.replace(english, russian)
+    return reason
+
+
 def budget_left(run: AgentRun) -> bool:
     return (
         run.llm_calls < settings.NORMAGPT_MAX_LLM_CALLS
@@ -284,6 +322,7 @@ def final_fields(shared: dict[str, Any]) -> dict[str, Any]:
 
 def _finish_incomplete(run: AgentRun, owner: str, shared: dict[str, Any], reason: str) -> bool:
     """End the run with what is known (no model call), marked incomplete."""
+    event_add(run.pk, RunEvent.Kind.CAP, f"{cap_ru(reason)}: запуск остановлен")
     shared["incomplete_reason"] = reason
     shared["final_answer"] = fallback_answer(shared, reason)
     shared["status"] = "completed"
@@ -367,6 +406,10 @@ def llm_call_record(*, run_id: int, step_index: int, call: CallRecord) -> None:
         completion_tokens=call.completion_tokens,
         duration=call.duration,
     )
+    if not call.ok:
+        event_add(
+            run_id, RunEvent.Kind.RETRY, f"запрос к модели не удался: {call.error}", node=call.node
+        )
     AgentRun.objects.filter(pk=run_id).update(
         llm_calls=F("llm_calls") + 1,
         prompt_tokens=F("prompt_tokens") + call.prompt_tokens,
@@ -387,6 +430,7 @@ def run_fail(*, run_id: int, message: str) -> None:
         )
         if run is None:
             return
+        event_add(run_id, RunEvent.Kind.FAILED, message, node=run.next_node)
         shared = run.shared or {}
         found: dict[str, Any] = {}
         if shared.get("step_results"):

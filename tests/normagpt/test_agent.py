@@ -7,7 +7,7 @@ import json
 import pytest
 
 from core.exceptions import InvalidInput
-from normagpt import services
+from normagpt import formatting, services
 from normagpt.agent.runner import run_advance
 from normagpt.exceptions import LlmUnavailable, RunNotFound, RunNotResumable
 from normagpt.models import AgentRun, AgentStep, LlmCall
@@ -219,6 +219,8 @@ def test_replan_cap(corpus, llm, settings) -> None:  # type: ignore[no-untyped-d
     assert run.incomplete
     assert "1 replans" in run.incomplete_reason
     assert llm.count()["planner"] == 2
+    (cap,) = run.events.filter(kind="cap")
+    assert cap.message == "достигнут предел: 1 перепланирований: ответ по найденному"
 
 
 def test_citations_not_retrieved_in_the_run_are_dropped_and_said_so(corpus, llm) -> None:  # type: ignore[no-untyped-def]
@@ -370,6 +372,11 @@ def test_a_model_failing_past_the_node_s_retries_fails_the_run_with_its_error_an
     assert run.incomplete
     assert "Не менее 20 мм" in run.final_answer or "10.3.2" in run.final_answer
     assert [s["clause"] for s in run.sources] == ["10.3.2"]
+    events = [(e.kind, e.node) for e in run.events.all()]
+    assert events == [("retry", "judge")] * 3 + [("failed", "judge")]
+    assert "HTTP 500" in run.events.get(kind="failed").message
+    shown = formatting.run_as_dict(run)["events"]
+    assert [e["kind"] for e in shown] == ["retry", "retry", "retry", "failed"]
 
 
 def test_retries_are_calls_the_run_s_cap_counts_before_each(corpus, llm, settings) -> None:  # type: ignore[no-untyped-def]

@@ -166,6 +166,9 @@ def test_without_beat_a_live_worker_takes_over_each_killed_worker_s_run(
         repeated = {key: n for key, n in calls.items() if n > 1}
         hung_step = {"planner": 0, "executor": 1, "judge": 2, "finalizer": 5}[node]
         assert repeated == {(hung_step, node): 2}  # only the node in flight ran again
+        (takeover,) = run.events.filter(kind="takeover")
+        assert takeover.node == node
+        assert f"{pid}" in takeover.message
 
 
 def test_without_a_broker_a_restarted_process_resumes_its_run(

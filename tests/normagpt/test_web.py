@@ -90,6 +90,24 @@ def test_runs_are_their_owners_signed_out_visitors_and_other_users_see_none(
     assert client.get(f"/normagpt/runs/{run.pk}/").status_code == 200
 
 
+def test_run_page_shows_the_working_node_times_and_events(client, corpus, llm, user) -> None:  # type: ignore[no-untyped-def]
+    from django.utils import timezone
+
+    from normagpt.agent.runner import event_add
+
+    run = services.run_create(question=QUESTION, user=user)
+    AgentRun.objects.filter(pk=run.pk).update(
+        status="running", owner="host:1:x", next_node="executor", started_at=timezone.now()
+    )
+    event_add(run.pk, "takeover", "исполнитель host:9:y не продлевал аренду", node="executor")
+    client.force_login(user)
+    html = client.get(f"/normagpt/runs/{run.pk}/live/").content.decode()
+    assert '<strong id="working-node">executor</strong>' in html
+    assert 'id="times"' in html
+    assert 'data-kind="takeover"' in html
+    assert "взят другим исполнителем (executor): исполнитель host:9:y" in html
+
+
 def test_run_page_shows_plan_steps_thumbnails_and_the_answer_with_page_links(
     client, corpus, llm, user
 ) -> None:  # type: ignore[no-untyped-def]
@@ -286,6 +304,8 @@ def test_admin_review_queue_resumes_a_run_with_the_note(client, staff, corpus, l
             "decision": "",
             "steps-TOTAL_FORMS": "0",
             "steps-INITIAL_FORMS": "0",
+            "events-TOTAL_FORMS": "0",
+            "events-INITIAL_FORMS": "0",
         },
     )
     assert response.status_code == 302
