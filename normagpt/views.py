@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
+
 from django.conf import settings
 from django.contrib import messages
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET, require_http_methods
 
 from core.exceptions import DomainError
@@ -100,7 +104,24 @@ def page_detail(request: HttpRequest, page_id: int) -> HttpResponse:
         page = selectors.page_get(page_id=page_id)
     except DomainError as exc:
         raise Http404(exc.message) from exc
-    return render(request, "normagpt/page.html", {"page": page})
+    clause = request.GET.get("clause", "").strip()[:40]
+    return render(
+        request,
+        "normagpt/page.html",
+        {"page": page, "clause": clause, "text_html": clause_highlighted(page.text, clause)},
+    )
+
+
+def clause_highlighted(text: str, clause: str) -> SafeString:
+    """The page's text, escaped, with the cited clause's number and its paragraph marked."""
+    escaped = escape(text)
+    if not clause:
+        return mark_safe(escaped)  # noqa: S308 (escaped above)
+    pattern = re.compile(rf"(?m)^(.*?)(?<![\d.]){re.escape(escape(clause))}(?![\d]|\.\d)(.*)$")
+    marked, found = pattern.subn(
+        lambda m: f'<mark id="cited">{m.group(0)}</mark>', escaped, count=1
+    )
+    return mark_safe(marked if found else escaped)  # noqa: S308 (escaped above)
 
 
 @require_GET

@@ -123,8 +123,15 @@ def test_run_page_shows_plan_steps_thumbnails_and_the_answer_with_page_links(
     live = client.get(f"/normagpt/runs/{run.pk}/live/").content.decode()
     assert 'id="answer"' in live
     assert "<html" not in live
+    assert f'href="/normagpt/pages/{page_id}/?clause=10.3.2#cited"' in html
     page = client.get(f"/normagpt/pages/{page_id}/").content.decode()
     assert "10.3.2 Минимальная толщина" in page
+    assert "<mark" not in page
+    cited = client.get(f"/normagpt/pages/{page_id}/?clause=10.3.2").content.decode()
+    assert '<mark id="cited">10.3.2 Минимальная толщина' in cited
+    assert 'id="cited-clause"' in cited
+    hostile = client.get(f"/normagpt/pages/{page_id}/?clause=<script>").content.decode()
+    assert "<script>" not in hostile
     assert "образец" in page
     image = client.get(f"/normagpt/pages/{page_id}/image/")
     assert image.status_code == 200
