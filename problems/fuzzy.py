@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from core import background
 from core.exceptions import DomainError, InvalidInput, UpstreamError
 from problems.client import SdamgiaClient, gather_settled, run_with_client, site_base_url
-from problems.entities import ListingPage, ParsedProblem
+from problems.entities import ListingPage
 from problems.exceptions import SdamgiaBadPage
 from problems.index import site_index
 from problems.matching import (
@@ -27,12 +27,18 @@ from problems.matching import (
     Query,
     distinctive_phrases,
     matching_form,
-    ocr_fold,
     score,
 )
 from problems.models import Problem
 from problems.parsing import PageStructureError, parse_search_page
-from problems.repair import anchors, phrase_whole, phrases_build, words_repair
+from problems.repair import (
+    Anchor,
+    anchors,
+    anchors_held,
+    phrase_whole,
+    phrases_build,
+    words_repair,
+)
 from problems.services import Progress, problems_store
 from problems.subjects import Site
 
@@ -93,6 +99,7 @@ def problems_search_fuzzy(
     if not 1 <= limit <= 50:
         raise InvalidInput("limit must be between 1 and 50", field="limit")
     query = Query.from_text(text)
+    local: list[tuple[Candidate, float]] = []
     if not refresh:
         local = site_index.search(site, query, threshold=0, limit=max(limit, 10))
         if _confident(text, local):
@@ -100,7 +107,7 @@ def problems_search_fuzzy(
             outcome.matches = _matches([(c, s) for c, s in local if s >= threshold][:limit])
             return outcome
     outcome = FuzzyOutcome()
-    site_ids = _site_candidates(site, query, text, outcome)
+    site_ids = _site_candidates(site, query, text, outcome, [c for c, _ in local[:3]])
     stored = set(
         Problem.objects.filter(subject=site.subject, exam=site.exam, problem_id__in=site_ids)
         .exclude(search_text="")
@@ -126,8 +133,7 @@ def _confident(text: str, ranked: Sequence[tuple[Candidate, float]]) -> bool:
     runner_up = next((s for c, s in ranked[1:] if c.folded != best.folded), 0.0)
     if top - runner_up < MARGIN:
         return False
-    held = iter(best.folded.split())
-    return all(ocr_fold(anchor) in held for anchor in anchors(words_repair(text, edits=False)))
+    return anchors_held(anchors(words_repair(text, edits=False)), best.folded)
 
 
 def _matches(ranked: Sequence[tuple[Candidate, float]]) -> list[FuzzyMatch]:
@@ -155,10 +161,13 @@ def _fetch_missing(site: Site, ids: Sequence[str], progress: Progress | None) ->
     return errors
 
 
-def _site_candidates(site: Site, query: Query, text: str, outcome: FuzzyOutcome) -> list[str]:
+def _site_candidates(
+    site: Site, query: Query, text: str, outcome: FuzzyOutcome, stored: Sequence[Candidate] = ()
+) -> list[str]:
     """The problems the site's search shows for phrases of the repaired query.
 
-    In rounds, until a problem shown answers the query (`_answers`): the first page of up
+    In rounds, until a problem shown (or one of the best `stored`) answers the query
+    (`_answers`): the first page of up
     to three phrases of intact, telling words, concurrently; then one phrase of all the
     intact words, shorter phrases of the others, and the second page of every phrase
     whose first page was full; then the second page of those of the second round. Whole
@@ -166,7 +175,7 @@ def _site_candidates(site: Site, query: Query, text: str, outcome: FuzzyOutcome)
     `outcome.phrases`: every phrase sent.
     """
     words = words_repair(text)
-    pinned = [ocr_fold(anchor) for anchor in anchors(words)]
+    pinned = anchors(words)
     first = phrases_build(words, count=3) or distinctive_phrases(text)
     more = [phrase_whole(words), *phrases_build(words, count=2, size=4, skip=first)]
     rounds = [[(phrase, 1) for phrase in first], [(phrase, 1) for phrase in more]]
@@ -192,7 +201,12 @@ def _site_candidates(site: Site, query: Query, text: str, outcome: FuzzyOutcome)
         shown = [problem for page in found.values() for problem in page.problems]
         if any(not p.condition_text for p in shown):  # numbers only: fetched, then ranked
             break
-        if _answers(query, pinned, [p for page in pages.values() for p in page.problems]):
+        shown = [
+            Candidate.from_normalized(None, matching_form(p.condition_text))
+            for page in pages.values()
+            for p in page.problems
+        ]
+        if _answers(query, pinned, [*stored, *shown]):
             break
     outcome.phrases = list(dict.fromkeys(phrase for phrase, _ in asked))
     if asked and not pages and all(isinstance(f, UpstreamError) for f in failures):
@@ -210,17 +224,13 @@ def _ids(page: ListingPage | None) -> list[str]:
     return page.ids if page else []
 
 
-def _answers(query: Query, pinned: Sequence[str], problems: Sequence[ParsedProblem]) -> bool:
-    """Whether a problem shown is likely the one: a good score (THIN) and the query's
-    anchors (folded) in it, in order."""
-    for problem in problems:
-        candidate = Candidate.from_normalized(None, matching_form(problem.condition_text))
-        if score(query, candidate) < THIN:
-            continue
-        held = iter(candidate.folded.split())
-        if all(anchor in held for anchor in pinned):
-            return True
-    return False
+def _answers(query: Query, pinned: list[Anchor], candidates: Sequence[Candidate]) -> bool:
+    """Whether a candidate is likely the one: a good score (THIN) and the query's anchors
+    in it, in order (`repair.anchors_held`)."""
+    return any(
+        score(query, candidate) >= THIN and anchors_held(pinned, candidate.folded)
+        for candidate in candidates
+    )
 
 
 def _search_pages(

@@ -187,20 +187,56 @@ def phrases_build(
     return [" ".join(window) for window in chosen[:count]]
 
 
-def anchors(words: list[Word]) -> list[str]:
+@dataclass(frozen=True)
+class Anchor:
+    """A word that pins a query to one problem, OCR-folded (`matching.ocr_fold`) as the
+    candidates are; `exact`: a number or a label must be there as written, a word may
+    end otherwise (a typo can turn a word into another of its forms)."""
+
+    text: str
+    exact: bool
+
+
+def anchors(words: list[Word]) -> list[Anchor]:
     """The words that pin a query to one problem, in order: numbers, Latin labels of two
     letters or more (`AB`, `ABC`), long telling Russian words. A problem holding them all
-    in this order is not a sibling with other numbers, another label or another function."""
-    return [
-        w.text
-        for w in words
-        if w.intact
-        and (
-            w.number
-            or (_LATIN.match(w.text) and len(w.text) >= 2)
-            or (len(w.text) >= 5 and w.text not in COMMON and w.text not in FORMULA)
-        )
-    ]
+    in this order is not a sibling with other numbers, another label or another function.
+
+    A one-digit 0, 3, 4 or 6 is left out: it is as often a damaged letter (`о`, `з`, `ч`,
+    `б`) standing alone as a number.
+    """
+    from problems.matching import ocr_fold
+
+    found = []
+    for w in words:
+        if not w.intact:
+            continue
+        if (w.number and not (len(w.text) == 1 and w.text in "0346")) or (
+            _LATIN.match(w.text) and len(w.text) >= 2
+        ):
+            found.append(Anchor(ocr_fold(w.text), exact=True))
+        elif len(w.text) >= 5 and w.text not in COMMON and w.text not in FORMULA:
+            found.append(Anchor(ocr_fold(w.text), exact=False))
+    return found
+
+
+def _same_stem(a: str, b: str) -> bool:
+    """One word in two forms: they differ only in the last two letters (`биссектрис` and
+    `биссектрисы`), never at the start (`вписанной` is not `описанной`)."""
+    need = max(5, max(len(a), len(b)) - 2)
+    return len(a) >= need and len(b) >= need and a[:need] == b[:need]
+
+
+def anchors_held(pinned: list[Anchor], folded: str) -> bool:
+    """Whether the folded text holds every anchor, in order (a word: in another form too)."""
+    tokens = iter(folded.split())
+    for anchor in pinned:
+        for token in tokens:
+            if token == anchor.text or (not anchor.exact and _same_stem(token, anchor.text)):
+                break
+        else:
+            return False
+    return True
 
 
 def _searchable(word: Word) -> bool:
