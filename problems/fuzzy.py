@@ -198,9 +198,8 @@ def _site_candidates(
             for (p, n), page in found.items()
             if n < PAGES and len(page.ids) >= 10 and page.ids != _ids(pages.get((p, n - 1)))
         ]  # a page the same as the one before it is the last, repeated
-        shown = [problem for page in found.values() for problem in page.problems]
-        if any(not p.condition_text for p in shown):  # numbers only: fetched, then ranked
-            break
+        if any(not p.condition_text for page in found.values() for p in page.problems):
+            break  # pages of numbers only: the problems are fetched, then ranked
         shown = [
             Candidate.from_normalized(None, matching_form(p.condition_text))
             for page in pages.values()
