@@ -17,7 +17,6 @@ from typing import Any
 from django.conf import settings
 from pydantic import ValidationError
 
-from anki_bridge.image_client import image_fetch
 from anki_bridge.images import (
     ImageProblem,
     MediaFile,
@@ -31,6 +30,7 @@ from anki_bridge.images import (
 from anki_bridge.journal import Draft
 from anki_bridge.schemas import ImageSpec, NoteInput
 from core.exceptions import InvalidInput
+from core.image_fetch import image_fetch
 
 SERVICE_KEYS = ("tags", "images", "dedup_key")
 FETCH_WORKERS = 8

@@ -1,6 +1,6 @@
 """Images for notes (seed 002): data URLs in fields, `images[]`, the `<img>` wrapper.
 
-Pure functions (an `image_url` is fetched by `anki_bridge.image_client`). `image_prepare`
+Pure functions (an `image_url` is fetched by `core.image_fetch`). `image_prepare`
 resizes what Pillow can read (with a decompression-bomb guard) and keeps the rest as is;
 Pillow is imported on first use, off the MCP server's start-up. Failures raise
 ImageProblem, which callers turn into warnings.
@@ -20,8 +20,12 @@ import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from core.image_fetch import ImageProblem
+
 if TYPE_CHECKING:
     from PIL import Image
+
+__all__ = ["ImageProblem"]  # defined beside the fetching it shares with the problem bank
 
 MAX_PIXELS = 40_000_000  # a 768-pixel card image never needs a larger source
 JPEG_QUALITY = 85
@@ -45,18 +49,6 @@ MIME_EXT = {
     "image/x-icon": "ico",
     "image/vnd.microsoft.icon": "ico",
 }
-
-
-class ImageProblem(Exception):
-    """An image that could not be used; `code` prefixes the warning the note gets."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    def warning(self, where: str) -> str:
-        return f"{self.code}: {where}: {self.message}"
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,8 @@ import pytest
 from anki_bridge import search
 from anki_bridge.client import AnkiClient
 from anki_bridge.exceptions import AnkiError, AnkiUnavailable, SearchUnavailable
-from anki_bridge.image_client import image_fetch
 from anki_bridge.images import ImageProblem
+from core.image_fetch import image_fetch
 from tests.upstream_servers import MB, RawServer, answer, huge, read_request, serve, trickle
 
 DEADLINE = 1

@@ -10,9 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pytest_httpserver import HTTPServer
 
-from anki_bridge import image_client
-from anki_bridge.image_client import address_refusal, image_fetch
 from anki_bridge.images import ImageProblem
+from core import image_fetch as image_client
+from core.image_fetch import address_refusal, image_fetch
 
 ALWAYS_REFUSED = [
     ("10.1.2.3", "private"),

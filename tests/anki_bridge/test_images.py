@@ -12,8 +12,7 @@ from PIL import Image
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
-from anki_bridge import image_client, images
-from anki_bridge.image_client import address_refusal, image_fetch
+from anki_bridge import images
 from anki_bridge.images import (
     ImageProblem,
     data_urls_extract,
@@ -21,6 +20,8 @@ from anki_bridge.images import (
     image_prepare,
     media_name,
 )
+from core import image_fetch as image_client
+from core.image_fetch import address_refusal, image_fetch
 from tests.anki_bridge.conftest import image_format, image_size, png_bytes
 
 WRAP = '<div><img src="{}" style="max-width:100%;height:auto"/></div>'

@@ -1,4 +1,5 @@
-"""The only module that fetches an `image_url` (seed 002 `images[]`), on core.http.
+"""The only module that fetches an image by URL for a caller (anki's `images[].image_url`,
+the problem bank's photo search), on core.http.
 
 A careful client: http(s) only; every address of the host checked (non-public addresses
 refused — loopback only admitted by ANKI_IMAGE_ALLOW_PRIVATE, see `address_refusal`); the
@@ -16,8 +17,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
-from anki_bridge.images import ImageProblem
 from core.http import Failure, FailureKind, Reply, Upstream, UpstreamClient
+
+
+class ImageProblem(Exception):
+    """An image that could not be used; `code` prefixes the warning or error it becomes."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def warning(self, where: str) -> str:
+        return f"{self.code}: {where}: {self.message}"
+
 
 MAX_REDIRECTS = 5
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
