@@ -322,6 +322,14 @@ SDAMGIA_TTL_PROBLEM = env_int("SDAMGIA_TTL_PROBLEM", 30 * 24 * 3600)
 SDAMGIA_TTL_CATALOG = env_int("SDAMGIA_TTL_CATALOG", 7 * 24 * 3600)
 SDAMGIA_TTL_CATEGORY = env_int("SDAMGIA_TTL_CATEGORY", 7 * 24 * 3600)
 SDAMGIA_TTL_TEST = env_int("SDAMGIA_TTL_TEST", 30 * 24 * 3600)
+# sdamgia_search_by_image: a photo by URL (every address checked, as anki's images: private
+# ones refused unless allowed), its size, and the OCR that reads it.
+SDAMGIA_IMAGE_MAX_BYTES = env_int("SDAMGIA_IMAGE_MAX_BYTES", 15 * 1024 * 1024)
+SDAMGIA_IMAGE_TIMEOUT = float(env_str("SDAMGIA_IMAGE_TIMEOUT", "20"))
+SDAMGIA_IMAGE_ALLOW_PRIVATE = env_bool("SDAMGIA_IMAGE_ALLOW_PRIVATE", default=False)
+SDAMGIA_TESSERACT_CMD = env_str("SDAMGIA_TESSERACT_CMD", "tesseract")
+SDAMGIA_OCR_LANGS = env_str("SDAMGIA_OCR_LANGS", "rus+eng")
+SDAMGIA_OCR_TIMEOUT = float(env_str("SDAMGIA_OCR_TIMEOUT", "30"))
 
 # --- anki_bridge: AnkiConnect and the external search ----------------------------------
 

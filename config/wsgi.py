@@ -8,6 +8,6 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 application = get_wsgi_application()
 
-from normagpt.recovery import serving_process_start  # noqa: E402
+from core.serving import serving_started  # noqa: E402
 
-serving_process_start()  # no broker: this process advances runs, and resumes its own
+serving_started()  # what the apps start in a serving process (normagpt: its run sweeper)

@@ -4,3 +4,9 @@ from django.apps import AppConfig
 class NormagptConfig(AppConfig):
     name = "normagpt"
     verbose_name = "NormaGPT norms agent"
+
+    def ready(self) -> None:
+        from core.serving import on_serving
+        from normagpt.recovery import serving_process_start
+
+        on_serving(serving_process_start)  # no broker: the web process sweeps stalled runs

@@ -10,9 +10,6 @@ from __future__ import annotations
 import functools
 import io
 import logging
-import shutil
-import subprocess
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +19,8 @@ from django.conf import settings
 from django.core.files.base import ContentFile, File
 from django.db import transaction
 
+from core.exceptions import DomainError
+from core.ocr import OcrUnavailable, image_read, ocr_check
 from normagpt.exceptions import BadPdf, DocumentNotFound
 from normagpt.models import NormDocument, NormPage
 from normagpt.parsing import clauses_find, code_key, kind_from_code, search_normalize
@@ -188,34 +187,23 @@ def page_render(pdf: pdfium.PdfDocument, index: int, *, dpi: int) -> RenderedPag
 @functools.cache
 def tesseract_available() -> bool:
     """Whether the tesseract binary and every language of NORMAGPT_OCR_LANGS are installed."""
-    binary = shutil.which(settings.NORMAGPT_TESSERACT_CMD)
-    if binary is None:
-        logger.warning("tesseract is not installed: pages without a text layer stay unread")
-        return False
-    listed = subprocess.run(  # noqa: S603 (a configured binary, fixed arguments)
-        [binary, "--list-langs"], capture_output=True, text=True, timeout=30, check=False
-    )
-    installed = set(listed.stdout.split())
-    missing = [lang for lang in settings.NORMAGPT_OCR_LANGS.split("+") if lang not in installed]
-    if missing:
-        logger.warning("tesseract lacks language data %s: no OCR", ", ".join(missing))
+    try:
+        ocr_check(command=settings.NORMAGPT_TESSERACT_CMD, languages=settings.NORMAGPT_OCR_LANGS)
+    except OcrUnavailable as exc:
+        logger.warning("%s: pages without a text layer stay unread", exc.message)
         return False
     return True
 
 
 def ocr_image(image: Image.Image) -> str:
     """The text tesseract reads on `image` ('' when it fails: the page stays flagged)."""
-    binary = shutil.which(settings.NORMAGPT_TESSERACT_CMD) or settings.NORMAGPT_TESSERACT_CMD
-    with tempfile.NamedTemporaryFile(suffix=".png") as tmp:
-        image.save(tmp.name, "PNG")
-        result = subprocess.run(  # noqa: S603
-            [binary, tmp.name, "stdout", "-l", settings.NORMAGPT_OCR_LANGS, "--psm", "3"],
-            capture_output=True,
-            text=True,
+    try:
+        return image_read(
+            image,
+            command=settings.NORMAGPT_TESSERACT_CMD,
+            languages=settings.NORMAGPT_OCR_LANGS,
             timeout=120,
-            check=False,
         )
-    if result.returncode != 0:
-        logger.warning("tesseract failed: %s", result.stderr.strip()[:300])
+    except DomainError as exc:
+        logger.warning("%s", exc.message)
         return ""
-    return result.stdout

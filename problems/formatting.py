@@ -11,6 +11,7 @@ from problems.catalog import CategoryOutcome
 from problems.client import problem_page_url
 from problems.fuzzy import FuzzyOutcome
 from problems.models import Problem, Test, Topic
+from problems.photo import PhotoOutcome
 from problems.services import BatchItem, SearchOutcome
 from problems.subjects import Site
 
@@ -139,6 +140,16 @@ def fuzzy_as_dict(outcome: FuzzyOutcome) -> dict[str, Any]:
         "offline": outcome.offline,
         "site_asked": outcome.site_asked,
     }
+
+
+def photo_as_dict(outcome: PhotoOutcome) -> dict[str, Any]:
+    return {**fuzzy_as_dict(outcome.search), "recognized_text": outcome.recognized_text}
+
+
+def photo_markdown(outcome: PhotoOutcome) -> str:
+    text = outcome.recognized_text
+    shown = text if len(text) <= 600 else text[:597].rstrip() + "…"
+    return f"Recognised text (OCR): «{shown}»\n\n{fuzzy_markdown(outcome.search)}"
 
 
 def fuzzy_markdown(outcome: FuzzyOutcome) -> str:

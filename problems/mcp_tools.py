@@ -10,7 +10,7 @@ from pydantic import Field
 
 from core.registry import ToolRegistry
 from core.tooling import Format, respond, thread_progress
-from problems import catalog, formatting, fuzzy, schemas, services
+from problems import catalog, formatting, fuzzy, photo, schemas, services
 from problems.subjects import site_resolve
 
 registry = ToolRegistry(
@@ -128,6 +128,55 @@ def search_by_text(
     )
     return respond(
         formatting.fuzzy_as_dict(outcome), formatting.fuzzy_markdown(outcome), response_format
+    )
+
+
+@registry.tool(
+    name="sdamgia_search_by_image",
+    output_model=schemas.ImageSearchOut,
+    read_only=True,
+    open_world=True,
+)
+def search_by_image(
+    subject: Subject,
+    image_base64: Annotated[
+        str | None,
+        Field(
+            max_length=25_000_000,
+            description="The photo (JPEG, PNG, WebP…) as base64 or a data URL; or give image_url.",
+        ),
+    ] = None,
+    image_url: Annotated[
+        str | None,
+        Field(
+            max_length=2000,
+            description="An http(s) URL of the photo (public hosts only); or give image_base64.",
+        ),
+    ] = None,
+    exam: Exam = "ege",
+    threshold: Annotated[
+        float, Field(ge=0, le=1, description="Minimum similarity 0..1 (default 0.6).")
+    ] = 0.6,
+    limit: Limit = 20,
+    response_format: Format = "markdown",
+    refresh: Annotated[
+        bool, Field(description="Ask the site even when a stored problem matches confidently.")
+    ] = False,
+    ctx: Context | None = None,
+) -> CallToolResult:
+    """Find a problem from a photo or scan of it: the text read off the image (OCR, Russian + English) and the matching problems, ranked."""
+    site = site_resolve(subject=subject, exam=exam)
+    outcome = photo.problems_search_by_image(
+        site=site,
+        image_base64=image_base64,
+        image_url=image_url,
+        threshold=threshold,
+        limit=limit,
+        progress=thread_progress(ctx),
+        refresh=refresh,
+    )
+    return respond(
+        formatting.photo_as_dict(outcome), formatting.photo_markdown(outcome), response_format
     )
 
 

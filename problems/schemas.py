@@ -86,6 +86,12 @@ class FuzzyOut(BaseModel):
     )
 
 
+class ImageSearchOut(FuzzyOut):
+    recognized_text: str = Field(
+        description="The text read off the image (OCR), as it went to the fuzzy search."
+    )
+
+
 class CategoryRefOut(BaseModel):
     id: str
     title: str

@@ -51,6 +51,18 @@ class FuzzySearchSerializer(serializers.Serializer):
     limit = serializers.IntegerField(min_value=1, max_value=50, default=20)
 
 
+class ImageSearchSerializer(serializers.Serializer):
+    image_base64 = serializers.CharField(
+        required=False, max_length=25_000_000, trim_whitespace=True, help_text="The photo, base64."
+    )
+    image_url = serializers.URLField(
+        required=False, max_length=2000, help_text="An http(s) URL of the photo."
+    )
+    threshold = serializers.FloatField(min_value=0, max_value=1, default=0.6)
+    limit = serializers.IntegerField(min_value=1, max_value=50, default=20)
+    refresh = serializers.BooleanField(default=False)
+
+
 class BatchSerializer(SiteQuerySerializer):
     problem_ids = serializers.ListField(
         child=serializers.RegexField(r"^\d{1,20}$"), min_length=1, max_length=50

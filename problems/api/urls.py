@@ -14,6 +14,11 @@ urlpatterns = [
         views.FuzzySearchApi.as_view(),
         name="search-by-text",
     ),
+    path(
+        "<str:subject>/<str:exam>/search-by-image/",
+        views.ImageSearchApi.as_view(),
+        name="search-by-image",
+    ),
     path("<str:subject>/<str:exam>/batch/", views.ProblemBatchApi.as_view(), name="batch"),
     path(
         "<str:subject>/<str:exam>/categories/<str:category_id>/",

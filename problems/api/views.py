@@ -14,7 +14,7 @@ from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
 from core.throttling import UPSTREAM_ANON
-from problems import catalog, formatting, fuzzy, schemas, services
+from problems import catalog, formatting, fuzzy, photo, schemas, services
 from problems.api import serializers as s
 from problems.models import Problem
 from problems.subjects import Site, site_resolve
@@ -119,6 +119,19 @@ class ExamTestApi(SiteView):
         query = _query(s.SiteQuerySerializer, request)
         test = catalog.exam_test_get(site=self.site(), test_id=test_id, refresh=query["refresh"])
         return Response(formatting.exam_test_as_dict(test))
+
+
+class ImageSearchApi(SiteView):
+    @extend_schema(
+        parameters=SITE_PARAMS, request=s.ImageSearchSerializer, responses=schemas.ImageSearchOut
+    )
+    def post(self, request: Request, subject: str, exam: str) -> Response:
+        """Find problems from a photo of one (image_base64 or image_url): the text read off
+        it (OCR) and the matches, ranked with scores."""
+        serializer = s.ImageSearchSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        outcome = photo.problems_search_by_image(site=self.site(), **serializer.validated_data)
+        return Response(formatting.photo_as_dict(outcome))
 
 
 class SearchApi(SiteView):

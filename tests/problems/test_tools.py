@@ -1,4 +1,4 @@
-"""The seven sdamgia_* tools through the MCP client (in process): contract, formats, errors."""
+"""The sdamgia_* tools through the MCP client (in process): contract, formats, errors."""
 
 from __future__ import annotations
 
@@ -15,6 +15,16 @@ pytestmark = [pytest.mark.anyio, pytest.mark.django_db(transaction=True)]
 
 TOOLS = {
     "sdamgia_get_problem": {"subject", "problem_id", "exam", "response_format", "refresh"},
+    "sdamgia_search_by_image": {
+        "subject",
+        "image_base64",
+        "image_url",
+        "exam",
+        "threshold",
+        "limit",
+        "response_format",
+        "refresh",
+    },
     "sdamgia_search_problems": {
         "subject",
         "query",
@@ -52,7 +62,7 @@ def client() -> Client:
     return Client(build_server(["problems"]), read_timeout_seconds=30)
 
 
-async def test_the_seven_tools_with_their_parameters_and_output_schemas() -> None:
+async def test_the_tools_with_their_parameters_and_output_schemas() -> None:
     async with client() as c:
         tools = {t.name: t for t in (await c.list_tools()).tools}
     assert set(tools) == set(TOOLS)
