@@ -38,7 +38,7 @@ from django.db import connection  # noqa: E402
 from reportlab.lib.pagesizes import A4  # noqa: E402
 from reportlab.pdfgen import canvas  # noqa: E402
 
-from bench.common import percentile, print_table  # noqa: E402
+from bench.common import celery_worker_command, percentile, print_table  # noqa: E402
 from core import background  # noqa: E402
 from normagpt import services  # noqa: E402
 from normagpt.demo import cyrillic_font, demo_corpus_load  # noqa: E402
@@ -47,6 +47,7 @@ from normagpt.parsing import clauses_find, search_normalize  # noqa: E402
 from tests.normagpt.scripted_llm import ScriptedLLM, straight_script  # noqa: E402
 
 BENCH_PREFIX = "BENCH "
+TERM_SHARE = 1 / 25  # of the words of a page: the construction terms (Zipf-distributed)
 QUESTION = "Какая минимальная толщина защитного слоя бетона для плиты перекрытия?"
 WORDS = (
     "бетон арматура защитный слой толщина плита перекрытие стена фундамент колонна балка "
@@ -65,9 +66,26 @@ QUERIES = [
 ]
 
 
+def vocabulary(rng: random.Random, size: int = 6000) -> list[str]:
+    """Filler words of a norm's prose (pseudo-words of Russian syllables)."""
+    syllables = "ка ло ре ни то ва ст ра ем ов ан ти ко на ле до ри ми се пр об ус".split()
+    return list(
+        dict.fromkeys("".join(rng.choices(syllables, k=rng.randint(2, 4))) for _ in range(size))
+    )
+
+
 def corpus_build(pages: int) -> None:
-    """`pages` synthetic pages in 100-page documents (clause-numbered paragraphs)."""
+    """`pages` synthetic pages in 100-page documents (clause-numbered paragraphs).
+
+    Words follow Zipf's law, as in a corpus of norms of many fields: the construction terms
+    are one word in 25 (the most frequent, «бетон», on most pages; one of rank 30 on a few
+    per cent), the rest prose from a vocabulary of thousands of words. (A corpus where every
+    page holds every term makes each query match, and rank, every page.)
+    """
     rng = random.Random(7)
+    filler = vocabulary(rng)
+    term_weights = [1 / (rank + 1) for rank in range(len(WORDS))]
+    filler_weights = [1 / (rank + 1) for rank in range(len(filler))]
     NormDocument.objects.filter(code__startswith=BENCH_PREFIX).delete()
     for d in range(pages // 100):
         document = NormDocument.objects.create(
@@ -77,7 +95,12 @@ def corpus_build(pages: int) -> None:
         for n in range(1, 101):
             lines = []
             for c in range(1, 6):
-                words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(25, 60)))
+                count = rng.randint(25, 60)
+                terms = rng.choices(WORDS, term_weights, k=count)
+                prose = rng.choices(filler, filler_weights, k=count)
+                words = " ".join(
+                    t if rng.random() < TERM_SHARE else p for t, p in zip(terms, prose, strict=True)
+                )
                 lines.append(f"{n % 12 + 1}.{c}.{rng.randint(1, 9)} {words.capitalize()}.")
             text = "\n".join(lines)
             batch.append(
@@ -149,6 +172,89 @@ def bench_agent(runs: int) -> list[list[str]]:
     return rows
 
 
+def bench_recovery(runs: int) -> list[list[str]]:
+    """Two Celery workers, no beat, the default lease; each run's advancer is SIGKILLed
+    inside a node picked at random; the time from the kill to the run's next checkpoint
+    (another worker took it over and finished that node) and to its end."""
+    import signal
+    import subprocess
+    from collections import Counter
+
+    from normagpt.agent.runner import owner_pid
+    from normagpt.models import AgentRun
+    from tests.normagpt.scripted_llm import (
+        ANSWER,
+        CORROSION_STEP,
+        COVER_FINDING,
+        COVER_STEP,
+        final,
+        plan,
+        step,
+        verdict,
+    )
+
+    llm = ScriptedLLM()
+    env = {
+        **os.environ,
+        "OPENAI_BASE_URL": llm.base_url,
+        "OPENAI_API_KEY": "bench",
+        "DJANGO_MEDIA_ROOT": os.environ["DJANGO_MEDIA_ROOT"],
+        "DJANGO_LOG_LEVEL": "ERROR",
+    }
+    command = celery_worker_command
+    workers = {}
+    for n in range(2):
+        proc = subprocess.Popen(command(f"rb{n}"), cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+        workers[proc.pid] = proc
+    rng = random.Random(11)
+    to_checkpoint, to_end, repeated = [], [], 0
+    try:
+        time.sleep(5)  # the workers connect
+        for number in range(runs):
+            node = rng.choice(["planner", "executor", "judge", "finalizer"])
+            script = {
+                "planner": [plan(COVER_STEP, CORROSION_STEP)],
+                "executor": [step(COVER_FINDING), step(COVER_FINDING)],
+                "judge": [verdict("CONTINUE"), verdict("FINALIZE")],
+                "finalizer": [final(ANSWER, ("СП 63.13330.2018", "10.3.2", 2))],
+            }
+            script[node] = [{"hang": True}, *script[node]]
+            llm.restart(**script)
+            with background.using_broker(True):
+                run = services.run_create(question=f"Защитный слой бетона, запуск {number}?")
+            while not llm.hanging.wait(0.05):
+                pass
+            run.refresh_from_db()
+            steps, pid = run.step_count, owner_pid(run.owner)
+            killed = time.monotonic()
+            os.kill(pid, signal.SIGKILL)
+            workers.pop(pid).wait()
+            llm.release()
+            fresh = subprocess.Popen(
+                command(f"rb{number}x"), cwd=ROOT, env=env, stderr=subprocess.DEVNULL
+            )
+            workers[fresh.pid] = fresh
+            while AgentRun.objects.get(pk=run.pk).step_count == steps:
+                time.sleep(0.1)
+            to_checkpoint.append(time.monotonic() - killed)
+            while not AgentRun.objects.get(pk=run.pk).is_finished:
+                time.sleep(0.1)
+            to_end.append(time.monotonic() - killed)
+            assert AgentRun.objects.get(pk=run.pk).status == "completed"
+            calls = Counter((call.step, call.node) for call in llm.calls if call.run == run.pk)
+            repeated += sum(1 for n in calls.values() if n > 1) - 1  # beside the node in flight
+    finally:
+        for proc in workers.values():
+            proc.kill()
+        llm.close()
+    return [
+        stats_row("SIGKILL → next checkpoint", [t * 1000 for t in to_checkpoint], f"{runs} runs"),
+        stats_row(
+            "SIGKILL → run completed", [t * 1000 for t in to_end], f"{repeated} nodes repeated"
+        ),
+    ]
+
+
 def bench_ingest(pages: int) -> list[list[str]]:
     font = cyrillic_font()
     path = Path(TMP) / "ingest.pdf"
@@ -183,6 +289,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=300, help="searches per variant")
     parser.add_argument("--runs", type=int, default=30, help="agent runs")
     parser.add_argument("--ingest-pages", type=int, default=40)
+    parser.add_argument("--kills", type=int, default=10, help="runs whose worker is killed")
     args = parser.parse_args()
     call_command("migrate", verbosity=0)
     print(f"database: {connection.vendor}; media in {TMP}")
@@ -199,6 +306,15 @@ def main() -> None:
     print_table(["what", "calls", "p50 ms", "p95 ms", "mean ms", "note"], bench_agent(args.runs))
     print()
     print_table(["what", "pages", "seconds", "pages/s"], bench_ingest(args.ingest_pages))
+    print()
+    if os.environ.get("REDIS_URL"):
+        lease = settings.NORMAGPT_RUN_LEASE_SECONDS
+        print(f"Recovery: 2 Celery workers, no beat, lease {lease} s (target: ≤ 30 s)\n")
+        print_table(
+            ["what", "runs", "p50 ms", "p95 ms", "mean ms", "note"], bench_recovery(args.kills)
+        )
+    else:
+        print("Recovery: skipped (REDIS_URL unset: it needs a broker and two workers)")
     NormDocument.objects.filter(code__startswith=BENCH_PREFIX).delete()
 
 

@@ -5,11 +5,22 @@ PostgreSQL: full-text search with the `russian` configuration over a stored, gen
 by triggers, queried with light Russian stems as prefixes. Pages of the expected documents
 come first; then pages of documents in force, then of replaced ones (a replaced document
 named among the expected ones is not put below); within each group, the better match first.
+
+Top-k without ranking the whole corpus: in a large corpus (COMMON_MIN_PAGES) a word most
+pages hold (COMMON_SHARE) tells nothing — bm25 gives it no weight — yet it makes every page
+a match to rank. Such words are left out of the matching (still counted by the ranking on
+PostgreSQL) while rarer ones remain, and the pages of the expected documents are matched
+with every word; only when the rarer words find fewer pages than asked is every word used.
+On PostgreSQL, whose ts_rank reads each candidate's vector (out of row), the candidates come
+in tiers, the next only when the last gave fewer pages than asked: the pages holding every
+word, those holding every telling word, those holding two of them, those holding any. How
+many pages hold a word is counted once per word and corpus size.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.db import connection
@@ -20,6 +31,10 @@ from normagpt.parsing import code_matches, search_normalize, search_terms, snipp
 
 MAX_LIMIT = 50
 MAX_TERMS = 32
+COMMON_MIN_PAGES = 1000
+COMMON_SHARE = 0.5
+PAIRS_MAX = 28  # the tier of pages holding two telling words: pairs of up to 8 words
+_document_frequency: dict[tuple[str, str, int], int] = {}  # (vendor, word, pages) → pages
 
 
 @dataclass(frozen=True)
@@ -79,35 +94,114 @@ def pages_search(
     ]
 
 
+def _corpus_pages() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM normagpt_normpage")
+        return int(cursor.fetchone()[0])
+
+
+def _frequency(word: str, sql: str, pages: int) -> int:
+    """How many pages hold `word` (cached per process for this corpus size)."""
+    key = (connection.vendor, word, pages)
+    if key not in _document_frequency:
+        if len(_document_frequency) > 50_000:
+            _document_frequency.clear()
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [word])
+            _document_frequency[key] = int(cursor.fetchone()[0])
+    return _document_frequency[key]
+
+
+def _telling(words: list[str], sql: str) -> list[str] | None:
+    """The words that are not common in a large corpus, or None (a small corpus, or every
+    word common): match with every word."""
+    pages = _corpus_pages()
+    if pages < COMMON_MIN_PAGES:
+        return None
+    rare = [w for w in words if _frequency(w, sql, pages) <= COMMON_SHARE * pages]
+    return rare or None
+
+
 def _postgres(keywords: list[str], expected: list[int], limit: int) -> list[tuple[int, float]]:
     words = list(dict.fromkeys(w for k in keywords for w in search_normalize(k).split()))
     words = words[:MAX_TERMS]
+    count_sql = (
+        "SELECT count(*) FROM normagpt_normpage "
+        "WHERE search_vector @@ plainto_tsquery('russian', %s)"
+    )
+    rare = _telling(words, count_sql)
+    if rare is not None:  # pages with every word, every telling word, then any telling word
+        pairs = [f"{a} {b}" for i, a in enumerate(rare) for b in rare[i + 1 :]][:PAIRS_MAX]
+        tiers = [[" ".join(words)], [" ".join(rare)], pairs or rare, rare]
+        for matching in [t for n, t in enumerate(tiers) if t not in tiers[:n]]:
+            found = _postgres_ranked(words, matching, expected, limit)
+            if len(found) >= limit:
+                return found
+    return _postgres_ranked(words, words, expected, limit)
+
+
+def _postgres_ranked(
+    words: list[str], matching: list[str], expected: list[int], limit: int
+) -> list[tuple[int, float]]:
+    """Pages matching any of `matching` (or, in an expected document, any of `words`),
+    ranked by all of `words`. The queries are written out (not a CTE) so that the planner
+    sees constants and finds the candidates with the GIN index."""
     query = " || ".join(["plainto_tsquery('russian', %s)"] * len(words))
+    match = " || ".join(["plainto_tsquery('russian', %s)"] * len(matching))
     sql = f"""
-        SELECT p.id, ts_rank(p.search_vector, q.query) AS rank
+        SELECT p.id, ts_rank(p.search_vector, {query}) AS rank
         FROM normagpt_normpage p
-        JOIN normagpt_normdocument d ON d.id = p.document_id,
-        (SELECT {query} AS query) q
-        WHERE p.search_vector @@ q.query
+        JOIN normagpt_normdocument d ON d.id = p.document_id
+        WHERE p.id IN (
+            SELECT id FROM normagpt_normpage WHERE search_vector @@ ({match})
+            UNION
+            SELECT id FROM normagpt_normpage
+            WHERE document_id = ANY(%s) AND search_vector @@ ({query})
+        )
         ORDER BY (p.document_id = ANY(%s)) DESC, (d.status = %s) ASC, rank DESC, p.id
         LIMIT %s
     """  # noqa: S608 (only placeholders are interpolated)
+    replaced = NormDocument.Status.REPLACED.value
+    params: list[Any] = [*words, *matching, expected, *words, expected, replaced, limit]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*words, expected, NormDocument.Status.REPLACED.value, limit])
+        cursor.execute(sql, params)
         return [(int(pk), float(rank)) for pk, rank in cursor.fetchall()]
 
 
 def _sqlite(terms: list[str], expected: list[int], limit: int) -> list[tuple[int, float]]:
-    match = " OR ".join(f'"{term}"*' for term in terms)
+    count_sql = "SELECT count(*) FROM normagpt_page_fts WHERE normagpt_page_fts MATCH %s"
+    rare = _telling([f'"{term}"*' for term in terms], count_sql)
+    if rare is not None and len(rare) < len(terms):
+        found = _sqlite_ranked(" OR ".join(rare), expected, limit)
+        if expected:  # the expected documents' pages, matched with every word
+            every = " OR ".join(f'"{term}"*' for term in terms)
+            found = _merged(_sqlite_ranked(every, expected, limit, only_expected=True), found)
+        if len(found) >= limit:
+            return found[:limit]
+    return _sqlite_ranked(" OR ".join(f'"{term}"*' for term in terms), expected, limit)
+
+
+def _merged(
+    first: list[tuple[int, float]], then: list[tuple[int, float]]
+) -> list[tuple[int, float]]:
+    seen = {pk for pk, _ in first}
+    return first + [hit for hit in then if hit[0] not in seen]
+
+
+def _sqlite_ranked(
+    match: str, expected: list[int], limit: int, *, only_expected: bool = False
+) -> list[tuple[int, float]]:
     marks = ",".join("%s" for _ in expected) or "NULL"
+    only = f"AND p.document_id IN ({marks})" if only_expected else ""
     sql = f"""
         SELECT p.id, -bm25(normagpt_page_fts) AS rank
         FROM normagpt_page_fts JOIN normagpt_normpage p ON p.id = normagpt_page_fts.rowid
         JOIN normagpt_normdocument d ON d.id = p.document_id
-        WHERE normagpt_page_fts MATCH %s
+        WHERE normagpt_page_fts MATCH %s {only}
         ORDER BY (p.document_id IN ({marks})) DESC, (d.status = %s) ASC, rank DESC, p.id
         LIMIT %s
     """  # noqa: S608 (only placeholders are interpolated)
+    params: list[Any] = [match, *(expected if only_expected else []), *expected]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [match, *expected, NormDocument.Status.REPLACED.value, limit])
+        cursor.execute(sql, [*params, NormDocument.Status.REPLACED.value, limit])
         return [(int(pk), float(rank)) for pk, rank in cursor.fetchall()]

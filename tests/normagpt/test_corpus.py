@@ -217,6 +217,34 @@ def test_replaced_documents_rank_below_those_in_force_unless_asked_for(corpus) -
     assert asked[0].replaced  # named: not put below
 
 
+@pytest.mark.parametrize(
+    "keywords",
+    [
+        ["защитный слой бетона", "плиты перекрытия"],
+        ["минимальная толщина защитного слоя"],
+        ["бетон", "морозостойкость"],
+        ["анкеровка арматуры"],
+    ],
+)
+def test_top_k_without_ranking_every_page_finds_the_same_best_pages(
+    corpus, monkeypatch, keywords
+) -> None:  # type: ignore[no-untyped-def]
+    """The demo corpus treated as a large one (common words left out of the matching, the
+    PostgreSQL tiers): the best pages are those of ranking every matching page."""
+    from normagpt import search
+
+    every = services.pages_search(keywords=keywords, limit=3)
+    monkeypatch.setattr(search, "COMMON_MIN_PAGES", 1)
+    monkeypatch.setattr(search, "COMMON_SHARE", 0.3)  # a dozen pages: "common" is lower
+    search._document_frequency.clear()
+    top = services.pages_search(keywords=keywords, limit=3)
+    assert search._document_frequency  # the large-corpus path ran: words were counted
+    assert top
+    assert top[0].page.pk == every[0].page.pk
+    if connection.vendor == "sqlite":  # bm25 gives common words no weight: the same order
+        assert [h.page.pk for h in top] == [h.page.pk for h in every]
+
+
 def test_search_limits_and_empty_results(corpus) -> None:  # type: ignore[no-untyped-def]
     assert services.pages_search(keywords=["бетон"], limit=2).__len__() == 2
     assert services.pages_search(keywords=["кирпичная кладка"]) == []
