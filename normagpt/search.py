@@ -11,19 +11,22 @@ pages hold (COMMON_SHARE) tells nothing — bm25 gives it no weight — yet it m
 a match to rank. Such words are left out of the matching (still counted by the ranking on
 PostgreSQL) while rarer ones remain, and the pages of the expected documents are matched
 with every word; only when the rarer words find fewer pages than asked is every word used.
-On PostgreSQL, whose ts_rank reads each candidate's vector (out of row), the candidates come
-in tiers, the next only when the last gave fewer pages than asked: the pages holding every
-word, those holding every telling word, those holding two of them, those holding any. How
+The candidates come in tiers, the next only when the last gave fewer pages than asked: the
+pages holding every word, those holding every telling word, those holding two of them,
+those holding any (PostgreSQL's ts_rank reads each candidate's vector out of row; FTS5's
+bm25 reads each candidate's statistics). How
 many pages hold a word is counted once per word and corpus size.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.db import connection
+from django.db.models import Max, Min
 
 from core.exceptions import InvalidInput
 from normagpt.models import NormDocument, NormPage
@@ -170,15 +173,40 @@ def _postgres_ranked(
 
 def _sqlite(terms: list[str], expected: list[int], limit: int) -> list[tuple[int, float]]:
     count_sql = "SELECT count(*) FROM normagpt_page_fts WHERE normagpt_page_fts MATCH %s"
-    rare = _telling([f'"{term}"*' for term in terms], count_sql)
-    if rare is not None and len(rare) < len(terms):
-        found = _sqlite_ranked(" OR ".join(rare), expected, limit)
-        if expected:  # the expected documents' pages, matched with every word
-            every = " OR ".join(f'"{term}"*' for term in terms)
-            found = _merged(_sqlite_ranked(every, expected, limit, only_expected=True), found)
-        if len(found) >= limit:
-            return found[:limit]
-    return _sqlite_ranked(" OR ".join(f'"{term}"*' for term in terms), expected, limit)
+    words = [f'"{term}"*' for term in terms]
+    every = " OR ".join(words)
+    rare = _telling(words, count_sql)
+    if rare is not None:
+        chosen = None
+        for matching in _tiers(words, rare, all_of=" AND ".join, any_of=" OR ".join):
+            found = _sqlite_ranked(matching, [], limit)
+            if len(found) >= limit:
+                chosen = found
+                break
+        if chosen is not None:
+            if expected:  # the expected documents' pages come first, matched with every word
+                chosen = _merged(_sqlite_expected(every, expected, limit), chosen)
+            return chosen[:limit]
+    return _sqlite_ranked(every, expected, limit)
+
+
+def _tiers(
+    words: list[str],
+    rare: list[str],
+    *,
+    all_of: Callable[[list[str]], str],
+    any_of: Callable[[list[str]], str],
+) -> list[str]:
+    """The candidate tiers, narrowest first: every word, every telling word, two telling
+    words, any telling word (repeats left out)."""
+    pairs = [all_of([a, b]) for i, a in enumerate(rare) for b in rare[i + 1 :]][:PAIRS_MAX]
+    tiers = [
+        all_of(words),
+        all_of(rare),
+        any_of([f"({p})" for p in pairs]) if pairs else "",
+        any_of(rare),
+    ]
+    return [t for n, t in enumerate(tiers) if t and t not in tiers[:n]]
 
 
 def _merged(
@@ -188,20 +216,43 @@ def _merged(
     return first + [hit for hit in then if hit[0] not in seen]
 
 
-def _sqlite_ranked(
-    match: str, expected: list[int], limit: int, *, only_expected: bool = False
-) -> list[tuple[int, float]]:
+def _sqlite_expected(match: str, expected: list[int], limit: int) -> list[tuple[int, float]]:
+    """The best pages of the expected documents: FTS5 reads only each document's span of
+    page ids (a rowid range it seeks to), not every match of the corpus."""
+    spans = (
+        NormPage.objects.filter(document_id__in=expected)
+        .values("document_id")
+        .annotate(low=Min("id"), high=Max("id"))
+        .values_list("document_id", "low", "high")
+    )
+    sql = """
+        SELECT p.id, -bm25(normagpt_page_fts) AS rank
+        FROM normagpt_page_fts JOIN normagpt_normpage p ON p.id = normagpt_page_fts.rowid
+        WHERE normagpt_page_fts MATCH %s AND normagpt_page_fts.rowid BETWEEN %s AND %s
+          AND p.document_id = %s
+        ORDER BY rank DESC, p.id
+        LIMIT %s
+    """
+    found: list[tuple[int, float]] = []
+    with connection.cursor() as cursor:
+        for document_id, low, high in spans:
+            cursor.execute(sql, [match, low, high, document_id, limit])
+            found += [(int(pk), float(rank)) for pk, rank in cursor.fetchall()]
+    found.sort(key=lambda hit: (-hit[1], hit[0]))
+    return found[:limit]
+
+
+def _sqlite_ranked(match: str, expected: list[int], limit: int) -> list[tuple[int, float]]:
     marks = ",".join("%s" for _ in expected) or "NULL"
-    only = f"AND p.document_id IN ({marks})" if only_expected else ""
     sql = f"""
         SELECT p.id, -bm25(normagpt_page_fts) AS rank
         FROM normagpt_page_fts JOIN normagpt_normpage p ON p.id = normagpt_page_fts.rowid
         JOIN normagpt_normdocument d ON d.id = p.document_id
-        WHERE normagpt_page_fts MATCH %s {only}
+        WHERE normagpt_page_fts MATCH %s
         ORDER BY (p.document_id IN ({marks})) DESC, (d.status = %s) ASC, rank DESC, p.id
         LIMIT %s
     """  # noqa: S608 (only placeholders are interpolated)
-    params: list[Any] = [match, *(expected if only_expected else []), *expected]
+    params: list[Any] = [match, *expected, NormDocument.Status.REPLACED.value, limit]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, NormDocument.Status.REPLACED.value, limit])
+        cursor.execute(sql, params)
         return [(int(pk), float(rank)) for pk, rank in cursor.fetchall()]
