@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 Decision = Literal["CONTINUE", "REPLAN", "FINALIZE", "HUMAN_REVIEW"]
 DECISIONS: tuple[str, ...] = ("CONTINUE", "REPLAN", "FINALIZE", "HUMAN_REVIEW")
@@ -17,9 +17,18 @@ class _Lenient(BaseModel):
 
 
 class PlanStep(_Lenient):
+    """A search of the corpus (keywords), or a calculation on values found (calculate)."""
+
     action: str = Field(min_length=1, max_length=500)
-    keywords: list[str] = Field(min_length=1, max_length=12)
+    keywords: list[str] = Field(default_factory=list, max_length=12)
     expected_documents: list[str] = Field(default_factory=list, max_length=8)
+    calculate: str = Field(default="", max_length=300)
+
+    @model_validator(mode="after")
+    def _search_or_calculation(self) -> PlanStep:
+        if not self.keywords and not self.calculate:
+            raise ValueError("a step needs keywords (a search) or calculate (an expression)")
+        return self
 
     @field_validator("keywords", "expected_documents", mode="before")
     @classmethod

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from core.exceptions import InvalidInput
 from normagpt.agent.context import NodeContext
 from normagpt.agent.store import Store, citations_check, findings_all
+from normagpt.calculate import expression_evaluate
 from normagpt.models import NormDocument, NormPage
 from normagpt.schemas import FinalAnswer, Plan, StepResult, Verdict
 from normagpt.search import SearchHit, pages_search
@@ -77,6 +78,18 @@ class Executor(Node):
 
     def exec(self, prep: dict[str, Any], ctx: NodeContext) -> dict[str, Any]:
         step = prep["step"]
+        if step.get("calculate"):  # arithmetic on found values: no search, no model call
+            calculation = expression_evaluate(step["calculate"])
+            return {
+                "findings": [],
+                "summary": calculation.summary,
+                "pages": [],
+                "calculation": {
+                    "expression": calculation.expression,
+                    "result": calculation.result,
+                    "error": calculation.error,
+                },
+            }
         try:
             hits = pages_search(
                 keywords=step["keywords"],
@@ -114,14 +127,18 @@ class Executor(Node):
         }
         known = {p["page_id"] for p in shared["retrieved_pages"]}
         shared["retrieved_pages"] += [p for p in output["pages"] if p["page_id"] not in known]
-        shared["scratchpad"]["search_hypotheses"].append(", ".join(step["keywords"]))
+        if step["keywords"]:
+            shared["scratchpad"]["search_hypotheses"].append(", ".join(step["keywords"]))
         shared["plan"]["current_step_index"] += 1
         shared["status"] = "judging"
         return DEFAULT
 
     def summary(self, prep: dict[str, Any]) -> str:
         step = prep["step"]
-        return f"шаг {step['step_number']}: {step['action'][:150]} [{', '.join(step['keywords'])}]"
+        what = (
+            f"расчёт {step['calculate']}" if step.get("calculate") else ", ".join(step["keywords"])
+        )
+        return f"шаг {step['step_number']}: {step['action'][:150]} [{what}]"
 
 
 class Judge(Node):
@@ -166,6 +183,11 @@ class Finalizer(Node):
 
     def prep(self, shared: Store) -> dict[str, Any]:
         extra = [shared["incomplete_reason"]] if shared.get("incomplete_reason") else []
+        extra += [
+            result["summary"]
+            for result in shared["step_results"].values()
+            if result.get("calculation")  # the calculate steps' results, for the answer
+        ]
         return {
             "user_query": shared["user_query"],
             "findings": findings_all(shared),

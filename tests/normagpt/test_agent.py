@@ -284,6 +284,37 @@ def test_a_clause_missing_from_the_clause_list_but_in_the_page_text_holds(corpus
     assert run.answer["dropped_sources"] == []
 
 
+def test_a_calculate_step_computes_without_a_model_call_and_the_answer_sees_it(corpus, llm) -> None:  # type: ignore[no-untyped-def]
+    import json as json_module
+
+    steps = [
+        {"action": a, "keywords": k, "expected_documents": d} for a, k, d in [COVER_STEP]
+    ] + [{"action": "Слой с допуском", "calculate": "20 + 5"},
+         {"action": "Опасное выражение", "calculate": "__import__('os').system('true')"}]  # fmt: skip
+    script = straight_script()
+    script["planner"] = [json_module.dumps({"goal": "Слой с допуском", "steps": steps})]
+    script["judge"] = [verdict("CONTINUE"), verdict("CONTINUE"), verdict("FINALIZE")]
+    llm.play(**script)
+    run = ask()
+    assert run.status == "completed", run.error
+    executors = list(run.steps.filter(node="executor").order_by("index"))
+    assert executors[1].output["summary"] == "Расчёт: 20 + 5 = 25"
+    assert executors[1].output["calculation"]["result"] == 25
+    assert executors[2].output["summary"].startswith("Расчёт не выполнен: «__import__")
+    assert llm.count()["executor"] == 1  # the calculations asked no model
+    finalizer_prompt = next(c for c in llm.calls if c.node == "finalizer").messages[1]["content"]
+    assert "Расчёт: 20 + 5 = 25" in finalizer_prompt
+
+
+def test_a_plan_step_needs_keywords_or_a_calculation() -> None:
+    from pydantic import ValidationError
+
+    from normagpt.schemas import PlanStep
+
+    with pytest.raises(ValidationError, match=r"keywords .* or calculate"):
+        PlanStep.model_validate({"action": "ничего"})
+
+
 def test_429_then_success_is_retried(corpus, llm) -> None:  # type: ignore[no-untyped-def]
     script = straight_script()
     script["planner"] = [{"status": 429}, {"status": 503}, *script["planner"]]
