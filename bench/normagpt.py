@@ -204,7 +204,13 @@ def bench_recovery(runs: int) -> list[list[str]]:
     command = celery_worker_command
     workers = {}
     for n in range(2):
-        proc = subprocess.Popen(command(f"rb{n}"), cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            command(f"rb{n}"),
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         workers[proc.pid] = proc
     rng = random.Random(11)
     to_checkpoint, to_end, repeated = [], [], 0
@@ -231,7 +237,11 @@ def bench_recovery(runs: int) -> list[list[str]]:
             workers.pop(pid).wait()
             llm.release()
             fresh = subprocess.Popen(
-                command(f"rb{number}x"), cwd=ROOT, env=env, stderr=subprocess.DEVNULL
+                command(f"rb{number}x"),
+                cwd=ROOT,
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
             )
             workers[fresh.pid] = fresh
             while AgentRun.objects.get(pk=run.pk).step_count == steps:

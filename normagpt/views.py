@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from core.exceptions import DomainError
 from normagpt import selectors, services
-from normagpt.agent.runner import cap_ru
+from normagpt.agent.runner import cap_ru, reason_ru
 from normagpt.formatting import markdown_html
 from normagpt.models import DOCUMENT_UPLOAD_TO, AgentRun, NormDocument
 
@@ -76,6 +76,7 @@ def _run_context(request: HttpRequest, run_id: int) -> dict[str, object]:
         "working_seconds": (timezone.now() - since).total_seconds() if working and since else 0,
         "events": list(run.events.all()),
         "incomplete_reason_ru": cap_ru(run.incomplete_reason),
+        "review_reason_ru": reason_ru(run.review_reason),
         "plan": shared.get("plan"),
         "steps": steps,
         "answer_html": markdown_html(run.final_answer) if run.final_answer else "",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import socket
 import threading
 import time
@@ -279,6 +280,17 @@ def cap_ru(reason: str) -> str:
     for english, russian in CAPS_RU:
         reason = reason.replace(english, russian)
     return reason
+
+
+INVALID_OUTPUT = re.compile(r"^the (\w+)'s output was invalid twice: (.*)$", re.DOTALL)
+
+
+def reason_ru(reason: str) -> str:
+    """A review or cap reason in the pages' language (the judge's own are Russian already)."""
+    invalid = INVALID_OUTPUT.match(reason)
+    if invalid:
+        return f"ответ узла {invalid.group(1)} дважды не прошёл проверку схемы: {invalid.group(2)}"
+    return cap_ru(reason)
 
 
 def budget_left(run: AgentRun) -> bool:

@@ -90,6 +90,21 @@ def test_runs_are_their_owners_signed_out_visitors_and_other_users_see_none(
     assert client.get(f"/normagpt/runs/{run.pk}/").status_code == 200
 
 
+def test_review_and_cap_reasons_read_in_russian_on_the_page(client, corpus, user) -> None:  # type: ignore[no-untyped-def]
+    run = services.run_create(question=QUESTION, user=user)
+    AgentRun.objects.filter(pk=run.pk).update(
+        status="needs_review",
+        review_reason="the planner's output was invalid twice: steps: Field required",
+        incomplete=True,
+        incomplete_reason="the cap of 6 executed steps was reached",
+    )
+    client.force_login(user)
+    html = client.get(f"/normagpt/runs/{run.pk}/live/").content.decode()
+    assert "ответ узла planner дважды не прошёл проверку схемы: steps: Field required" in html
+    assert "неполный: достигнут предел: 6 выполненных шагов" in html
+    assert "was invalid twice" not in html
+
+
 def test_run_page_shows_the_working_node_times_and_events(client, corpus, llm, user) -> None:  # type: ignore[no-untyped-def]
     from django.utils import timezone
 
