@@ -46,7 +46,7 @@ DAILY_DEFAULT_SOURCE = "leetcode"  # the flat (v0.2) daily shape has no `source`
 LIMIT_DEFAULT, LIMIT_MIN, LIMIT_MAX = 10, 1, 50
 THRESHOLD_DEFAULT = 0.0
 QUERY_MIN, QUERY_MAX = 3, 2000
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_DATE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")  # unpadded too, as the seed's chrono
 
 
 @dataclass(frozen=True)
@@ -79,16 +79,18 @@ class SimilarResult:
 
 
 def date_check(value: str | None) -> str:
-    """The date to ask for: `value` if it is a real YYYY-MM-DD date, else today in UTC."""
+    """The date to ask for, zero-padded: `value` if it is a real date written YYYY-MM-DD
+    (months and days may be unpadded, `2026-1-1`, as the original's chrono `%Y-%m-%d`
+    accepts), else today in UTC."""
     if value is None:
         return datetime.now(UTC).date().isoformat()
-    if not _DATE.fullmatch(value):
+    parts = _DATE.fullmatch(value)
+    if not parts:
         raise OjInvalidInput("invalid date format, expected YYYY-MM-DD", field="date")
     try:
-        date.fromisoformat(value)
+        return date(*(int(part) for part in parts.groups())).isoformat()
     except ValueError:
         raise OjInvalidInput("invalid date format, expected YYYY-MM-DD", field="date") from None
-    return value
 
 
 def domain_check(value: str | None) -> str:
@@ -99,6 +101,21 @@ def domain_check(value: str | None) -> str:
     return value
 
 
+SOURCE_MAX = 50  # the stored columns' sizes: a longer value names no problem
+ID_MAX = 200
+RESOLVE_MAX = 1000  # a URL, a slug or a title
+SOURCE_FILTER_MAX = 500
+
+
+def length_check(value: str, field: str, most: int) -> str:
+    """`value` when at most `most` characters; else a refusal naming the field."""
+    if len(value) > most:
+        raise OjInvalidInput(
+            f"{field} must be at most {most} characters (got {len(value):,})", field=field
+        )
+    return value
+
+
 def key_check(source: str | None, problem_id: str | None) -> tuple[str, str]:
     source = (source or "").strip()
     problem_id = (problem_id or "").strip()
@@ -106,7 +123,7 @@ def key_check(source: str | None, problem_id: str | None) -> tuple[str, str]:
         raise OjInvalidInput(
             "source and id must be non-empty", field="source" if not source else "id"
         )
-    return source, problem_id
+    return length_check(source, "source", SOURCE_MAX), length_check(problem_id, "id", ID_MAX)
 
 
 def limit_check(value: int | None) -> int:
@@ -195,7 +212,9 @@ def similar_find(
             raise OjInvalidInput(
                 "either 'query' or both 'source' and 'id' must be provided", field="query"
             )
+        source, problem_id = key_check(source, problem_id)
         mode, shown = "problem", f"{source} {problem_id}"
+    length_check(source_filter or "", "source_filter", SOURCE_FILTER_MAX)
     response = client.similar(
         query=text,
         source=source,
@@ -217,6 +236,7 @@ def problem_resolve(*, query: str | None) -> ProblemsResult:
     text = (query or "").strip()
     if not text:
         raise OjInvalidInput("query must be non-empty", field="query")
+    length_check(text, "query", RESOLVE_MAX)
     try:
         response = client.resolve(text=text)
     except (OjRequestFailed, OjHttpError) as exc:

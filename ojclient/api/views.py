@@ -7,7 +7,7 @@ from typing import Any
 from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics
-from rest_framework.permissions import AllowAny
+from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import Serializer
@@ -113,9 +113,11 @@ class ResolveApi(OjView):
 
 
 class StatusApi(OjView):
+    permission_classes = (IsAuthenticated,)  # it spends the server's OJ_API_TOKEN
+
     @extend_schema(responses=s.OjStatusOutSerializer)
     def get(self, request: Request) -> Response:
-        """Per-platform counts (needs OJ_API_TOKEN on the server)."""
+        """Per-platform counts (signed-in users only: it uses the server's OJ_API_TOKEN)."""
         return Response(services.platform_status_get().model_dump(mode="json"))
 
 

@@ -48,6 +48,12 @@ def test_similar_and_resolve_and_status(backend: Backend, api: APIClient) -> Non
     backend.reply("/api/v1/resolve/two-sum", fixture("resolve_found.json"))
     assert api.get("/api/oj/resolve/", {"query": "two-sum"}).json()["problems"][0]["id"] == "1"
     backend.reply("/status", fixture("status_200.json"))
+    refused = api.get("/api/oj/status/")
+    assert refused.status_code in (401, 403)  # anonymous: the server's token is not spent
+    assert not any(r.path == "/status" for r in backend.requests)
+    from django.contrib.auth import get_user_model
+
+    api.force_authenticate(get_user_model().objects.create_user("oj-user", password="pw-123456"))
     status = api.get("/api/oj/status/").json()
     assert status["version"] == "0.2.1"
     assert len(status["platforms"]) == 5

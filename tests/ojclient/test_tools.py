@@ -71,13 +71,39 @@ def test_five_tools_with_schemas_strict_clients_accept() -> None:
     ("tool", "arguments", "message"),
     [
         ("get_daily_challenge", {"date": "2026-13-01"}, "invalid date format, expected YYYY-MM-DD"),
-        ("get_daily_challenge", {"date": "2026-1-1"}, "invalid date format, expected YYYY-MM-DD"),
+        ("get_daily_challenge", {"date": "2026-1-32"}, "invalid date format, expected YYYY-MM-DD"),
+        ("get_daily_challenge", {"date": "2026-001-1"}, "invalid date format, expected YYYY-MM-DD"),
         (
             "get_daily_challenge",
             {"date": "2026-01-01&x=1"},
             "invalid date format, expected YYYY-MM-DD",
         ),
         ("get_problem", {"source": "  ", "id": "1"}, "source and id must be non-empty"),
+        (
+            "get_problem",
+            {"source": "x" * 1_000_000, "id": "1"},
+            "source must be at most 50 characters (got 1,000,000)",
+        ),
+        (
+            "get_problem",
+            {"source": "leetcode", "id": "1" * 1_000_000},
+            "id must be at most 200 characters (got 1,000,000)",
+        ),
+        (
+            "find_similar_problems",
+            {"source": "leetcode", "id": "9" * 1_000_000},
+            "id must be at most 200 characters (got 1,000,000)",
+        ),
+        (
+            "find_similar_problems",
+            {"query": "two sum", "source_filter": "a," * 500_000},
+            "source_filter must be at most 500 characters (got 1,000,000)",
+        ),
+        (
+            "resolve_problem",
+            {"query": "q" * 1_000_000},
+            "query must be at most 1000 characters (got 1,000,000)",
+        ),
         ("get_problem", {"source": "leetcode", "id": ""}, "source and id must be non-empty"),
         (
             "find_similar_problems",
@@ -242,6 +268,13 @@ def test_daily_defaults_to_com_and_the_utc_date(backend: Backend) -> None:
     assert text.startswith(TWO_SUM)  # the flat shape has no source: it is leetcode
     query = backend.requests[0].query
     assert query in (f"domain=com&date={before}", f"domain=com&date={after}")
+
+
+def test_an_unpadded_date_is_accepted_and_sent_padded(backend: Backend) -> None:
+    backend.reply("/api/v1/daily", fixture("daily_legacy_flat_200.json"))
+    is_error, _ = call("get_daily_challenge", {"date": "2026-1-5"})
+    assert not is_error
+    assert backend.requests[0].query == "domain=com&date=2026-01-05"
 
 
 def test_daily_compact_shape_renders_each_problem(backend: Backend) -> None:
