@@ -61,11 +61,20 @@ mcp: $(STAMP)
 mcp-http: $(STAMP)
 	$(PY) manage.py runmcp --transport http
 
+# With DJANGO_SUPERUSER_USERNAME/_PASSWORD/_EMAIL set: no questions (no terminal needed).
 superuser: migrate
-	$(PY) manage.py createsuperuser
+	@if [ -n "$$DJANGO_SUPERUSER_USERNAME" ]; then \
+	  $(PY) manage.py createsuperuser --noinput && echo "superuser $$DJANGO_SUPERUSER_USERNAME created"; \
+	else $(PY) manage.py createsuperuser; fi
 
+# Every benchmark, one after another (each prints its tables; see README for what each measures).
 bench: $(STAMP)
 	$(PY) bench/mcp_overhead.py
+	$(PY) bench/ojclient.py
+	$(PY) bench/anki.py
+	$(PY) bench/problems.py
+	$(PY) bench/problems_photo.py
+	$(PY) bench/normagpt.py
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .mypy_cache .ruff_cache
