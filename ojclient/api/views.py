@@ -7,7 +7,7 @@ from typing import Any
 from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics
-from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.permissions import AllowAny, BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import Serializer
@@ -44,7 +44,7 @@ def problems_as_dict(result: services.ProblemsResult) -> dict[str, Any]:
 
 
 class OjView(APIView):
-    permission_classes = (AllowAny,)
+    permission_classes: tuple[type[BasePermission], ...] = (AllowAny,)
     throttle_scope = UPSTREAM_ANON  # asks the OJ API
 
 
