@@ -8,11 +8,13 @@ PORT ?= 8000
 
 .PHONY: run test lint typecheck pytest worker beat mcp mcp-http superuser migrate bench clean
 
+# Set-up output goes to stderr: `make mcp` keeps stdout for JSON-RPC alone.
 $(STAMP): pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[dev]"
-	touch $(STAMP)
+	@echo "setting up $(VENV) (a minute the first time)" >&2
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV) >&2
+	@$(PY) -m pip install --quiet --upgrade pip >&2
+	@$(PY) -m pip install --quiet -e ".[dev]" >&2
+	@touch $(STAMP)
 
 migrate: $(STAMP)
 	$(PY) manage.py migrate --noinput

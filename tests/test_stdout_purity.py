@@ -60,3 +60,45 @@ def test_stdout_carries_only_json_rpc_while_a_tool_prints_logs_and_warns() -> No
         "partial line",
     ):
         assert noise in stderr
+
+
+def test_a_fresh_embedded_database_is_migrated_on_start_and_stdout_stays_json(
+    tmp_path,  # type: ignore[no-untyped-def]
+) -> None:
+    """A desktop client's first start on a fresh clone: no database yet. runmcp migrates
+    it (quietly, on stderr) and the norms search answers instead of 'Internal error'."""
+    messages = [
+        raw_initialize("fresh-clone"),
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {
+                "name": "normagpt_search_norms",
+                "arguments": {"keywords": ["защитный слой бетона"]},
+            },
+        },
+    ]
+    database = tmp_path / "fresh.sqlite3"
+    proc = subprocess.Popen(
+        [PYTHON, MANAGE, "runmcp"],
+        cwd=ROOT,
+        env=subprocess_env(DATABASE_URL=f"sqlite:///{database}", REDIS_URL=None),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin is not None
+    try:
+        payload = "".join(json.dumps(m) + "\n" for m in messages).encode()
+        out, err = proc.communicate(payload, timeout=120)
+    finally:
+        proc.kill()
+    replies = {r["id"]: r for r in (json.loads(line) for line in out.decode().splitlines())}
+    assert replies[1]["result"]["serverInfo"]
+    result = replies[2]["result"]
+    assert result["isError"] is False, result
+    assert "Internal error" not in result["content"][0]["text"]
+    assert database.exists()
+    assert "no such table" not in err.decode()

@@ -8,6 +8,7 @@ from typing import Any
 import anyio
 import uvicorn
 from django.conf import settings
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from core.mcp_http import MCP_PATH, is_loopback, mcp_http_app, require_token_for
@@ -42,6 +43,25 @@ class Command(BaseCommand):
             for option in registry.options:
                 parser.add_argument(option.flag, dest=option.dest, default=None, help=option.help)
 
+    def _migrations_applied(self) -> None:
+        """The embedded default (SQLite) is migrated here, quietly, on stderr — a desktop
+        client's first start on a fresh clone just works; a server database is left to
+        whoever runs it, with the command to run."""
+        from django.db import connection
+        from django.db.migrations.executor import MigrationExecutor
+
+        executor = MigrationExecutor(connection)
+        pending = executor.migration_plan(executor.loader.graph.leaf_nodes())
+        if not pending:
+            return
+        if connection.vendor != "sqlite":
+            raise CommandError(
+                f"the database has {len(pending)} unapplied migration(s): run "
+                "`python manage.py migrate` (or `make migrate`) first"
+            )
+        logger.info("applying %d migration(s) to the embedded database", len(pending))
+        call_command("migrate", verbosity=0, interactive=False, stdout=self.stderr)
+
     def handle(self, *args: Any, **options: Any) -> None:
         apps = [app.strip() for app in options["apps"].split(",") if app.strip()] or None
         logging.captureWarnings(True)
@@ -55,6 +75,7 @@ class Command(BaseCommand):
                     setattr(settings, option.setting, options[option.dest])
         # A malformed setting (OJ_API_BASE_URL, ...) stops start-up with exit code 1.
         self.check(display_num_errors=False)
+        self._migrations_applied()
         for registry in served:
             if registry.on_serve is not None:
                 registry.on_serve()
