@@ -90,12 +90,20 @@ def test_a_fresh_embedded_database_is_migrated_on_start_and_stdout_stays_json(
         stderr=subprocess.PIPE,
     )
     assert proc.stdin is not None
+    assert proc.stdout is not None
+    replies = {}
     try:
-        payload = "".join(json.dumps(m) + "\n" for m in messages).encode()
-        out, err = proc.communicate(payload, timeout=120)
+        for message in messages:
+            proc.stdin.write((json.dumps(message) + "\n").encode())
+            proc.stdin.flush()
+            if "id" in message:
+                reply = json.loads(proc.stdout.readline())  # a stray line would fail here
+                replies[reply["id"]] = reply
+        rest, err = proc.communicate(timeout=60)
     finally:
         proc.kill()
-    replies = {r["id"]: r for r in (json.loads(line) for line in out.decode().splitlines())}
+    for line in rest.decode().splitlines():
+        json.loads(line)
     assert replies[1]["result"]["serverInfo"]
     result = replies[2]["result"]
     assert result["isError"] is False, result
