@@ -383,7 +383,6 @@ UPSTREAM_ANON_CALLS = [
     ("get", "/api/oj/problems/leetcode/1/"),
     ("get", "/api/oj/similar/?q=x"),
     ("get", "/api/oj/resolve/?query=x"),
-    ("get", "/api/oj/status/"),
 ]
 LOCAL_CALLS = ["/api/problems/", "/api/oj/stored-problems/", "/api/normagpt/documents/", "/api/"]
 
@@ -408,7 +407,8 @@ def test_the_upstream_scope_spares_local_reads_and_users(client, monkeypatch, se
     settings.OJ_API_TOKEN = ""
     for url in LOCAL_CALLS:
         assert statuses(client, url, [{}] * 3) == [200] * 3
-    assert statuses(client, "/api/oj/status/", [{}] * 3) == [503, 503, 429]
+    assert statuses(client, "/api/oj/daily/", [{}] * 3) == [503, 503, 429]
+    assert statuses(client, "/api/oj/status/", [{}] * 3) == [401] * 3  # signed-in users only
     user = get_user_model().objects.create_user("ada", password="s3cret-pass-phrase")
     client.force_login(user)
     assert statuses(client, "/api/oj/status/", [{}] * 3) == [503] * 3
