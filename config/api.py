@@ -25,7 +25,8 @@ class McpToolSerializer(serializers.Serializer):
 
 
 class ApiRootApi(APIView):
-    """The API's entry points."""
+    """The API's entry points: its schema and docs, and every app's endpoints (the rest are
+    in the schema)."""
 
     permission_classes = (AllowAny,)
 
@@ -43,6 +44,11 @@ class ApiRootApi(APIView):
                 ("mcp_tools", "api-mcp-tools"),
                 ("token", "api-token"),
                 ("health", "healthz"),
+                ("problems", "problems:problem-list"),
+                ("anki_notes", "anki_bridge:notes"),
+                ("oj_daily", "ojclient:daily"),
+                ("oj_stored_problems", "ojclient:stored-problems"),
+                ("normagpt_runs", "normagpt_api:run-list"),
             ]
         }
         return Response({"links": links})

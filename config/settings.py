@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's files, served from the project (no CDN)
     "config.apps.ProjectConfig",
     "problems.apps.ProblemsConfig",
     "anki_bridge.apps.AnkiBridgeConfig",
@@ -285,6 +286,10 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     # 3.1: JSON Schema proper, so the pydantic output models document as they are.
     "OAS_VERSION": "3.1.0",
+    # /api/docs/ works offline: Swagger UI from the sidecar package, not a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # --- MCP --------------------------------------------------------------------------------

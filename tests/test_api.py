@@ -49,10 +49,19 @@ def test_schema_is_valid_openapi_3(api: APIClient) -> None:
 
 @pytest.mark.django_db
 def test_docs_and_root(api: APIClient) -> None:
-    assert api.get("/api/docs/").status_code == 200
+    docs = api.get("/api/docs/").content.decode()
+    assert "cdn" not in docs.lower()  # Swagger UI from the project's static files
+    assert "/static/drf_spectacular_sidecar/swagger-ui-dist/" in docs
     links = api.get("/api/").json()["links"]
     assert links["schema"].endswith("/api/schema/")
     assert links["mcp_tools"].endswith("/api/mcp-tools/")
+    for app, prefix in [
+        ("problems", "/api/problems/"),
+        ("anki_notes", "/api/anki/notes/"),
+        ("oj_daily", "/api/oj/daily/"),
+        ("normagpt_runs", "/api/normagpt/runs/"),
+    ]:
+        assert links[app].endswith(prefix)
 
 
 @pytest.mark.django_db

@@ -64,3 +64,28 @@ def test_ask_watch_the_steps_and_read_the_answer(live_server, corpus, llm, monke
         expect(page.locator("h2")).to_contain_text("СП 63.13330.2018, страница 2")
         expect(page.locator("pre")).to_contain_text("10.3.2 Минимальная толщина защитного слоя")
         browser.close()
+
+
+def test_api_docs_render_the_operations_with_the_network_blocked(live_server) -> None:  # type: ignore[no-untyped-def]
+    """Swagger UI comes from the project's static files: nothing but the server is asked."""
+    from playwright.sync_api import expect, sync_playwright
+
+    asked_elsewhere: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        page = browser.new_page()
+        page.set_default_timeout(20_000)
+
+        def only_the_server(route) -> None:  # type: ignore[no-untyped-def]
+            if route.request.url.startswith(live_server.url):
+                route.continue_()
+            else:
+                asked_elsewhere.append(route.request.url)
+                route.abort()
+
+        page.route("**/*", only_the_server)
+        page.goto(f"{live_server.url}/api/docs/")
+        expect(page.locator(".opblock").first).to_be_visible()
+        assert page.locator(".opblock").count() > 20
+        browser.close()
+    assert asked_elsewhere == []
