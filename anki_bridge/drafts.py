@@ -107,6 +107,7 @@ def image_bytes(spec: ImageSpec) -> bytes:
         data = image_fetch(
             spec.source_url or "",
             allow_private=settings.ANKI_IMAGE_ALLOW_PRIVATE,
+            private_setting="ANKI_IMAGE_ALLOW_PRIVATE",
             max_bytes=settings.ANKI_IMAGE_MAX_BYTES,
             timeout=settings.ANKI_IMAGE_TIMEOUT,
         )

@@ -328,7 +328,7 @@ SDAMGIA_TTL_CATALOG = env_int("SDAMGIA_TTL_CATALOG", 7 * 24 * 3600)
 SDAMGIA_TTL_CATEGORY = env_int("SDAMGIA_TTL_CATEGORY", 7 * 24 * 3600)
 SDAMGIA_TTL_TEST = env_int("SDAMGIA_TTL_TEST", 30 * 24 * 3600)
 # sdamgia_search_by_image: a photo by URL (every address checked, as anki's images: private
-# ones refused unless allowed), its size, and the OCR that reads it.
+# ones refused unless allowed), its byte cap (base64 or fetched), and the OCR that reads it.
 SDAMGIA_IMAGE_MAX_BYTES = env_int("SDAMGIA_IMAGE_MAX_BYTES", 15 * 1024 * 1024)
 SDAMGIA_IMAGE_TIMEOUT = float(env_str("SDAMGIA_IMAGE_TIMEOUT", "20"))
 SDAMGIA_IMAGE_ALLOW_PRIVATE = env_bool("SDAMGIA_IMAGE_ALLOW_PRIVATE", default=False)

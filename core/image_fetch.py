@@ -2,10 +2,11 @@
 the problem bank's photo search), on core.http.
 
 A careful client: http(s) only; every address of the host checked (non-public addresses
-refused — loopback only admitted by ANKI_IMAGE_ALLOW_PRIVATE, see `address_refusal`); the
-connection pinned to the checked address, so DNS cannot change its answer in between;
-each redirect checked the same way; the body capped at ANKI_IMAGE_MAX_BYTES; one deadline
-for the whole fetch, redirects included. Failures raise ImageProblem naming the host.
+refused — loopback only admitted when the caller allows it, by its own setting such as
+ANKI_IMAGE_ALLOW_PRIVATE, see `address_refusal`); the connection pinned to the checked
+address, so DNS cannot change its answer in between; each redirect checked the same way;
+the body capped at the caller's byte cap; one deadline for the whole fetch, redirects
+included. Failures raise ImageProblem naming the host.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ UNIQUE_LOCAL = ipaddress.ip_network("fc00::/7")
 def address_refusal(ip: str, *, allow_loopback: bool = False) -> str | None:
     """Why an address may not be fetched from, or None when it is a public one.
 
-    Only loopback can be allowed (ANKI_IMAGE_ALLOW_PRIVATE, for images served on this
+    Only loopback can be allowed (the caller's setting, for images served on this
     machine); private, link-local, cloud-metadata, site- and unique-local addresses are
     refused always, also when an IPv6 address embeds them (IPv4-mapped or -compatible,
     6to4, NAT64) — and Teredo and local-use NAT64 addresses, whose targets cannot be told.
@@ -135,11 +136,17 @@ class _Pinned:
     host_header: str
 
 
-def image_fetch(url: str, *, allow_private: bool, max_bytes: int, timeout: float) -> bytes:
-    """The body of an image URL, fetched under the rules in the module docstring."""
+def image_fetch(
+    url: str, *, allow_private: bool, private_setting: str, max_bytes: int, timeout: float
+) -> bytes:
+    """The body of an image URL, fetched under the rules in the module docstring.
+
+    `private_setting` names the caller's setting behind `allow_private`, which a refusal
+    of a loopback address tells the user to set.
+    """
     deadline = time.monotonic() + timeout
     for _ in range(MAX_REDIRECTS + 1):
-        target = _pinned(url, allow_private)
+        target = _pinned(url, allow_private, private_setting)
         left = deadline - time.monotonic()
         if left <= 0:
             raise ImageProblem("image_failed", f"{target.host} timed out after {timeout:g} s")
@@ -183,7 +190,7 @@ def _failure(host: str, timeout: float) -> Callable[[Failure], Exception]:
     return error
 
 
-def _pinned(url: str, allow_private: bool) -> _Pinned:
+def _pinned(url: str, allow_private: bool, private_setting: str) -> _Pinned:
     """The URL rewritten to a checked address of its host, with the Host header kept."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -195,7 +202,7 @@ def _pinned(url: str, allow_private: bool) -> _Pinned:
         reason = address_refusal(ip, allow_loopback=allow_private)
         if reason:
             hint = (
-                "set ANKI_IMAGE_ALLOW_PRIVATE to allow loopback"
+                f"set {private_setting} to allow loopback"
                 if reason.endswith("loopback address")
                 else "never fetched"
             )

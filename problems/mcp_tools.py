@@ -142,14 +142,14 @@ def search_by_image(
     image_base64: Annotated[
         str | None,
         Field(
-            max_length=25_000_000,
+            max_length=photo.MAX_BASE64_CHARS,
             description="The photo (JPEG, PNG, WebP…) as base64 or a data URL; or give image_url.",
         ),
     ] = None,
     image_url: Annotated[
         str | None,
         Field(
-            max_length=2000,
+            max_length=photo.MAX_URL_CHARS,
             description="An http(s) URL of the photo (public hosts only); or give image_base64.",
         ),
     ] = None,

@@ -2,9 +2,10 @@
 
 The image comes as base64 (a data URL too) or as a URL, fetched the careful way
 (`core.image_fetch`: http(s) only, every address and redirect checked, private ones
-refused unless SDAMGIA_IMAGE_ALLOW_PRIVATE, a size cap, one deadline). Pillow checks it is
-an image of sane size; it is turned grey, enlarged when small, its contrast stretched and
-its orientation (EXIF) applied, then tesseract reads it (`core.ocr`, Russian + English).
+refused unless SDAMGIA_IMAGE_ALLOW_PRIVATE, one deadline); either way its bytes are
+capped at SDAMGIA_IMAGE_MAX_BYTES. Pillow checks it is an image of sane size; it is
+turned grey, enlarged when small, its contrast stretched and its orientation (EXIF)
+applied, then tesseract reads it (`core.ocr`, Russian + English).
 The recognised text goes to `problems_search_fuzzy` — its OCR-tolerant matching and its
 query repair are made for this — and comes back beside the matches.
 """
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
     from PIL import Image
 
 MAX_PIXELS = 40_000_000
+MAX_BASE64_CHARS = 25_000_000  # the schemas' bound; the decoded bytes meet the setting's cap
+MAX_URL_CHARS = 2000
 MIN_WIDTH = 1800  # tesseract reads best at ~30 px letters: smaller photos are enlarged
 _DATA_URL = re.compile(r"^\s*data:image/[a-z0-9.+-]+;base64,", re.IGNORECASE)
 _HYPHEN_BREAK = re.compile(r"(\w)[-‐]\s*\n\s*(\w)")
@@ -88,9 +91,17 @@ def _source_field(image_base64: str | None, image_url: str | None) -> str:
 def _bytes(encoded: str) -> bytes:
     payload = _DATA_URL.sub("", encoded).strip()
     try:
-        return base64.b64decode(payload, validate=False)
+        data = base64.b64decode(payload, validate=False)
     except (binascii.Error, ValueError) as exc:
         raise InvalidInput("image_base64 is not valid base64", field="image_base64") from exc
+    cap = settings.SDAMGIA_IMAGE_MAX_BYTES
+    if len(data) > cap:
+        raise InvalidInput(
+            f"image_base64: the image has {len(data)} bytes, over the {cap}-byte cap "
+            "(SDAMGIA_IMAGE_MAX_BYTES)",
+            field="image_base64",
+        )
+    return data
 
 
 def _fetched(url: str) -> bytes:
@@ -98,6 +109,7 @@ def _fetched(url: str) -> bytes:
         return image_fetch(
             url,
             allow_private=settings.SDAMGIA_IMAGE_ALLOW_PRIVATE,
+            private_setting="SDAMGIA_IMAGE_ALLOW_PRIVATE",
             max_bytes=settings.SDAMGIA_IMAGE_MAX_BYTES,
             timeout=settings.SDAMGIA_IMAGE_TIMEOUT,
         )

@@ -6,6 +6,7 @@ from rest_framework import serializers
 
 from problems.formatting import problem_url
 from problems.models import Problem
+from problems.photo import MAX_BASE64_CHARS, MAX_URL_CHARS
 
 
 class ProblemListSerializer(serializers.ModelSerializer):
@@ -53,10 +54,15 @@ class FuzzySearchSerializer(serializers.Serializer):
 
 class ImageSearchSerializer(serializers.Serializer):
     image_base64 = serializers.CharField(
-        required=False, max_length=25_000_000, trim_whitespace=True, help_text="The photo, base64."
+        required=False,
+        max_length=MAX_BASE64_CHARS,
+        trim_whitespace=True,
+        help_text="The photo (JPEG, PNG, WebP…) as base64 or a data URL; or give image_url.",
     )
     image_url = serializers.URLField(
-        required=False, max_length=2000, help_text="An http(s) URL of the photo."
+        required=False,
+        max_length=MAX_URL_CHARS,
+        help_text="An http(s) URL of the photo (public hosts only); or give image_base64.",
     )
     threshold = serializers.FloatField(min_value=0, max_value=1, default=0.6)
     limit = serializers.IntegerField(min_value=1, max_value=50, default=20)

@@ -150,7 +150,13 @@ def test_a_20_mb_search_answer_is_refused_at_the_cap(search_settings, declared: 
 
 
 def fetch(url: str, **kwargs: Any) -> bytes:
-    options = {"allow_private": True, "max_bytes": 10 * MB, "timeout": DEADLINE, **kwargs}
+    options = {
+        "allow_private": True,
+        "private_setting": "ANKI_IMAGE_ALLOW_PRIVATE",
+        "max_bytes": 10 * MB,
+        "timeout": DEADLINE,
+        **kwargs,
+    }
     return image_fetch(url, **options)
 
 

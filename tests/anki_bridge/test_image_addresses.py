@@ -109,7 +109,11 @@ def test_a_redirect_to_the_metadata_address_is_refused_with_the_switch_on(
     )
     with pytest.raises(ImageProblem) as caught:
         image_fetch(
-            httpserver.url_for("/img"), allow_private=True, max_bytes=1_000_000, timeout=5.0
+            httpserver.url_for("/img"),
+            allow_private=True,
+            private_setting="ANKI_IMAGE_ALLOW_PRIVATE",
+            max_bytes=1_000_000,
+            timeout=5.0,
         )
     assert caught.value.code == "image_refused"
     assert "169.254.169.254 is a cloud metadata address" in caught.value.message

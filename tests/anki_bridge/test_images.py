@@ -136,7 +136,13 @@ def public_names(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
 
 
 def fetch(url: str, **kwargs: Any) -> bytes:
-    options = {"allow_private": False, "max_bytes": 1_000_000, "timeout": 5.0, **kwargs}
+    options = {
+        "allow_private": False,
+        "private_setting": "ANKI_IMAGE_ALLOW_PRIVATE",
+        "max_bytes": 1_000_000,
+        "timeout": 5.0,
+        **kwargs,
+    }
     return image_fetch(url, **options)
 
 

@@ -82,7 +82,7 @@ def test_an_image_url_is_fetched_only_where_the_rules_allow(stored, httpserver, 
     error, text = call({"subject": "math", "image_url": url})
     assert error
     assert text.startswith("image_url:")
-    assert "127.0.0.1" in text
+    assert "127.0.0.1 is a loopback address (set SDAMGIA_IMAGE_ALLOW_PRIVATE" in text
     assert httpserver.log == []  # refused before any request
 
     settings.SDAMGIA_IMAGE_ALLOW_PRIVATE = True  # a private deployment's own image server
@@ -92,20 +92,41 @@ def test_an_image_url_is_fetched_only_where_the_rules_allow(stored, httpserver, 
 
 
 @pytest.mark.parametrize(
-    ("arguments", "field"),
+    ("arguments", "field", "rule"),
     [
-        ({}, "image_url"),
-        ({"image_base64": "aGVsbG8=", "image_url": "https://example.org/a.jpg"}, "image_base64"),
-        ({"image_base64": base64.b64encode(b"not an image at all").decode()}, "image_base64"),
-        ({"image_url": "http://169.254.169.254/latest/meta-data"}, "image_url"),
-        ({"image_url": "file:///etc/passwd"}, "image_url"),
+        ({}, "image_url", "exactly one of image_base64 and image_url"),
+        (
+            {"image_base64": "aGVsbG8=", "image_url": "https://example.org/a.jpg"},
+            "image_base64",
+            "exactly one of image_base64 and image_url (both were given)",
+        ),
+        (
+            {"image_base64": base64.b64encode(b"not an image at all").decode()},
+            "image_base64",
+            "not an image Pillow can read",
+        ),
+        (
+            {"image_url": "http://169.254.169.254/latest/meta-data"},
+            "image_url",
+            "169.254.169.254 is a cloud metadata address (never fetched)",
+        ),
+        ({"image_url": "http://10.0.0.7/a.jpg"}, "image_url", "10.0.0.7 is a private address"),
+        ({"image_url": "file:///etc/passwd"}, "image_url", "only http(s) URLs are fetched"),
     ],
 )
-def test_bad_input_names_the_field(fake_site, arguments, field) -> None:  # type: ignore[no-untyped-def]
+def test_bad_input_names_the_field_and_the_rule(fake_site, arguments, field, rule) -> None:  # type: ignore[no-untyped-def]
     error, text = call({"subject": "math", **arguments})
     assert error
     assert field in text
+    assert rule in text
     assert "Traceback" not in text
+
+
+def test_an_image_over_the_byte_cap_is_refused(fake_site, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.SDAMGIA_IMAGE_MAX_BYTES = 1000
+    error, text = call({"subject": "math", "image_base64": base64.b64encode(b"x" * 1001).decode()})
+    assert error
+    assert "image_base64: the image has 1001 bytes, over the 1000-byte cap" in text
 
 
 def test_without_tesseract_the_error_says_ocr_is_unavailable(fake_site, settings) -> None:  # type: ignore[no-untyped-def]
@@ -121,6 +142,7 @@ def test_without_tesseract_the_error_says_ocr_is_unavailable(fake_site, settings
     )
     assert error
     assert "OCR is unavailable: tesseract ('/nonexistent/tesseract') is not installed" in text
+    assert "Traceback" not in text
 
 
 @needs_ocr
