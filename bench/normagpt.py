@@ -202,16 +202,17 @@ def bench_recovery(runs: int) -> list[list[str]]:
         "DJANGO_LOG_LEVEL": "ERROR",
     }
     command = celery_worker_command
-    workers = {}
-    for n in range(2):
+    workers: dict[int, subprocess.Popen[bytes]] = {}
+
+    def start(name: str) -> None:
+        """A Celery worker of this project, quiet (its banner off the bench's table)."""
         proc = subprocess.Popen(
-            command(f"rb{n}"),
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            command(name), cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
         workers[proc.pid] = proc
+
+    for n in range(2):
+        start(f"rb{n}")
     rng = random.Random(11)
     to_checkpoint, to_end, repeated = [], [], 0
     try:
@@ -236,14 +237,7 @@ def bench_recovery(runs: int) -> list[list[str]]:
             os.kill(pid, signal.SIGKILL)
             workers.pop(pid).wait()
             llm.release()
-            fresh = subprocess.Popen(
-                command(f"rb{number}x"),
-                cwd=ROOT,
-                env=env,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-            workers[fresh.pid] = fresh
+            start(f"rb{number}x")
             while AgentRun.objects.get(pk=run.pk).step_count == steps:
                 time.sleep(0.1)
             to_checkpoint.append(time.monotonic() - killed)

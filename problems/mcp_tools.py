@@ -42,6 +42,16 @@ Refresh = Annotated[
 Limit = Annotated[int, Field(ge=1, le=50, description="How many results (1–50).")]
 Offset = Annotated[int, Field(ge=0, le=1000, description="How many results to skip.")]
 DigitsId = Annotated[str, Field(pattern=r"^\d{1,20}$", max_length=20)]
+Threshold = Annotated[
+    float, Field(ge=0, le=1, description="Minimum similarity 0..1 (default 0.6).")
+]
+AskSite = Annotated[
+    bool,
+    Field(
+        description="Ask the site even when a stored problem matches confidently "
+        "(by default such a match answers at once)."
+    ),
+]
 
 
 @registry.tool(
@@ -102,18 +112,10 @@ def search_by_text(
         ),
     ],
     exam: Exam = "ege",
-    threshold: Annotated[
-        float, Field(ge=0, le=1, description="Minimum similarity 0..1 (default 0.6).")
-    ] = 0.6,
+    threshold: Threshold = 0.6,
     limit: Limit = 20,
     response_format: Format = "markdown",
-    refresh: Annotated[
-        bool,
-        Field(
-            description="Ask the site even when a stored problem matches confidently "
-            "(by default such a match answers at once)."
-        ),
-    ] = False,
+    refresh: AskSite = False,
     ctx: Context | None = None,
 ) -> CallToolResult:
     """Find a problem by its condition text (fuzzy): ranked problem numbers with similarity scores and snippets."""
@@ -154,14 +156,10 @@ def search_by_image(
         ),
     ] = None,
     exam: Exam = "ege",
-    threshold: Annotated[
-        float, Field(ge=0, le=1, description="Minimum similarity 0..1 (default 0.6).")
-    ] = 0.6,
+    threshold: Threshold = 0.6,
     limit: Limit = 20,
     response_format: Format = "markdown",
-    refresh: Annotated[
-        bool, Field(description="Ask the site even when a stored problem matches confidently.")
-    ] = False,
+    refresh: AskSite = False,
     ctx: Context | None = None,
 ) -> CallToolResult:
     """Find a problem from a photo or scan of it: the text read off the image (OCR, Russian + English) and the matching problems, ranked."""

@@ -26,6 +26,23 @@ from tests.normagpt.scripted_llm import (
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+def worker_env(  # type: ignore[no-untyped-def]
+    db_env: dict[str, str], llm, settings, redis_url: str | None, **extra: str
+) -> dict[str, str | None]:
+    """The environment of a process the test spawns: its database, broker (None: none),
+    the scripted model, a 2 s lease, and `extra`."""
+    return {
+        **db_env,
+        "REDIS_URL": redis_url,
+        "OPENAI_BASE_URL": llm.base_url,
+        "OPENAI_API_KEY": "test",
+        "DJANGO_MEDIA_ROOT": str(settings.MEDIA_ROOT),
+        "NORMAGPT_RUN_LEASE_SECONDS": "2",
+        "DJANGO_LOG_LEVEL": "WARNING",
+        **extra,
+    }
+
+
 def wait_until(condition, timeout: float, what: str) -> None:  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -52,16 +69,7 @@ def test_a_killed_worker_s_run_is_finished_by_another_without_repeating_finished
         judge=[verdict("CONTINUE"), verdict("FINALIZE")],
         finalizer=[final(ANSWER, ("СП 63.13330.2018", "10.3.2", 2))],
     )
-    env = {
-        **subprocess_db_env,
-        "REDIS_URL": redis_url,
-        "OPENAI_BASE_URL": llm.base_url,
-        "OPENAI_API_KEY": "test",
-        "DJANGO_MEDIA_ROOT": str(settings.MEDIA_ROOT),
-        "NORMAGPT_RUN_LEASE_SECONDS": "2",
-        "NORMAGPT_LLM_TIMEOUT": "60",
-        "DJANGO_LOG_LEVEL": "WARNING",
-    }
+    env = worker_env(subprocess_db_env, llm, settings, redis_url, NORMAGPT_LLM_TIMEOUT="60")
     first = spawn(celery_worker_command("ng1"), **env)
     with background.using_broker(True):
         run = services.run_create(
@@ -130,15 +138,7 @@ def test_without_beat_a_live_worker_takes_over_each_killed_worker_s_run(
 
     settings.NORMAGPT_RUN_LEASE_SECONDS = 2  # as the workers have it
     redis.Redis.from_url(redis_url).flushdb()
-    env = {
-        **subprocess_db_env,
-        "REDIS_URL": redis_url,
-        "OPENAI_BASE_URL": llm.base_url,
-        "OPENAI_API_KEY": "test",
-        "DJANGO_MEDIA_ROOT": str(settings.MEDIA_ROOT),
-        "NORMAGPT_RUN_LEASE_SECONDS": "2",
-        "DJANGO_LOG_LEVEL": "WARNING",
-    }
+    env = worker_env(subprocess_db_env, llm, settings, redis_url)
     workers = {w.pid: w for w in (spawn(celery_worker_command(f"k{n}"), **env) for n in (1, 2))}
     import random
 
@@ -191,16 +191,8 @@ def test_without_a_broker_a_restarted_process_resumes_its_run(
     from tests.test_mcp_http import http_client
 
     llm.restart(**script_hanging_at("executor"))
-    env = {
-        **subprocess_db_env,
-        "REDIS_URL": None,  # no broker: the process advances runs itself
-        "OPENAI_BASE_URL": llm.base_url,
-        "OPENAI_API_KEY": "test",
-        "DJANGO_MEDIA_ROOT": str(settings.MEDIA_ROOT),
-        "NORMAGPT_RUN_LEASE_SECONDS": "2",
-        "DJANGO_LOG_LEVEL": "WARNING",
-        "MCP_HTTP_TOKEN": "",
-    }
+    # no broker: the process advances runs itself
+    env = worker_env(subprocess_db_env, llm, settings, None, MCP_HTTP_TOKEN="")
     port = free_port()
     command = [PYTHON, MANAGE, "runmcp", "--transport", "http", "--port", str(port)]
     url = f"http://127.0.0.1:{port}/mcp"
@@ -250,19 +242,16 @@ def test_with_a_broker_a_model_failing_forever_fails_the_run_in_one_chain(
 
     redis.Redis.from_url(redis_url).flushdb()
     llm.restart(planner=[reply] * 50)
-    env = {
-        **subprocess_db_env,
-        "REDIS_URL": redis_url,
-        "OPENAI_BASE_URL": llm.base_url,
-        "OPENAI_API_KEY": "test",
-        "DJANGO_MEDIA_ROOT": str(settings.MEDIA_ROOT),
-        "NORMAGPT_RUN_LEASE_SECONDS": "2",
-        "NORMAGPT_LLM_RETRIES": "2",
-        "NORMAGPT_LLM_BACKOFF": "0.1",
-        "NORMAGPT_LLM_TIMEOUT": "1",
-        "NORMAGPT_MAX_LLM_CALLS": "24",
-        "DJANGO_LOG_LEVEL": "WARNING",
-    }
+    env = worker_env(
+        subprocess_db_env,
+        llm,
+        settings,
+        redis_url,
+        NORMAGPT_LLM_RETRIES="2",
+        NORMAGPT_LLM_BACKOFF="0.1",
+        NORMAGPT_LLM_TIMEOUT="1",
+        NORMAGPT_MAX_LLM_CALLS="24",
+    )
     for n in (1, 2):
         spawn(celery_worker_command(f"f{n}"), **env)
     with background.using_broker(True):
