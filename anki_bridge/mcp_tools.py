@@ -24,13 +24,12 @@ registry = ToolRegistry(
 
 Deck = Annotated[
     str | None,
-    Field(description="Target deck; omitted or empty: ANKI_DEFAULT_DECK ('Default')."),
+    Field(description="Target deck; default: ANKI_DEFAULT_DECK."),
 ]
 Model = Annotated[
     str | None,
     Field(
-        description="Note model (note type); omitted or empty: ANKI_DEFAULT_MODEL "
-        "('Поля для ChatGPT': Prompt, Response, Context, Sources)."
+        description="Note type; default: ANKI_DEFAULT_MODEL (Prompt, Response, Context, Sources)."
     ),
 ]
 
@@ -54,7 +53,7 @@ def greet(
 def model_info(model: Model = None) -> CallToolResult:
     """The current fields (in order), card templates (Front/Back) and CSS of an Anki note model.
 
-    The default model «Поля для ChatGPT» is created in Anki if it is missing (an existing model is never changed).
+    The default model is created if missing (an existing model is never changed).
     """
     structure = services.model_info_get(model=model)
     return respond_json(schemas.ModelInfo.model_validate(structure.as_dict()))
@@ -74,9 +73,8 @@ def add_from_model(
             min_length=1,
             max_length=500,
             description=(
-                "Notes: either {fields: {...}, tags, images, dedup_key} or a flat object whose keys "
-                "are field names, with tags/images/dedup_key beside them. Field names match the "
-                "model's in any letter case; missing fields are left empty."
+                "Notes: {fields: {...}, tags, images, dedup_key} or a flat object of fields with "
+                "tags/images/dedup_key beside them. Field names match in any letter case."
             ),
         ),
     ],
@@ -85,8 +83,8 @@ def add_from_model(
 ) -> CallToolResult:
     """Add notes to a deck, fitted to the model's current fields; creates the deck if needed.
 
-    Images: `images[]` ({image_base64 | image_url, target_field, filename, max_side}) are resized to max_side (768) and shown in target_field; data:image/...;base64 field values become media files. An image target_field that matches no field gives the warning "unknown_target_field" (the note still goes). `dedup_key` makes a retry safe: a key already used never makes a second note.
-    Result: {added, skipped, details: [{index, status: ok|duplicate|queued|error, noteId?, dedup_key?, warnings?, error?}]}. "queued" means Anki is closed: the note is kept and delivered when Anki opens.
+    Images (`images[]`, or data:image/…;base64 field values) are resized and stored as media; an image target_field that matches no field gives the warning "unknown_target_field" (the note still goes).
+    A detail's status is ok, duplicate, queued (Anki is closed: the note is kept and delivered when Anki opens) or error.
     """
     return respond_json(services.notes_add_from_model(items=items, deck=deck, model=model))
 
@@ -101,13 +99,10 @@ def add_from_model(
 def note_info(
     noteIds: Annotated[
         list[Annotated[int, Field(ge=1)]],
-        Field(min_length=1, max_length=500, description="Anki note ids (1–500)."),
+        Field(min_length=1, max_length=500, description="Anki note ids."),
     ],
 ) -> CallToolResult:
-    """Notes by id: {notes: [NoteInfo | null, ...]} in request order (null: no such note).
-
-    NoteInfo: {noteId, modelName, deckName, tags, fields: {name: value}, cards}.
-    """
+    """Notes by id, in request order (null: no such note): model, deck, tags, fields, cards."""
     notes = services.notes_info_get(note_ids=noteIds)
     return respond_json(schemas.NoteInfoResult.model_validate({"notes": notes}))
 
@@ -129,7 +124,7 @@ def add_notes(
 ) -> CallToolResult:
     """Low-level add: fields are sent as given (names must match the model); no model lookup, no deck creation.
 
-    An image target_field that is none of the note's fields fails the whole call and nothing is sent. Same result shape as anki.add_from_model.
+    An image target_field that is none of the note's fields fails the whole call.
     """
     return respond_json(services.notes_add(notes=notes, deck=deck, model=model))
 
@@ -151,7 +146,7 @@ def search_tool(
         Field(max_length=2000, description="nextCursor of the previous page, passed as is."),
     ] = None,
 ) -> CallToolResult:
-    """Search the configured external service (SEARCH_API_URL): {results: [{title, url, snippet, content, score, ...}], nextCursor}."""
+    """Search the configured external service (SEARCH_API_URL); nextCursor pages on."""
     return respond_json(search.search_run(query=query, limit=limit, cursor=cursor))
 
 
@@ -169,7 +164,7 @@ def add_problems(
         Field(
             min_length=1,
             max_length=50,
-            description="Problems as {subject, exam, id}, e.g. {subject: 'math', exam: 'ege', id: '27340'}.",
+            description="Problems, e.g. {subject: 'math', exam: 'ege', id: '27340'}.",
         ),
     ],
     deck: Deck = None,
@@ -177,6 +172,6 @@ def add_problems(
 ) -> CallToolResult:
     """Make flashcards from СДАМ ГИА problems in the model «Поля для ChatGPT».
 
-    Prompt: the condition with its figures; Response: answer and solution; Context: subject, exam, type, category; Sources: the problem's URL. Each problem becomes one note (dedup_key sdamgia:{exam}:{subject}:{id}): sending it again adds nothing.
+    Prompt: condition and figures; Response: answer and solution; Context: subject, exam, type, category; Sources: URL. Sending a problem again adds nothing.
     """
     return respond_json(problem_cards.problems_add(problems=problems, deck=deck, tags=tags))

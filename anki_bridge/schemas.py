@@ -15,17 +15,15 @@ class ImageSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    image_base64: str | None = Field(
-        None, description="The image as base64 (a data: URL works too). Used first when given."
-    )
+    image_base64: str | None = Field(None, description="The image as base64 or a data: URL.")
     image_url: AnyHttpUrl | None = Field(
-        None, description="An http(s) URL of the image, used when image_base64 is absent."
+        None, description="An http(s) URL of the image (if no image_base64)."
     )
     url: AnyHttpUrl | None = Field(None, description="Short alias of image_url.")
     target_field: str = Field(
         TARGET_FIELD_DEFAULT,
         min_length=1,
-        description="The model field that shows the image (any letter case), default 'Back'.",
+        description="The model field that shows the image (any letter case).",
     )
     filename: str | None = Field(
         None, max_length=200, description="Media file name; a UUID .jpg when omitted."
@@ -34,7 +32,7 @@ class ImageSpec(BaseModel):
         MAX_SIDE_DEFAULT,
         ge=16,
         le=4096,
-        description="Longest side in pixels after the automatic resize (default 768).",
+        description="Longest side in pixels after resizing.",
     )
 
     @model_validator(mode="after")
@@ -55,7 +53,7 @@ class NoteInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     fields: dict[str, str] = Field(
-        description="Field name → value (HTML allowed). data:image/…;base64 values become images."
+        description="Field name → value (HTML; data:image/…;base64 values become images)."
     )
     tags: list[str] = Field(default_factory=list, description="Tags of the note.")
     images: list[ImageSpec] = Field(default_factory=list, description="Images to attach.")
@@ -63,7 +61,7 @@ class NoteInput(BaseModel):
         None,
         min_length=1,
         max_length=255,
-        description="Idempotency key: a key already used never makes a second note.",
+        description="A key already used never makes a second note (safe retries).",
     )
 
 

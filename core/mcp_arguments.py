@@ -9,6 +9,9 @@ argument error reads as one sentence naming each field and its rule.
 
 `schema_for_strict_clients` writes the input schema that strict function-calling clients
 accept: no `$ref`/`$defs`, no `anyOf`/`oneOf`/`allOf`, no `nullable`, at any depth.
+`without_titles` drops pydantic's generated titles, which repeat the property names and
+cost a model's context on every `tools/list`; `compact_output_schema` also writes an
+output schema's optional values as type lists and drops what only the server's code reads.
 """
 
 from __future__ import annotations
@@ -163,7 +166,9 @@ def _flatten_schema(
         name = str(node["$ref"]).rsplit("/", 1)[-1]
         if name in seen:
             raise ValueError(f"recursive schema {name!r} cannot be inlined")
-        target = _flatten_schema(definitions[name], definitions, (*seen, name))
+        # The model's docstring is for the code; the property's own description stays.
+        definition = {k: v for k, v in definitions[name].items() if k != "description"}
+        target = _flatten_schema(definition, definitions, (*seen, name))
         siblings = {k: v for k, v in node.items() if k != "$ref"}
         return {**target, **_flatten_schema(siblings, definitions, seen)}
     node = {key: _flatten(value, definitions, seen) for key, value in node.items()}
@@ -210,3 +215,66 @@ def _object_union(parts: list[dict[str, Any]]) -> dict[str, Any]:
     if required:
         merged["required"] = sorted(required)
     return merged
+
+
+# --- Compact schemas ---------------------------------------------------------------------
+
+# The keywords whose value is a mapping of names to schemas, and those holding schemas.
+SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
+SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+SCHEMA_VALUES = ("items", "additionalProperties", "not", "contains")
+
+
+def without_titles(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` without the `title` keyword at any depth (a property *named* title stays),
+    nor `additionalProperties: true`, which is what an absent one means."""
+    node = {
+        key: value
+        for key, value in schema.items()
+        if key != "title" and not (key == "additionalProperties" and value is True)
+    }
+    for key in SCHEMA_MAPS:
+        if isinstance(node.get(key), dict):
+            node[key] = {name: without_titles(sub) for name, sub in node[key].items()}
+    for key in SCHEMA_LISTS:
+        if isinstance(node.get(key), list):
+            node[key] = [without_titles(sub) for sub in node[key]]
+    for key in SCHEMA_VALUES:
+        if isinstance(node.get(key), dict):
+            node[key] = without_titles(node[key])
+    return node
+
+
+def compact_output_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """An output schema as short as it can be and still validate the same results.
+
+    Titles, defaults and `required` go (a result carries its values; the schema says what
+    each is, for clients and models, and the server's own models check it); the models' docstrings
+    (the root's and each definition's description) go, field descriptions stay; an
+    optional value `anyOf: [X, {type: null}]` becomes X with `type: [X's type, "null"]`.
+    """
+    node = _compact_output(without_titles(schema))
+    node.pop("description", None)
+    for definition in node.get("$defs", {}).values():
+        definition.pop("description", None)
+    return node
+
+
+def _compact_output(node: dict[str, Any]) -> dict[str, Any]:
+    node = {key: value for key, value in node.items() if key not in ("default", "required")}
+    for key in SCHEMA_MAPS:
+        if isinstance(node.get(key), dict):
+            node[key] = {name: _compact_output(sub) for name, sub in node[key].items()}
+    for key in SCHEMA_LISTS:
+        if isinstance(node.get(key), list):
+            node[key] = [_compact_output(sub) for sub in node[key]]
+    for key in SCHEMA_VALUES:
+        if isinstance(node.get(key), dict):
+            node[key] = _compact_output(node[key])
+    branches = node.get("anyOf")
+    if isinstance(branches, list) and len(branches) == 2 and NULL in branches:
+        (other,) = [branch for branch in branches if branch != NULL]
+        if isinstance(other.get("type"), str):
+            rest = {key: value for key, value in node.items() if key != "anyOf"}
+            return {**other, **rest, "type": [other["type"], "null"]}
+    return node

@@ -35,8 +35,10 @@ from core.exceptions import DomainError
 from core.mcp_arguments import (
     RAW_ARGUMENTS,
     ToolArguments,
+    compact_output_schema,
     describe_validation_error,
     schema_for_strict_clients,
+    without_titles,
 )
 from core.registry import ToolRegistry, ToolSpec
 
@@ -108,13 +110,7 @@ def build_tool(spec: ToolSpec) -> Tool:
         name=spec.name,
         title=spec.title,
         description=spec.description,
-        annotations=ToolAnnotations(
-            title=spec.title,
-            read_only_hint=spec.read_only,
-            destructive_hint=None if spec.read_only else spec.destructive,
-            idempotent_hint=spec.idempotent,
-            open_world_hint=spec.open_world,
-        ),
+        annotations=tool_annotations(spec),
         structured_output=spec.structured_output,
     )
     loose = base.fn_metadata.arg_model
@@ -132,11 +128,29 @@ def build_tool(spec: ToolSpec) -> Tool:
             output_model=base.fn_metadata.output_model,
             wrap_output=base.fn_metadata.wrap_output,
         )
+    if arguments.output_schema is not None:
+        arguments.output_schema = compact_output_schema(arguments.output_schema)
     fields = {name: getattr(base, name) for name in Tool.model_fields}
     fields["fn"] = guard(spec, arguments)
     fields["fn_metadata"] = arguments
-    fields["parameters"] = schema_for_strict_clients(strict.model_json_schema(by_alias=True))
+    fields["parameters"] = without_titles(
+        schema_for_strict_clients(strict.model_json_schema(by_alias=True))
+    )
     return Tool(**fields)
+
+
+def tool_annotations(spec: ToolSpec) -> ToolAnnotations:
+    """The behaviour hints of `spec`, each written only where it differs from the value the
+    MCP spec gives an absent hint (read-only false, destructive true, idempotent false, open
+    world true): the same meaning for every client, in fewer of the model's tokens.
+    Destructive and idempotent mean something only for a tool that changes things."""
+    changes = not spec.read_only
+    return ToolAnnotations(
+        read_only_hint=True if spec.read_only else None,
+        destructive_hint=False if changes and not spec.destructive else None,
+        idempotent_hint=True if changes and spec.idempotent else None,
+        open_world_hint=False if not spec.open_world else None,
+    )
 
 
 def guard(spec: ToolSpec, arguments: ToolArguments) -> Callable[..., Any]:

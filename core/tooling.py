@@ -10,19 +10,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from typing import Annotated, Any, Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import anyio.from_thread
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, TextContent
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 PROGRESS_SEND_SECONDS = 2.0  # a report waits this long for the loop, then is dropped
 
-Format = Annotated[
-    Literal["markdown", "json"],
-    Field(description="'markdown' (default, readable) or 'json' (structured data)."),
-]
+Format = Literal["markdown", "json"]  # the text of the reply; the enum says it all
 
 
 class ProgressReport(Protocol):

@@ -69,14 +69,20 @@ def run_respond(run: AgentRun, response_format: str) -> CallToolResult:
     return result
 
 
-@registry.tool(name="normagpt_ask", output_model=schemas.RunOut, read_only=False, open_world=True)
+@registry.tool(
+    name="normagpt_ask",
+    title="Ask about construction norms",
+    output_model=schemas.RunOut,
+    read_only=False,
+    open_world=True,
+)
 def ask(
     question: Annotated[
         str,
         Field(
             min_length=5,
             max_length=2000,
-            description="The question on construction norms, in Russian as a person would ask it.",
+            description="The question on construction norms, in Russian.",
         ),
     ],
     wait_seconds: Wait = 120,
@@ -85,9 +91,8 @@ def ask(
 ) -> CallToolResult:
     """Ask the norms agent a question; it plans, searches the norm documents, judges and answers with the clauses and pages it rests on.
 
-    Reports progress after every node (planner, executor, judge, finalizer). Returns the
-    answer with its sources, conditions and clarifying questions — or, if the run needs
-    longer than `wait_seconds` or a person's review, its run id and status.
+    Reports progress after every node. A run that needs longer than `wait_seconds` or a
+    person's review returns its id and status.
     """
     run = services.run_create(question=question)
     run = run_wait(run.pk, wait_seconds, ctx)
@@ -95,7 +100,11 @@ def ask(
 
 
 @registry.tool(
-    name="normagpt_get_run", output_model=schemas.RunOut, read_only=True, open_world=False
+    name="normagpt_get_run",
+    title="NormaGPT run",
+    output_model=schemas.RunOut,
+    read_only=True,
+    open_world=False,
 )
 def get_run(run_id: RunId, response_format: Format = "markdown") -> CallToolResult:
     """A run's status, its steps so far, and its answer with sources once completed."""
@@ -104,7 +113,11 @@ def get_run(run_id: RunId, response_format: Format = "markdown") -> CallToolResu
 
 
 @registry.tool(
-    name="normagpt_resume", output_model=schemas.RunOut, read_only=False, open_world=True
+    name="normagpt_resume",
+    title="Resume a NormaGPT run",
+    output_model=schemas.RunOut,
+    read_only=False,
+    open_world=True,
 )
 def resume(
     run_id: RunId,
@@ -113,7 +126,7 @@ def resume(
         Field(
             min_length=1,
             max_length=2000,
-            description="The reviewer's note: what the agent should know or do (added to its notes).",
+            description="The reviewer's note: what the agent should know or do.",
         ),
     ],
     decision: Annotated[
@@ -136,7 +149,11 @@ def resume(
 
 
 @registry.tool(
-    name="normagpt_search_norms", output_model=schemas.SearchOut, read_only=True, open_world=False
+    name="normagpt_search_norms",
+    title="Search the norms corpus",
+    output_model=schemas.SearchOut,
+    read_only=True,
+    open_world=False,
 )
 def search_norms(
     keywords: Annotated[
@@ -144,17 +161,17 @@ def search_norms(
         Field(
             min_length=1,
             max_length=12,
-            description="Search words or phrases in Russian, as norms word them ('защитный слой бетона').",
+            description="Words or phrases in Russian, as norms word them.",
         ),
     ],
     expected_documents: Annotated[
         list[Annotated[str, Field(min_length=1, max_length=100)]],
         Field(
             max_length=8,
-            description="Document codes to rank first, e.g. ['СП 63.13330'] (a prefix is enough).",
+            description="Document codes (or their prefixes) to rank first, e.g. 'СП 63'.",
         ),
     ] = [],  # noqa: B006 (pydantic copies defaults)
-    limit: Annotated[int, Field(ge=1, le=50, description="How many pages (1–50).")] = 10,
+    limit: Annotated[int, Field(ge=1, le=50, description="How many pages.")] = 10,
     response_format: Format = "markdown",
 ) -> CallToolResult:
     """Search the corpus of norm documents directly: ranked pages with document, page number, clause numbers, a text snippet and the page image URL; replaced documents are marked."""

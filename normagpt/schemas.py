@@ -121,8 +121,7 @@ class RunOut(BaseModel):
     working_on: str = Field(default="", description="The node at work now (a running run).")
     events: list[dict[str, Any]] = Field(
         default_factory=list,
-        description="Takeovers after a crash, failed model calls, caps, failures: at, kind, "
-        "node, message.",
+        description="Takeovers, failed model calls, caps: at, kind, node, message.",
     )
 
 

@@ -129,34 +129,30 @@ def get_problem(
 def find_similar_problems(
     source: Annotated[
         str | None,
-        Field(
-            description="Platform of the reference problem (with `id`; ignored when `query` is given)."
-        ),
+        Field(description="Platform of the reference problem (with `id`)."),
     ] = None,
     id: Annotated[
         str | None,
-        Field(
-            description="Id of the reference problem (with `source`; ignored when `query` is given)."
-        ),
+        Field(description="Id of the reference problem (with `source`)."),
     ] = None,
     query: Annotated[
         str | None,
         Field(
-            description="Free-text description to search by (3–2000 characters). Takes precedence over source + id.",
+            description="Free text to search by, instead of source + id.",
             json_schema_extra={"minLength": 3, "maxLength": 2000},
         ),
     ] = None,
     limit: Annotated[
         int | None,
         Field(
-            description="How many results, 1–50 (default 10).",
+            description="How many results.",
             json_schema_extra={"minimum": 1, "maximum": 50, "default": 10},
         ),
     ] = None,
     threshold: Annotated[
         float | None,
         Field(
-            description="Minimum similarity, 0.0–1.0 (default 0.0).",
+            description="Minimum similarity.",
             json_schema_extra={"minimum": 0.0, "maximum": 1.0, "default": 0.0},
         ),
     ] = None,

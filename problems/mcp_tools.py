@@ -26,36 +26,30 @@ registry = ToolRegistry(
 Subject = Annotated[
     str,
     Field(
-        description=(
-            "Subject code: math, mathb (ЕГЭ only), inf, rus, ruso (ОГЭ only), en, de, fr, sp, "
-            "phys, chem, bio, geo, soc, lit, hist. Russian names and aliases work too "
-            "(«информатика», «профмат», «база»)."
-        ),
+        description=("Subject code (math, inf, rus, phys, …) or its Russian name."),
         min_length=1,
         max_length=60,
     ),
 ]
-Exam = Annotated[str, Field(description="Exam: 'ege' (ЕГЭ, default) or 'oge' (ОГЭ).")]
-Refresh = Annotated[
-    bool, Field(description="Fetch from the site even when a fresh stored copy exists.")
-]
-Limit = Annotated[int, Field(ge=1, le=50, description="How many results (1–50).")]
+# Also accepts «ЕГЭ»/«ОГЭ» and other spellings; the schema offers the canonical codes.
+Exam = Annotated[str, Field(json_schema_extra={"enum": ["ege", "oge"]})]
+Refresh = Annotated[bool, Field(description="Ask the site even if a fresh copy is stored.")]
+Limit = Annotated[int, Field(ge=1, le=50, description="How many results.")]
 Offset = Annotated[int, Field(ge=0, le=1000, description="How many results to skip.")]
 DigitsId = Annotated[str, Field(pattern=r"^\d{1,20}$", max_length=20)]
-Threshold = Annotated[
-    float, Field(ge=0, le=1, description="Minimum similarity 0..1 (default 0.6).")
-]
+Threshold = Annotated[float, Field(ge=0, le=1, description="Minimum similarity.")]
 AskSite = Annotated[
     bool,
-    Field(
-        description="Ask the site even when a stored problem matches confidently "
-        "(by default such a match answers at once)."
-    ),
+    Field(description="Ask the site even when a stored problem matches confidently."),
 ]
 
 
 @registry.tool(
-    name="sdamgia_get_problem", output_model=schemas.ProblemOut, read_only=True, open_world=True
+    name="sdamgia_get_problem",
+    title="Get an exam problem",
+    output_model=schemas.ProblemOut,
+    read_only=True,
+    open_world=True,
 )
 def get_problem(
     subject: Subject,
@@ -73,7 +67,11 @@ def get_problem(
 
 
 @registry.tool(
-    name="sdamgia_search_problems", output_model=schemas.SearchOut, read_only=True, open_world=True
+    name="sdamgia_search_problems",
+    title="Search problems by keywords",
+    output_model=schemas.SearchOut,
+    read_only=True,
+    open_world=True,
 )
 def search_problems(
     subject: Subject,
@@ -99,7 +97,11 @@ def search_problems(
 
 
 @registry.tool(
-    name="sdamgia_search_by_text", output_model=schemas.FuzzyOut, read_only=True, open_world=True
+    name="sdamgia_search_by_text",
+    title="Find a problem by its text",
+    output_model=schemas.FuzzyOut,
+    read_only=True,
+    open_world=True,
 )
 def search_by_text(
     subject: Subject,
@@ -108,7 +110,7 @@ def search_by_text(
         Field(
             min_length=10,
             max_length=1000,
-            description="The problem's condition as you have it (OCR errors and typos are fine).",
+            description="The condition as you have it (OCR errors and typos are fine).",
         ),
     ],
     exam: Exam = "ege",
@@ -135,6 +137,7 @@ def search_by_text(
 
 @registry.tool(
     name="sdamgia_search_by_image",
+    title="Find a problem from a photo",
     output_model=schemas.ImageSearchOut,
     read_only=True,
     open_world=True,
@@ -145,14 +148,14 @@ def search_by_image(
         str | None,
         Field(
             max_length=photo.MAX_BASE64_CHARS,
-            description="The photo (JPEG, PNG, WebP…) as base64 or a data URL; or give image_url.",
+            description="The photo as base64 or a data URL (or give image_url).",
         ),
     ] = None,
     image_url: Annotated[
         str | None,
         Field(
             max_length=photo.MAX_URL_CHARS,
-            description="An http(s) URL of the photo (public hosts only); or give image_base64.",
+            description="An http(s) URL of the photo (public hosts only).",
         ),
     ] = None,
     exam: Exam = "ege",
@@ -180,6 +183,7 @@ def search_by_image(
 
 @registry.tool(
     name="sdamgia_batch_get_problems",
+    title="Get several problems",
     output_model=schemas.BatchOut,
     read_only=True,
     open_world=True,
@@ -206,7 +210,11 @@ def batch_get_problems(
 
 
 @registry.tool(
-    name="sdamgia_get_catalog", output_model=schemas.CatalogOut, read_only=True, open_world=True
+    name="sdamgia_get_catalog",
+    title="Exam catalog",
+    output_model=schemas.CatalogOut,
+    read_only=True,
+    open_world=True,
 )
 def get_catalog(
     subject: Subject,
@@ -226,6 +234,7 @@ def get_catalog(
 
 @registry.tool(
     name="sdamgia_get_category_problems",
+    title="Problems of a category",
     output_model=schemas.CategoryOut,
     read_only=True,
     open_world=True,
@@ -252,7 +261,11 @@ def get_category_problems(
 
 
 @registry.tool(
-    name="sdamgia_get_test", output_model=schemas.TestOut, read_only=True, open_world=True
+    name="sdamgia_get_test",
+    title="Get a test",
+    output_model=schemas.TestOut,
+    read_only=True,
+    open_world=True,
 )
 def get_test(
     subject: Subject,

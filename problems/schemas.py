@@ -76,20 +76,14 @@ class FuzzyOut(BaseModel):
     local_candidates: int
     fetch_errors: dict[str, str]
     warnings: list[str]
-    offline: bool = Field(
-        description="True when the site could not be reached: the matches come from the "
-        "problems stored here."
-    )
+    offline: bool = Field(description="The site was unreachable: the matches are stored problems.")
     site_asked: bool = Field(
-        description="False when a stored problem matched confidently and answered without "
-        "asking the site (refresh: true always asks)."
+        description="False: a stored problem answered without asking the site."
     )
 
 
 class ImageSearchOut(FuzzyOut):
-    recognized_text: str = Field(
-        description="The text read off the image (OCR), as it went to the fuzzy search."
-    )
+    recognized_text: str = Field(description="The text read off the image (OCR).")
 
 
 class CategoryRefOut(BaseModel):

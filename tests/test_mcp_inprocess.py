@@ -12,6 +12,7 @@ from core.exceptions import NotFound, UpstreamError
 from core.mcp_server import build_server, build_tool, load_registries
 from core.registry import ToolRegistry
 from tests.conftest import text_of
+from tests.hints import hints
 
 pytestmark = pytest.mark.anyio
 
@@ -22,8 +23,8 @@ async def test_greet_is_listed_with_name_required_and_no_extra_arguments() -> No
     greet = tools["greet"]
     assert greet.input_schema["required"] == ["name"]
     assert greet.input_schema["additionalProperties"] is False
-    assert greet.annotations.read_only_hint is True
-    assert greet.annotations.open_world_hint is False
+    assert hints(greet).read_only is True
+    assert hints(greet).open_world is False
 
 
 async def test_greet_answers_with_the_seed_text() -> None:

@@ -15,6 +15,7 @@ from core.mcp_server import build_server
 from tests.anki_bridge.ankiconnect_server import FakeAnki
 from tests.anki_bridge.conftest import image_format, image_size, png_base64, png_bytes
 from tests.conftest import text_of
+from tests.hints import hints
 
 pytestmark = [pytest.mark.anyio, pytest.mark.django_db(transaction=True)]
 
@@ -59,10 +60,14 @@ async def test_the_tools_with_their_parameters_and_hints() -> None:
     for name, params in TOOLS.items():
         assert set(tools[name].input_schema["properties"]) == params, name
         assert tools[name].input_schema["additionalProperties"] is False
-    assert tools["anki.note_info"].annotations.read_only_hint is True
-    assert tools["anki.add_from_model"].annotations.read_only_hint is False
-    assert tools["anki.add_from_model"].annotations.open_world_hint is True
-    assert tools["anki.add_from_model"].output_schema["required"] == ["added", "skipped", "details"]
+    assert hints(tools["anki.note_info"]).read_only is True
+    add = hints(tools["anki.add_from_model"])
+    assert (add.read_only, add.destructive, add.open_world) == (False, False, True)
+    assert set(tools["anki.add_from_model"].output_schema["properties"]) == {
+        "added",
+        "skipped",
+        "details",
+    }
 
 
 async def test_model_info_creates_the_default_model_from_the_seed(anki: FakeAnki) -> None:

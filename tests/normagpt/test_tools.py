@@ -7,6 +7,7 @@ from mcp import Client
 
 from core.mcp_server import build_server
 from tests.conftest import text_of
+from tests.hints import hints
 from tests.normagpt.scripted_llm import (
     ANSWER,
     COVER_FINDING,
@@ -41,10 +42,8 @@ async def test_the_four_tools_with_their_parameters_and_hints() -> None:
         assert set(tools[name].input_schema["properties"]) == params, name
         assert tools[name].input_schema["additionalProperties"] is False
         assert tools[name].output_schema is not None
-    hints = {
-        n: (t.annotations.read_only_hint, t.annotations.open_world_hint) for n, t in tools.items()
-    }
-    assert hints == {
+    read_only_open_world = {n: (hints(t).read_only, hints(t).open_world) for n, t in tools.items()}
+    assert read_only_open_world == {
         "normagpt_ask": (False, True),
         "normagpt_get_run": (True, False),
         "normagpt_resume": (False, True),

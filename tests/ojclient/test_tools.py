@@ -11,6 +11,7 @@ import pytest
 from mcp import Client
 
 from core.mcp_server import build_server
+from tests.hints import hints
 from tests.ojclient.conftest import TOKEN, Backend, call, fixture
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -50,8 +51,8 @@ def test_five_tools_with_schemas_strict_clients_accept() -> None:
         for keyword in ("anyOf", "$ref", "nullable"):
             assert keyword not in text, (tool.name, keyword)
         assert tool.input_schema["additionalProperties"] is False
-        assert tool.annotations.read_only_hint is True
-        assert tool.annotations.open_world_hint is True
+        assert hints(tool).read_only is True
+        assert hints(tool).open_world is True
     similar = listed["find_similar_problems"].input_schema["properties"]
     assert similar["limit"]["type"] == "integer"
     assert (similar["limit"]["minimum"], similar["limit"]["maximum"]) == (1, 50)

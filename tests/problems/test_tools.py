@@ -9,6 +9,7 @@ from mcp import Client
 
 from core.mcp_server import build_server
 from tests.conftest import text_of
+from tests.hints import hints
 from tests.problems.blocks import block, id_only, listing, search_results
 
 pytestmark = [pytest.mark.anyio, pytest.mark.django_db(transaction=True)]
@@ -71,8 +72,8 @@ async def test_the_tools_with_their_parameters_and_output_schemas() -> None:
         assert set(schema["properties"]) == params, name
         assert schema["additionalProperties"] is False
         assert tools[name].output_schema is not None
-        assert tools[name].annotations.read_only_hint is True
-        assert tools[name].annotations.open_world_hint is True
+        assert hints(tools[name]).read_only is True
+        assert hints(tools[name]).open_world is True
     limit = tools["sdamgia_search_problems"].input_schema["properties"]["limit"]
     assert (limit["minimum"], limit["maximum"], limit["default"]) == (1, 50, 20)
     threshold = tools["sdamgia_search_by_text"].input_schema["properties"]["threshold"]

