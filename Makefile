@@ -30,7 +30,7 @@ run: migrate
 	@echo "  MCP (HTTP) http://$(HOST):$(PORT)/mcp      stdio: make mcp"
 	@echo "  Health     http://$(HOST):$(PORT)/healthz"
 	@echo ""
-	PYTHONMALLOC=$${PYTHONMALLOC:-malloc} $(PY) -m uvicorn config.asgi:application --host $(HOST) --port $(PORT)
+	SITE_URL=$${SITE_URL:-http://$(HOST):$(PORT)} PYTHONMALLOC=$${PYTHONMALLOC:-malloc} $(PY) -m uvicorn config.asgi:application --host $(HOST) --port $(PORT)
 
 ## test: lint, type-check and run the test suite
 test: lint typecheck pytest

@@ -7,3 +7,6 @@ class ProjectConfig(AppConfig):
     name = "config"
     label = "project"
     verbose_name = "Tool hub"
+
+    def ready(self) -> None:
+        from core import links  # noqa: F401  (registers the SITE_URL system check)

@@ -65,6 +65,9 @@ ALLOWED_HOSTS = env_list(
     "DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"] if DEBUG else []
 )
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+# Where people and programs reach the web server: links in tool answers and API replies
+# are made absolute with it (a stdio client has no host to resolve a path against).
+SITE_URL = env_str("SITE_URL") or "http://127.0.0.1:8000"
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -191,7 +194,7 @@ AUTH_PASSWORD_VALIDATORS = [
 
 # The users' language by default; a browser that asks for English (Accept-Language, or
 # the language cookie) gets English pages. Translations live in each app's `locale/`.
-LANGUAGE_CODE = env_str("LANGUAGE_CODE", "ru")
+LANGUAGE_CODE = env_str("LANGUAGE_CODE") or "ru"
 LANGUAGES = [("ru", "Русский"), ("en", "English")]
 TIME_ZONE = "UTC"
 USE_I18N = True

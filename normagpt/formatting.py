@@ -9,6 +9,7 @@ from typing import Any
 from django.urls import NoReverseMatch, reverse
 from django.utils.safestring import SafeString, mark_safe
 
+from core.links import absolute_url
 from normagpt.models import AgentRun, NormPage
 from normagpt.search import SearchHit
 
@@ -21,14 +22,20 @@ def url_or_none(name: str, *args: Any) -> str | None:
         return None
 
 
+def link(name: str, *args: Any) -> str | None:
+    """The absolute URL of a normagpt page (see `core.links`), or None while not mounted."""
+    path = url_or_none(name, *args)
+    return absolute_url(path) if path is not None else None
+
+
 def page_url(page_id: int) -> str | None:
-    return url_or_none("normagpt:page", page_id)
+    return link("normagpt:page", page_id)
 
 
 def page_image_url(page: NormPage) -> str | None:
     if not page.image:
         return None
-    return url_or_none("normagpt:page-image", page.pk) or page.image.url
+    return link("normagpt:page-image", page.pk) or absolute_url(page.image.url)
 
 
 def run_as_dict(run: AgentRun, *, with_steps: bool = True) -> dict[str, Any]:
@@ -49,7 +56,7 @@ def run_as_dict(run: AgentRun, *, with_steps: bool = True) -> dict[str, Any]:
         "tokens": run.tokens,
         "llm_calls": run.llm_calls,
         "cost_estimate_usd": float(run.cost_estimate),
-        "url": url_or_none("normagpt:run", run.pk),
+        "url": link("normagpt:run", run.pk),
         "working_on": run.next_node if run.status == AgentRun.Status.RUNNING else "",
         "events": [
             {
@@ -89,7 +96,9 @@ def run_markdown(run: AgentRun) -> str:
         if run.sources:
             lines.append("Sources:")
             lines += [
-                f"- {s['document']}, п. {s['clause'] or '—'}, стр. {s['page']}" for s in run.sources
+                f"- {s['document']}, п. {s['clause'] or '—'}, стр. {s['page']}"
+                + (f" — {url}" if (url := page_url(s["page_id"])) else "")
+                for s in run.sources
             ]
         answer = run.answer or {}
         if answer.get("conditions"):
@@ -151,6 +160,7 @@ def search_markdown(hits: list[SearchHit]) -> str:
         lines.append(
             f"{i}. {data['document']}{mark}, page {data['page']} (page_id {data['page_id']}); "
             f"clauses: {clauses}\n   {data['snippet']}"
+            + (f"\n   {url}" if (url := page_url(data["page_id"])) else "")
         )
     return "\n".join(lines)
 

@@ -71,7 +71,9 @@ async def test_ask_reports_each_node_and_answers_with_sources(corpus, llm) -> No
     assert "Закрытые помещения" in text
     data = result.structured_content
     assert data["status"] == "completed"
-    assert data["sources"][0]["url"] == f"/normagpt/pages/{data['sources'][0]['page_id']}/"
+    page_link = f"http://127.0.0.1:8000/normagpt/pages/{data['sources'][0]['page_id']}/"
+    assert data["sources"][0]["url"] == page_link  # absolute: the default SITE_URL
+    assert f"стр. 2 — {page_link}" in text
     assert [m.split(":")[0] for m in messages if m != "queued"][-4:] == [
         "planner", "executor", "judge → FINALIZE", "finalizer",
     ]  # fmt: skip
@@ -144,7 +146,10 @@ async def test_an_unconfigured_model_fails_the_run_with_the_setting_named(corpus
     assert "OPENAI_BASE_URL" in text_of(fetched)
 
 
-async def test_search_norms_ranks_expected_documents_first_and_marks_replaced(corpus) -> None:  # type: ignore[no-untyped-def]
+async def test_search_norms_ranks_expected_documents_first_and_marks_replaced(
+    corpus, settings
+) -> None:  # type: ignore[no-untyped-def]
+    settings.SITE_URL = "https://norms.example.org/hub/"
     async with client() as c:
         result = await c.call_tool(
             "normagpt_search_norms",
@@ -159,7 +164,9 @@ async def test_search_norms_ranks_expected_documents_first_and_marks_replaced(co
     assert hits[0]["document"] == "СНиП 52-01-2003"
     assert hits[0]["replaced"] is True
     assert hits[0]["replaced_by"] == "СП 63.13330.2018"
-    assert hits[0]["image_url"] == f"/normagpt/pages/{hits[0]['page_id']}/image/"
+    site = "https://norms.example.org/hub"
+    assert hits[0]["image_url"] == f"{site}/normagpt/pages/{hits[0]['page_id']}/image/"
+    assert f"{site}/normagpt/pages/{hits[0]['page_id']}/" in text_of(result)
     assert "(REPLACED by СП 63.13330.2018)" in text_of(result)
     assert {h["document"] for h in hits[1:]} >= {"СП 63.13330.2018"}
     assert "7.3.1" in hits[0]["clauses"]

@@ -220,7 +220,7 @@ def test_api_documents_pages_and_search_are_public(corpus, django_assert_max_num
     page = api().get(f"/api/normagpt/pages/{pages[1]['id']}/").json()
     assert "10.3.2" in page["clauses"]
     assert "Минимальная толщина" in page["text"]
-    assert page["image_url"] == f"/normagpt/pages/{pages[1]['id']}/image/"
+    assert page["image_url"] == f"http://127.0.0.1:8000/normagpt/pages/{pages[1]['id']}/image/"
     found = (
         api()
         .get(

@@ -1,0 +1,36 @@
+"""Links that work wherever they are read.
+
+A tool's answer is read by a model whose client may have no idea where this server lives
+(stdio has no host at all), and an API reply is stored and followed later: both carry
+absolute links, made from `settings.SITE_URL` — the address people and programs reach the
+web server at (`make run` sets it from HOST and PORT).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.core.checks import CheckMessage, Error, register
+
+
+def absolute_url(path: str) -> str:
+    """`path` on the site at `SITE_URL`; a URL that already has a scheme is left alone."""
+    if urlsplit(path).scheme:
+        return path
+    return settings.SITE_URL.rstrip("/") + "/" + path.lstrip("/")
+
+
+@register("core")
+def site_url_check(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
+    parts = urlsplit(settings.SITE_URL)
+    if parts.scheme in ("http", "https") and parts.netloc and not parts.query:
+        return []
+    return [
+        Error(
+            f"SITE_URL is invalid: {settings.SITE_URL!r} is not an http(s) address",
+            hint="Set SITE_URL to where the web server is reached, e.g. https://hub.example.org",
+            id="core.E001",
+        )
+    ]
