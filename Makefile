@@ -42,7 +42,10 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy .
 
+# The configured database is migrated first: MCP servers the tests spawn use it, and on
+# PostgreSQL `runmcp` refuses to start with migrations pending.
 pytest: $(STAMP)
+	$(PY) manage.py migrate --verbosity 0 --no-input
 	$(PY) -m pytest
 
 ## worker: a Celery worker on REDIS_URL

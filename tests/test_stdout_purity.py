@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+
+import pytest
 
 from tests.conftest import MANAGE, PYTHON, ROOT, raw_initialize, subprocess_env
 
@@ -110,3 +113,40 @@ def test_a_fresh_embedded_database_is_migrated_on_start_and_stdout_stays_json(
     assert "Internal error" not in result["content"][0]["text"]
     assert database.exists()
     assert "no such table" not in err.decode()
+
+
+def test_an_unmigrated_postgresql_database_is_refused_naming_the_command() -> None:
+    """A server database is its owner's to migrate: runmcp exits at once, saying how."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL (CI runs the suite on it)")
+    import psycopg
+
+    database = connection.settings_dict
+    host, port = database.get("HOST") or "127.0.0.1", database.get("PORT") or 5432
+    user = database.get("USER") or "postgres"
+    name = f"runmcp_unmigrated_{os.getpid()}"
+    admin = f"host={host} port={port} user={user} dbname=postgres"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        done = subprocess.run(
+            [PYTHON, MANAGE, "runmcp"],
+            cwd=ROOT,
+            env=subprocess_env(DATABASE_URL=f"postgres://{user}@{host}:{port}/{name}"),
+            input=json.dumps(raw_initialize("unmigrated")).encode() + b"\n",
+            capture_output=True,
+            timeout=60,
+        )
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    assert done.returncode == 1
+    assert done.stdout == b""  # nothing but JSON-RPC on stdout, and here nothing at all
+    stderr = done.stderr.decode()
+    assert "unapplied migration" in stderr
+    assert "manage.py migrate" in stderr
+    assert name in stderr
+    assert "Traceback" not in stderr

@@ -45,22 +45,25 @@ class Command(BaseCommand):
 
     def _migrations_applied(self) -> None:
         """The embedded default (SQLite) is migrated here, quietly, on stderr — a desktop
-        client's first start on a fresh clone just works; a server database is left to
-        whoever runs it, with a warning naming the command to run."""
-        from django.db import connection
+        client's first start on a fresh clone just works. A server database (PostgreSQL) is
+        its owner's to migrate: with migrations pending the server refuses to start, naming
+        the command, rather than answer every call that stores data with an error."""
+        from django.db import DatabaseError, connection
         from django.db.migrations.executor import MigrationExecutor
 
-        executor = MigrationExecutor(connection)
-        pending = executor.migration_plan(executor.loader.graph.leaf_nodes())
+        try:
+            executor = MigrationExecutor(connection)
+            pending = executor.migration_plan(executor.loader.graph.leaf_nodes())
+        except DatabaseError as exc:
+            raise CommandError(f"the database {database_name()} cannot be read: {exc}") from exc
         if not pending:
             return
-        if connection.vendor != "sqlite":  # a shared server: its owner migrates it
-            logger.warning(
-                "the database has %d unapplied migration(s): tools that store data fail "
-                "until `python manage.py migrate` (or `make migrate`) is run",
-                len(pending),
+        if connection.vendor != "sqlite":
+            raise CommandError(
+                f"the database {database_name()} has {len(pending)} unapplied migration(s): "
+                "run `python manage.py migrate` (or `make migrate`) with the same "
+                "DATABASE_URL, then start the MCP server again"
             )
-            return
         logger.info("applying %d migration(s) to the embedded database", len(pending))
         call_command("migrate", verbosity=0, interactive=False, stdout=self.stderr)
 
@@ -77,7 +80,8 @@ class Command(BaseCommand):
                     setattr(settings, option.setting, options[option.dest])
         # A malformed setting (OJ_API_BASE_URL, ...) stops start-up with exit code 1.
         self.check(display_num_errors=False)
-        self._migrations_applied()
+        if not options["list"]:
+            self._migrations_applied()
         for registry in served:
             if registry.on_serve is not None:
                 registry.on_serve()
@@ -141,3 +145,14 @@ class Command(BaseCommand):
                 + row[3]
             )
         self.stdout.write(f"\n{len(specs)} tool(s)")
+
+
+def database_name() -> str:
+    """`name on host:port` of the default database (no credentials), for messages."""
+    from django.db import connection
+
+    database = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return str(database["NAME"])
+    host = database.get("HOST") or "localhost"
+    return f"{database['NAME']} on {host}:{database.get('PORT') or 5432}"
