@@ -313,6 +313,9 @@ MCP_HTTP_HOST = env_str("MCP_HTTP_HOST", "127.0.0.1")
 # 8765 belongs to AnkiConnect, 8000 to `make run`.
 MCP_HTTP_PORT = env_int("MCP_HTTP_PORT", 8001)
 # Streamable HTTP sessions: closed after this many idle seconds; at most this many open.
+# When a stdio client closes stdin, the requests it already sent are still answered, for
+# at most this long, before the server exits (MCP: closing stdin asks for shutdown).
+MCP_STDIO_DRAIN_SECONDS = env_int("MCP_STDIO_DRAIN_SECONDS", 120)
 MCP_HTTP_SESSION_IDLE_SECONDS = env_int("MCP_HTTP_SESSION_IDLE_SECONDS", 30 * 60)
 MCP_HTTP_MAX_SESSIONS = env_int("MCP_HTTP_MAX_SESSIONS", 10_000)
 if MCP_HTTP_SESSION_IDLE_SECONDS < 1:

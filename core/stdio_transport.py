@@ -18,6 +18,7 @@ from typing import Any, BinaryIO
 import anyio
 import anyio.to_thread
 import mcp_types
+from django.conf import settings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 from pydantic import ValidationError
@@ -31,21 +32,53 @@ INVALID_REQUEST = -32600
 _ERROR_TEXT_CHARS = 300
 
 
+class Ledger:
+    """The client's requests not answered yet, so that stdin's end does not drop them."""
+
+    def __init__(self) -> None:
+        self._pending: set[str | int] = set()
+        self._drained = anyio.Event()
+        self._drained.set()
+
+    def asked(self, message_id: str | int) -> None:
+        self._pending.add(message_id)
+        if self._drained.is_set():
+            self._drained = anyio.Event()
+
+    def settled(self, message_id: object) -> None:
+        """`message_id` was answered, or cancelled by the client (then no answer comes)."""
+        if isinstance(message_id, str | int):
+            self._pending.discard(message_id)
+        if not self._pending:
+            self._drained.set()
+
+    async def drained(self, seconds: float) -> int:
+        """Wait until every request is answered, at most `seconds`; how many are left."""
+        with anyio.move_on_after(seconds):
+            await self._drained.wait()
+        return len(self._pending)
+
+
 class WireWriter:
     """Writes whole protocol lines to the wire, one writer at a time.
 
     Shared by the SDK's writer task and the answers to lines the SDK cannot read; the
-    lock keeps two messages from interleaving on the pipe.
+    lock keeps two messages from interleaving on the pipe. Each reply settles its request
+    in the ledger.
     """
 
-    def __init__(self, wire: BinaryIO) -> None:
+    def __init__(self, wire: BinaryIO, ledger: Ledger | None = None) -> None:
         self._wire = wire
         self._lock = anyio.Lock()
+        self.ledger = ledger or Ledger()
 
     async def write(self, text: str) -> None:
         data = text.encode("utf-8")
         async with self._lock:
             await anyio.to_thread.run_sync(self._wire.write, data)
+        members = top_level_members(text)
+        if "id" in members and "method" not in members:
+            self.ledger.settled(find_top_level_id(text))
 
     async def flush(self) -> None:
         return None  # the wire is unbuffered
@@ -60,21 +93,48 @@ class AnsweringStdin:
     not a message the server accepts (nesting too deep, a number too long, a lone
     surrogate, ...), with the request's id when the line carries one. A notification
     (no id) is not answered, as JSON-RPC requires; blank lines are skipped.
+
+    At the end of stdin (the client asks the server to shut down) the requests already
+    read are still answered, for at most `drain_seconds`, before the SDK sees the end.
     """
 
-    def __init__(self, lines: AsyncIterable[str], wire: WireWriter) -> None:
+    def __init__(
+        self, lines: AsyncIterable[str], wire: WireWriter, *, drain_seconds: float = 0
+    ) -> None:
         self._lines = lines
         self._wire = wire
+        self._drain_seconds = drain_seconds
 
     async def __aiter__(self) -> AsyncIterator[str]:
+        ledger = self._wire.ledger
         async for line in self._lines:
             if not line.strip():
                 continue
             reply = rejection(line)
             if reply is None:
+                note_request(line, ledger)
                 yield line
             elif reply:
                 await self._wire.write(reply + "\n")
+        left = await ledger.drained(self._drain_seconds)
+        if left:
+            logger.warning("stdin closed: %d request(s) left unanswered after the drain", left)
+
+
+def note_request(line: str, ledger: Ledger) -> None:
+    """Record a request `line` (valid JSON-RPC) awaiting its reply; a cancellation settles
+    the request it names (the server then sends no reply)."""
+    members = top_level_members(line)
+    if "method" not in members:
+        return
+    if "id" in members:
+        message_id = find_top_level_id(line)
+        if message_id is not None:
+            ledger.asked(message_id)
+        return
+    message = json.loads(line)
+    if message.get("method") == "notifications/cancelled":
+        ledger.settled((message.get("params") or {}).get("requestId"))
 
 
 def rejection(line: str) -> str | None:
@@ -217,7 +277,7 @@ async def serve_stdio(server: MCPServer[Any]) -> None:
     source = anyio.wrap_file(
         io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace", newline="\n")
     )
-    stdin = AnsweringStdin(source, wire)
+    stdin = AnsweringStdin(source, wire, drain_seconds=settings.MCP_STDIO_DRAIN_SECONDS)
     lowlevel = server._lowlevel_server
     async with stdio_server(stdin=stdin, stdout=wire) as (read_stream, write_stream):  # type: ignore[arg-type]
         await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())

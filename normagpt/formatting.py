@@ -145,7 +145,12 @@ def hit_as_dict(hit: SearchHit) -> dict[str, Any]:
     }
 
 
-def search_markdown(hits: list[SearchHit]) -> str:
+def search_markdown(hits: list[SearchHit], *, corpus_empty: bool = False) -> str:
+    if corpus_empty:
+        return (
+            "The norms corpus is empty: nothing to search yet. Its owner adds documents with "
+            "`manage.py normagpt_ingest` (or sample pages with `manage.py normagpt_demo`)."
+        )
     if not hits:
         return "No page of the corpus matches these keywords."
     lines = []

@@ -183,4 +183,5 @@ def search_norms(
         "expected_documents": expected_documents,
         "hits": [formatting.hit_as_dict(hit) for hit in hits],
     }
-    return respond(data, formatting.search_markdown(hits), response_format)
+    empty = not hits and not selectors.document_list().exists()
+    return respond(data, formatting.search_markdown(hits, corpus_empty=empty), response_format)

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import re
+import select
 import shutil
 import sqlite3
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, subprocess_env
+from tests.conftest import ROOT, raw_initialize, subprocess_env
 
 
 def test_make_superuser_with_the_environment_and_no_terminal_creates_the_account(
@@ -40,3 +44,78 @@ def test_make_superuser_with_the_environment_and_no_terminal_creates_the_account
     with sqlite3.connect(database) as db:
         rows = db.execute("SELECT username, email, is_superuser FROM auth_user").fetchall()
     assert rows == [("ops", "ops@example.org", 1)]
+
+
+COPY_IGNORES = shutil.ignore_patterns(
+    ".git", ".venv", "media", "staticfiles", "db.sqlite3*", "__pycache__", ".*_cache", ".hypothesis"
+)
+
+
+def readme_desktop_snippet() -> dict[str, object]:
+    """The server entry of README's desktop-client snippet (the one for a fresh clone)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for block in re.findall(r"```json\n(.*?)```", readme, re.S):
+        server = json.loads(block)["mcpServers"]["tool-hub"]
+        if server["command"] == "make":
+            return server  # type: ignore[no-any-return]
+    raise AssertionError("README has no make-based desktop snippet")
+
+
+def test_the_readme_desktop_snippet_serves_from_a_fresh_clone(tmp_path: Path) -> None:
+    """No .venv, no database: the snippet's command sets up, migrates, answers initialize and
+    the norms search, and stdout carries nothing but JSON-RPC throughout."""
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("make is not installed")
+    clone = tmp_path / "checkout"
+    shutil.copytree(ROOT, clone, ignore=COPY_IGNORES)
+    server = readme_desktop_snippet()
+    args = [str(arg).replace("/path/to/checkout", str(clone)) for arg in server["args"]]  # type: ignore[attr-defined]
+    messages = [
+        raw_initialize("desktop"),
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "normagpt_search_norms", "arguments": {"keywords": ["бетон"]}},
+        },
+    ]
+    proc = subprocess.Popen(
+        [make, *args],
+        cwd=tmp_path,
+        env=subprocess_env(DATABASE_URL=None, REDIS_URL=None, MAKEFLAGS=None, MFLAGS=None),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    replies: dict[object, dict[str, object]] = {}
+    try:
+        proc.stdin.write("".join(json.dumps(m) + "\n" for m in messages).encode())
+        proc.stdin.flush()
+        deadline = time.monotonic() + 420  # the first start installs the virtualenv
+        while 2 not in replies and time.monotonic() < deadline:
+            ready, _, _ = select.select([proc.stdout], [], [], 5)
+            if ready:
+                line = proc.stdout.readline()
+                if not line:
+                    break
+                message = json.loads(line)  # anything else on stdout fails here
+                assert message["jsonrpc"] == "2.0"
+                replies[message.get("id")] = message
+        proc.stdin.close()
+        proc.wait(timeout=30)
+        rest, err = proc.stdout.read(), proc.stderr.read()  # type: ignore[union-attr]
+    finally:
+        proc.kill()
+    for line in rest.decode().splitlines():
+        assert json.loads(line)["jsonrpc"] == "2.0"
+    assert 2 in replies, err.decode()[-3000:]
+    assert replies[1]["result"]["serverInfo"]["name"] == "tool-hub"  # type: ignore[index]
+    result = replies[2]["result"]
+    assert result["isError"] is False, result  # type: ignore[index]
+    assert "corpus is empty" in result["content"][0]["text"]  # type: ignore[index]
+    assert (clone / ".venv" / "bin" / "python").exists()
+    assert (clone / "db.sqlite3").exists()

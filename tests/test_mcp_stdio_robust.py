@@ -158,3 +158,32 @@ def test_the_sdk_attribute_the_transport_relies_on_is_still_there() -> None:
     server = MCPServer("pin")
     assert isinstance(server._lowlevel_server, Server)
     assert callable(server._lowlevel_server.create_initialization_options)
+
+
+def test_requests_sent_before_stdin_closes_are_all_answered(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A client that writes its requests and closes stdin (a script, a pipe) still gets
+    every reply: the end of stdin waits for the requests in flight."""
+    search = {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "method": "tools/call",
+        "params": {"name": "normagpt_search_norms", "arguments": {"keywords": ["бетон"]}},
+    }
+    lines = [
+        json.dumps(INITIALIZE),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        call(2, "Ада"),
+        json.dumps(search),
+    ]
+    done = subprocess.run(
+        [PYTHON, MANAGE, "runmcp"],
+        cwd=ROOT,
+        env=subprocess_env(DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}", REDIS_URL=None),
+        input="".join(line + "\n" for line in lines).encode(),
+        capture_output=True,
+        timeout=90,
+    )
+    replies = {json.loads(line)["id"]: json.loads(line) for line in done.stdout.splitlines()}
+    assert set(replies) == {1, 2, 3}, done.stderr.decode()[-2000:]
+    assert replies[3]["result"]["isError"] is False
+    assert done.returncode == 0
