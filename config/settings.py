@@ -316,6 +316,11 @@ MCP_HTTP_PORT = env_int("MCP_HTTP_PORT", 8001)
 # When a stdio client closes stdin, the requests it already sent are still answered, for
 # at most this long, before the server exits (MCP: closing stdin asks for shutdown).
 MCP_STDIO_DRAIN_SECONDS = env_int("MCP_STDIO_DRAIN_SECONDS", 120)
+# Stateless streamable HTTP: every request stands alone (no session id), so any process
+# behind a balancer can answer it — several web processes on several hosts, no sticky
+# sessions. Progress of a long call still streams in that call's own response. Off by
+# default: one process keeps sessions (and what needs them) in memory.
+MCP_HTTP_STATELESS = env_bool("MCP_HTTP_STATELESS", default=False)
 MCP_HTTP_SESSION_IDLE_SECONDS = env_int("MCP_HTTP_SESSION_IDLE_SECONDS", 30 * 60)
 MCP_HTTP_MAX_SESSIONS = env_int("MCP_HTTP_MAX_SESSIONS", 10_000)
 if MCP_HTTP_SESSION_IDLE_SECONDS < 1:

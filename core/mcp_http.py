@@ -103,6 +103,7 @@ def mcp_http_app(
         # goodbye cannot grow the server's memory without bound.
         session_idle_timeout=float(settings.MCP_HTTP_SESSION_IDLE_SECONDS),
         max_sessions=settings.MCP_HTTP_MAX_SESSIONS,
+        stateless_http=settings.MCP_HTTP_STATELESS,
     )
     if token or token_required:
         app.add_middleware(BearerTokenMiddleware, token=token, protected_prefix=MCP_PATH)
