@@ -211,6 +211,9 @@ def upstream(*, url: str | None = None, timeout: float | None = None) -> Upstrea
         max_body_bytes=ANSWER_MAX_BYTES,
         max_redirects=0,
         keep_alive=False,
+        # AnkiConnect answers one request at a time: the others would wait in its queue
+        # with their deadlines running; across processes too when Redis is configured.
+        max_concurrency_per_host=1,
         headers={"Content-Type": "application/json"},
         error=_failure,
     )

@@ -33,6 +33,7 @@ the retries for `retry_statuses` are spent): statuses are the app's vocabulary, 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import email.utils
 import enum
@@ -44,18 +45,41 @@ import random
 import ssl
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpcore
 import httpx
+from redis.exceptions import RedisError
 
 from core.exceptions import UpstreamError
-from core.limits import HostSlots, pacer
+from core.limits import HostSlots, SharedLimits, pacer, shared_limits
 
 logger = logging.getLogger(__name__)
+
+LEASE_MARGIN = 5.0  # seconds a shared slot outlives its call's deadline (clock skew, exit)
+_SHARED_WARN_EVERY = 60.0
+_shared_warned_at = 0.0
+
+
+def _shared_failed(exc: Exception) -> None:
+    """Redis could not be asked: this call keeps the process's own limits (warned once a
+    minute, not per request)."""
+    global _shared_warned_at
+    now = time.monotonic()
+    if now - _shared_warned_at >= _SHARED_WARN_EVERY:
+        _shared_warned_at = now
+        logger.warning("shared rate limits unavailable (Redis: %s); limiting per process", exc)
+
+
+def _release(shared: SharedLimits, host: str, token: str) -> None:
+    try:
+        shared.release(host, token)
+    except RedisError as exc:  # the lease ends on its own
+        _shared_failed(exc)
+
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"})
@@ -431,6 +455,29 @@ class _Base:
             headers["Connection"] = "close"
         self._headers = headers
 
+    def _shared(self) -> SharedLimits | None:
+        """The deployment-wide limits when this upstream has any and Redis is configured."""
+        up = self.upstream
+        return shared_limits() if up.max_concurrency_per_host or up.min_interval else None
+
+    def _reserve(self, call: _Call) -> float:
+        """Seconds until this attempt may start: the host's interval across the deployment
+        (Redis), or across this process when Redis is absent or failing."""
+        shared = self._shared()
+        if shared is not None and call.up.min_interval > 0:
+            try:
+                return shared.reserve(call.host, call.up.min_interval)
+            except RedisError as exc:  # Redis down: politeness per process
+                _shared_failed(exc)
+        return pacer.reserve(call.host, call.up.min_interval)
+
+    def _busy(self, call: _Call) -> _Failed:
+        limit = self.upstream.max_concurrency_per_host
+        return call.fail(
+            FailureKind.TIMEOUT,
+            TimeoutError(f"all {limit} request slot(s) for {call.host} stayed busy"),
+        )
+
     def _call(
         self,
         method: str,
@@ -501,21 +548,47 @@ class UpstreamClient(_Base):
         """
         call = self._call(method, path, params, headers, content, json, deadline)
         call.extensions = dict(extensions or {})  # e.g. sni_hostname for a pinned address
-        slots = self._slots.sync(call.host) if self.upstream.max_concurrency_per_host else None
-        if slots is not None:
-            slots.acquire()
+        call.ends = time.monotonic() + call.up.deadline  # waiting for a slot counts too
         try:
-            call.ends = time.monotonic() + call.up.deadline
-            return self._run(call)
+            with self._slot(call):
+                return self._run(call)
         except _Failed as failed:
             raise call.up.error(failed.failure) from failed.failure.exception
+
+    @contextlib.contextmanager
+    def _slot(self, call: _Call) -> Iterator[None]:
+        """One of the host's `max_concurrency_per_host` slots, for the whole call: shared
+        by the deployment through Redis (a lease, so a dead holder frees it), else by the
+        process. Waiting ends with the call's deadline."""
+        limit = self.upstream.max_concurrency_per_host
+        if not limit:
+            yield
+            return
+        shared = self._shared()
+        if shared is not None:
+            try:
+                token = shared.acquire(call.host, limit, call.left() + LEASE_MARGIN, call.left())
+            except RedisError as exc:  # Redis down: the process's own slots
+                _shared_failed(exc)
+            else:
+                if token is None:
+                    raise self._busy(call)
+                try:
+                    yield
+                finally:
+                    _release(shared, call.host, token)
+                return
+        semaphore = self._slots.sync(call.host)
+        if not semaphore.acquire(timeout=max(call.left(), 0)):
+            raise self._busy(call)
+        try:
+            yield
         finally:
-            if slots is not None:
-                slots.release()
+            semaphore.release()
 
     def _run(self, call: _Call) -> Reply:
         while True:
-            wait = min(pacer.reserve(call.host, call.up.min_interval), max(call.left(), 0))
+            wait = min(self._reserve(call), max(call.left(), 0))
             if wait > 0:  # time.sleep(0) is no free yield: ~70 µs of timer slack per call
                 time.sleep(wait)
             call.attempts += 1
@@ -620,19 +693,53 @@ class AsyncUpstreamClient(_Base):
     ) -> Reply:
         """The async twin of `UpstreamClient.request`."""
         call = self._call(method, path, params, headers, content, json, deadline)
+        call.ends = time.monotonic() + call.up.deadline  # waiting for a slot counts too
         try:
-            if not self.upstream.max_concurrency_per_host:
-                call.ends = time.monotonic() + call.up.deadline
-                return await self._run(call)
-            async with self._slots.for_loop(call.host):
-                call.ends = time.monotonic() + call.up.deadline
+            async with self._slot(call):
                 return await self._run(call)
         except _Failed as failed:
             raise call.up.error(failed.failure) from failed.failure.exception
 
+    @contextlib.asynccontextmanager
+    async def _slot(self, call: _Call) -> AsyncIterator[None]:
+        """The async twin of `UpstreamClient._slot`."""
+        limit = self.upstream.max_concurrency_per_host
+        if not limit:
+            yield
+            return
+        shared = self._shared()
+        if shared is not None:
+            try:
+                token = await shared.acquire_async(
+                    call.host, limit, call.left() + LEASE_MARGIN, call.left()
+                )
+            except RedisError as exc:  # Redis down: the loop's own slots
+                _shared_failed(exc)
+            else:
+                if token is None:
+                    raise self._busy(call)
+                try:
+                    yield
+                finally:
+                    await asyncio.to_thread(_release, shared, call.host, token)
+                return
+        semaphore = self._slots.for_loop(call.host)
+        try:
+            await asyncio.wait_for(semaphore.acquire(), timeout=max(call.left(), 0))
+        except TimeoutError:
+            raise self._busy(call) from None
+        try:
+            yield
+        finally:
+            semaphore.release()
+
     async def _run(self, call: _Call) -> Reply:
         while True:
-            wait = pacer.reserve(call.host, call.up.min_interval)
+            shared = self._shared()
+            if shared is not None and call.up.min_interval > 0:
+                wait = await asyncio.to_thread(self._reserve, call)
+            else:
+                wait = pacer.reserve(call.host, call.up.min_interval)
             await asyncio.sleep(min(wait, max(call.left(), 0)))
             call.attempts += 1
             outcome: Reply | Failure
