@@ -341,6 +341,11 @@ SDAMGIA_MAX_BODY_BYTES = env_int("SDAMGIA_MAX_BODY_BYTES", 5 * 1024 * 1024)
 SDAMGIA_TTL_PROBLEM = env_int("SDAMGIA_TTL_PROBLEM", 30 * 24 * 3600)
 SDAMGIA_TTL_CATALOG = env_int("SDAMGIA_TTL_CATALOG", 7 * 24 * 3600)
 SDAMGIA_TTL_CATEGORY = env_int("SDAMGIA_TTL_CATEGORY", 7 * 24 * 3600)
+# A crawl worker's hold on a category: renewed after every listing page; when a worker
+# dies, another takes the category over once this has passed, from the next page.
+SDAMGIA_CRAWL_LEASE = float(env_str("SDAMGIA_CRAWL_LEASE", "120"))
+# How many loops a distributed crawl starts (one per worker process that should share it).
+SDAMGIA_CRAWL_WORKERS = env_int("SDAMGIA_CRAWL_WORKERS", 4)
 SDAMGIA_TTL_TEST = env_int("SDAMGIA_TTL_TEST", 30 * 24 * 3600)
 # sdamgia_search_by_image: a photo by URL (every address checked, as anki's images: private
 # ones refused unless allowed), its byte cap (base64 or fetched), and the OCR that reads it.

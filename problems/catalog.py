@@ -14,7 +14,7 @@ from problems import selectors
 from problems.client import SdamgiaClient, run_with_client, site_base_url
 from problems.entities import CatalogTopic, ParsedProblem, TestPage
 from problems.exceptions import ProblemNotFound, SdamgiaBadPage
-from problems.models import Category, CategoryProblem, Test, Topic
+from problems.models import Category, CategoryProblem, Problem, Test, Topic
 from problems.parsing import (
     PageStructureError,
     parse_catalog,
@@ -166,6 +166,45 @@ def listing_store(
     category.listing_pages = pages
     category.save(update_fields=["listing_fetched_at", "listing_pages"])
     return category
+
+
+@transaction.atomic
+def listing_order_store(
+    *, site: Site, category_id: str, problem_ids: list[str], pages: int
+) -> Category:
+    """A listing whose problems are already stored (page by page, by a crawl): its order."""
+    now = timezone.now()
+    category, _ = Category.objects.get_or_create(
+        subject=site.subject,
+        exam=site.exam,
+        category_id=category_id,
+        defaults={"fetched_at": now},
+    )
+    stored = {
+        problem.problem_id: problem
+        for problem in Problem.objects.filter(
+            subject=site.subject, exam=site.exam, problem_id__in=problem_ids
+        )
+    }
+    CategoryProblem.objects.filter(category=category).delete()
+    CategoryProblem.objects.bulk_create(
+        CategoryProblem(category=category, problem=stored[pid], position=position)
+        for position, pid in enumerate(problem_ids)
+        if pid in stored
+    )
+    category.listing_fetched_at = now
+    category.listing_pages = pages
+    category.save(update_fields=["listing_fetched_at", "listing_pages"])
+    return category
+
+
+def category_is_fresh(*, site: Site, category_id: str) -> bool:
+    """Whether the category's listing was read within its TTL."""
+    category = selectors.category_get(site=site, category_id=category_id)
+    fresh_after = selectors.fresh_since(settings.SDAMGIA_TTL_CATEGORY)
+    return bool(
+        category and category.listing_fetched_at and category.listing_fetched_at >= fresh_after
+    )
 
 
 def exam_test_get(*, site: Site, test_id: str, refresh: bool = False) -> Test:

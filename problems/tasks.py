@@ -6,7 +6,7 @@ from celery import shared_task
 
 from core import background
 from core.exceptions import UpstreamError
-from problems import catalog, services
+from problems import catalog, crawl, services
 from problems.subjects import Site
 
 
@@ -39,3 +39,9 @@ def category_crawl_task(subject: str, exam: str, category_id: str, refresh: bool
         refresh=refresh,
     )
     return outcome.total
+
+
+@shared_task(name="problems.crawl_work", acks_late=True, reject_on_worker_lost=True)
+def crawl_work_task(crawl_id: str) -> int:
+    """One worker's loop of a shared crawl (`problems.crawl`); the categories it read."""
+    return crawl.crawl_work(crawl_id)

@@ -61,6 +61,7 @@ class Request:
     site: str
     path: str
     params: dict[str, str]
+    at: float = field(default_factory=time.time)  # when the request arrived
 
 
 @dataclass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from django.conf import settings
@@ -11,10 +12,13 @@ from tqdm import tqdm
 from core import background
 from core.exceptions import DomainError
 from problems import catalog, selectors
+from problems.crawl import Crawl
 from problems.models import Category
 from problems.subjects import EXAMS, Site, site_resolve, sites_all
 
 CRAWL_TASK = "problems.crawl_category"
+CRAWL_WORK_TASK = "problems.crawl_work"
+PROGRESS_POLL_SECONDS = 0.5
 
 
 class Command(BaseCommand):
@@ -104,9 +108,11 @@ class Command(BaseCommand):
                     f"{site.label}: would read category {category.category_id}: {category.title}"
                 )
             return 0, 0, 0
-        stored, failed = self._crawl(
-            site.subject, site.exam, [c.category_id for c in todo], options["refresh"]
-        )
+        ids = [c.category_id for c in todo]
+        if background.broker_available() and background.workers_available():
+            stored, failed = self._crawl_shared(site, ids, options["refresh"])
+        else:
+            stored, failed = self._crawl(site.subject, site.exam, ids, options["refresh"])
         self.stdout.write(
             f"{site.label}: done: {stored} problems in {len(todo) - len(failed)} categories; "
             f"{len(failed)} failed"
@@ -114,6 +120,34 @@ class Command(BaseCommand):
         for category_id, message in failed.items():
             self.stderr.write(f"{site.label}: category {category_id}: {message}")
         return stored, len(todo) - len(failed), len(failed)
+
+    def _crawl_shared(
+        self, site: Site, ids: list[str], refresh: bool
+    ) -> tuple[int, dict[str, str]]:
+        """Workers share the categories through Redis (`problems.crawl`); one bar shows
+        what all of them have done. Loops are started again while the crawl stands still
+        longer than a lease: the workers that ran them may all have died."""
+        if not ids:
+            return 0, {}
+        shared = Crawl.start(site, ids, refresh=refresh)
+        loops = settings.SDAMGIA_CRAWL_WORKERS
+        bar = tqdm(total=len(ids), unit="category", desc=site.label, file=self.stderr._out)
+        with bar:
+            for _ in range(loops):
+                background.start(CRAWL_WORK_TASK, shared.id)
+            moved_at, done = time.monotonic(), 0
+            while not (state := shared.state()).finished:
+                if state.done != done:
+                    moved_at, done = time.monotonic(), state.done
+                    bar.update(done - bar.n)
+                elif time.monotonic() - moved_at > settings.SDAMGIA_CRAWL_LEASE + 10:
+                    self.stderr.write(f"{site.label}: no progress; starting the loops again")
+                    for _ in range(loops):
+                        background.start(CRAWL_WORK_TASK, shared.id)
+                    moved_at = time.monotonic()
+                time.sleep(PROGRESS_POLL_SECONDS)
+            bar.update(state.done - bar.n)
+        return state.problems, state.failed
 
     def _crawl(
         self, subject: str, exam: str, ids: list[str], refresh: bool
