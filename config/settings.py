@@ -214,6 +214,27 @@ STORAGES = {
 }
 MEDIA_URL = "media/"
 MEDIA_ROOT = Path(env_str("DJANGO_MEDIA_ROOT") or BASE_DIR / "media")
+# Every file the project writes (uploaded norm PDFs, page images) goes through Django's
+# storage API: MEDIA_ROOT on this machine by default, S3-compatible object storage when
+# STORAGE_S3_BUCKET is set — then every web process and worker, on any host, reads the
+# same files. They are served through the project's views (streamed from the storage),
+# so a private bucket works and the pages' access rules hold.
+STORAGE_S3_BUCKET = env_str("STORAGE_S3_BUCKET")
+if STORAGE_S3_BUCKET:
+    STORAGES["default"] = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": STORAGE_S3_BUCKET,
+            "endpoint_url": env_str("STORAGE_S3_ENDPOINT_URL") or None,
+            "region_name": env_str("STORAGE_S3_REGION") or None,
+            "access_key": env_str("STORAGE_S3_ACCESS_KEY") or None,
+            "secret_key": env_str("STORAGE_S3_SECRET_KEY") or None,
+            "location": env_str("STORAGE_S3_PREFIX"),
+            "file_overwrite": False,
+            "default_acl": None,
+            "querystring_auth": True,
+        },
+    }
 
 # --- Security (production) --------------------------------------------------------------
 
