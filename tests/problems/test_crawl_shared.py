@@ -32,20 +32,25 @@ INTERVAL = 0.2
 WORKERS = 4
 
 
-def catalog_page() -> str:
+def catalog_page_of(category_ids: list[str], per_category: int) -> str:
+    """A catalog page: one topic holding these categories (bench/scale_crawl.py too)."""
     children = "".join(
         f'<div class="cat_category" data-id="{cid}"><a class="cat_name" '
         f'href="/test?filter=all&amp;category_id={cid}">Тема {cid}</a>'
-        f'<div class="cat_count">{PAGES * PER_PAGE}</div></div>'
-        for cid in CATEGORIES
+        f'<div class="cat_count">{per_category}</div></div>'
+        for cid in category_ids
     )
     return (
         '<html><body><div class="cat_main"><div class="cat_category cat_header">'
         '<b class="cat_name">Задание</b></div><div class="cat_category"><b class="cat_name">'
         '<span class="pcat_num">1</span>. Планиметрия</b><div class="cat_count cat_sum">'
-        f'{len(CATEGORIES) * PAGES * PER_PAGE}</div><div class="cat_children">{children}'
+        f'{len(category_ids) * per_category}</div><div class="cat_children">{children}'
         "</div></div></div></body></html>"
     )
+
+
+def catalog_page() -> str:
+    return catalog_page_of(CATEGORIES, PAGES * PER_PAGE)
 
 
 def site_with_categories() -> FakeSite:
