@@ -266,6 +266,9 @@ class AnkiClient:
     def model_names(self) -> list[str]:
         return list(self._invoke("modelNames"))
 
+    def deck_names(self) -> list[str]:
+        return list(self._invoke("deckNames"))
+
     def notes_info(self, note_ids: Sequence[int]) -> list[dict[str, Any]]:
         """One NoteInfo per id, in order (`{}` for an id Anki does not hold)."""
         return list(self._invoke("notesInfo", notes=list(note_ids)))

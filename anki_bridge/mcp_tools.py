@@ -8,6 +8,7 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from anki_bridge import problem_cards, schemas, search, services
+from anki_bridge.client import AnkiClient
 from anki_bridge.schemas import NoteInput, ProblemRef
 from core.registry import ToolRegistry
 from core.tooling import respond_json
@@ -175,3 +176,26 @@ def add_problems(
     Prompt: condition and figures; Response: answer and solution; Context: subject, exam, type, category; Sources: URL. Sending a problem again adds nothing.
     """
     return respond_json(problem_cards.problems_add(problems=problems, deck=deck, tags=tags))
+
+
+COMPLETION_TIMEOUT = 2.0  # seconds Anki has to name its decks while someone types
+
+
+@registry.completer("deck")
+def deck_complete(value: str, context: dict[str, str]) -> list[str]:
+    """Anki's deck names that start with (or contain) what was typed; none while Anki is closed."""
+    with AnkiClient(timeout=COMPLETION_TIMEOUT) as anki:
+        return _matching(value, anki.deck_names())
+
+
+@registry.completer("model")
+def model_complete(value: str, context: dict[str, str]) -> list[str]:
+    """Anki's note type names matching what was typed; none while Anki is closed."""
+    with AnkiClient(timeout=COMPLETION_TIMEOUT) as anki:
+        return _matching(value, anki.model_names())
+
+
+def _matching(typed: str, names: list[str]) -> list[str]:
+    folded = typed.casefold()
+    starting = sorted(name for name in names if name.casefold().startswith(folded))
+    return starting + sorted(n for n in names if folded in n.casefold() and n not in starting)

@@ -40,6 +40,7 @@ from core.mcp_arguments import (
     schema_for_strict_clients,
     without_titles,
 )
+from core.mcp_content import add_content
 from core.registry import ToolRegistry, ToolSpec
 
 logger = logging.getLogger(__name__)
@@ -75,10 +76,9 @@ def build_server(
     lifespan: Callable[[MCPServer[Any]], AbstractAsyncContextManager[Any]] | None = None,
 ) -> MCPServer[Any]:
     """A new MCPServer with the tools of `apps` (all apps when None)."""
-    tools: list[Tool] = [
-        build_tool(spec) for registry in load_registries(apps) for spec in registry.specs
-    ]
-    return MCPServer(
+    registries = load_registries(apps)
+    tools: list[Tool] = [build_tool(spec) for registry in registries for spec in registry.specs]
+    server: MCPServer[Any] = MCPServer(
         SERVER_NAME,
         title="Tool hub",
         instructions=INSTRUCTIONS,
@@ -87,6 +87,8 @@ def build_server(
         lifespan=lifespan,
         log_level=settings.LOG_LEVEL,
     )
+    add_content(server, registries)
+    return server
 
 
 def tool_specs(apps: Iterable[str] | None = None) -> list[ToolSpec]:

@@ -41,6 +41,40 @@ class ToolSpec:
 
 
 @dataclass(frozen=True)
+class ResourceSpec:
+    """A resource template: `uri` with `{variables}` the function takes as text keywords.
+
+    The function runs on a worker thread with fresh database connections and returns text
+    (Markdown, JSON) or bytes (an image); a `DomainError` reaches the client as a protocol
+    error naming what was asked for.
+    """
+
+    uri: str
+    fn: Callable[..., str | bytes]
+    app: str
+    name: str
+    title: str
+    description: str
+    mime_type: str
+
+
+@dataclass(frozen=True)
+class PromptSpec:
+    """A prompt: a workflow of the seeds as messages a client shows as a command."""
+
+    name: str
+    fn: Callable[..., Any]
+    app: str
+    title: str
+    description: str
+
+
+# `completer(value, context)`: the values offered for a partly typed argument; `context`
+# holds the arguments already given (`subject` when completing `category_id`).
+Completer = Callable[[str, dict[str, str]], list[str]]
+
+
+@dataclass(frozen=True)
 class CliOption:
     """A `runmcp` option an app contributes: `--flag VALUE` overrides `settings.<setting>`."""
 
@@ -68,6 +102,58 @@ class ToolRegistry:
     specs: list[ToolSpec] = field(default_factory=list)
     options: list[CliOption] = field(default_factory=list)
     on_serve: Callable[[], None] | None = None
+    resources: list[ResourceSpec] = field(default_factory=list)
+    prompts: list[PromptSpec] = field(default_factory=list)
+    completers: dict[str, Completer] = field(default_factory=dict)
+
+    def resource(
+        self, uri: str, *, name: str, title: str, mime_type: str = "text/markdown"
+    ) -> Callable[[F], F]:
+        """Register the decorated function as the resource template `uri`."""
+
+        def decorator(fn: F) -> F:
+            self.resources.append(
+                ResourceSpec(
+                    uri=uri,
+                    fn=fn,
+                    app=self.app,
+                    name=name,
+                    title=title,
+                    description=inspect.cleandoc(fn.__doc__ or ""),
+                    mime_type=mime_type,
+                )
+            )
+            return fn
+
+        return decorator
+
+    def prompt(self, *, name: str, title: str) -> Callable[[F], F]:
+        """Register the decorated function as the prompt `name` (its docstring describes it)."""
+
+        def decorator(fn: F) -> F:
+            self.prompts.append(
+                PromptSpec(
+                    name=name,
+                    fn=fn,
+                    app=self.app,
+                    title=title,
+                    description=inspect.cleandoc(fn.__doc__ or ""),
+                )
+            )
+            return fn
+
+        return decorator
+
+    def completer(self, *arguments: str) -> Callable[[Completer], Completer]:
+        """Register the decorated function as the completion of these argument names (of
+        every prompt and resource template that has one)."""
+
+        def decorator(fn: Completer) -> Completer:
+            for argument in arguments:
+                self.completers[argument] = fn
+            return fn
+
+        return decorator
 
     def tool(
         self,

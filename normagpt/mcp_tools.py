@@ -11,7 +11,7 @@ from pydantic import Field
 
 from core.registry import ToolRegistry
 from core.tooling import Format, respond, thread_progress
-from normagpt import formatting, schemas, selectors, services
+from normagpt import formatting, mcp_content, schemas, selectors, services
 from normagpt.models import AgentRun
 from normagpt.recovery import serving_process_start
 
@@ -108,7 +108,7 @@ def ask(
 )
 def get_run(run_id: RunId, response_format: Format = "markdown") -> CallToolResult:
     """A run's status, its steps so far, and its answer with sources once completed."""
-    run = selectors.run_get(run_id=run_id)
+    run = mcp_content.mcp_run_get(run_id)
     return run_respond(run, response_format)
 
 
@@ -143,6 +143,7 @@ def resume(
     ctx: Context | None = None,
 ) -> CallToolResult:
     """Resume a run waiting for human review (status needs_review) with a reviewer's note."""
+    mcp_content.mcp_run_get(run_id)  # a person's run is not an MCP client's to resume
     services.run_resume(run_id=run_id, note=note, decision=decision)
     run = run_wait(run_id, wait_seconds, ctx)
     return run_respond(run, response_format)
@@ -185,3 +186,6 @@ def search_norms(
     }
     empty = not hits and not selectors.document_list().exists()
     return respond(data, formatting.search_markdown(hits, corpus_empty=empty), response_format)
+
+
+mcp_content.register(registry)

@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 from django.conf import settings
 from pydantic import Field
 
+from core.mcp_content import prompt_step, prompt_text
 from core.registry import CliOption, ToolRegistry
 from ojclient import services
 from ojclient.formatting import (
@@ -205,3 +206,23 @@ def resolve_problem(
 def get_platform_status() -> str:
     """Per platform: how many problems the API holds, how many lack content, how many are not embedded. Needs the API token."""
     return output_truncate(status_render(services.platform_status_get()))
+
+
+@registry.prompt(name="daily_challenge_brief", title="Daily challenge brief")
+def daily_challenge_brief(date: str = "", domain: str = "com", language: str = "ru") -> str:
+    """A short brief of the LeetCode daily challenge: what it asks, how hard, a hint
+    without the solution. Arguments: date (YYYY-MM-DD, today by default), domain (com/cn),
+    language (ru/en)."""
+    arguments: dict[str, object] = {"domain": domain or "com"}
+    if date:
+        arguments["date"] = date
+    return prompt_text(
+        language,
+        ru="Подготовь краткий обзор ежедневной задачи. Шаги (инструменты и их аргументы):",
+        en="Brief the daily challenge. Steps (tools and their arguments):",
+        steps=[prompt_step("get_daily_challenge", arguments)],
+        end_ru="Напиши название, сложность, теги и ссылку; в трёх предложениях объясни, что "
+        "требуется, и дай одну подсказку, не решение.",
+        end_en="Give the title, difficulty, tags and link; explain in three sentences what is "
+        "asked, and give one hint, not the solution.",
+    )

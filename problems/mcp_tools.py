@@ -10,7 +10,7 @@ from pydantic import Field
 
 from core.registry import ToolRegistry
 from core.tooling import Format, respond, thread_progress
-from problems import catalog, formatting, fuzzy, photo, schemas, services
+from problems import catalog, formatting, fuzzy, mcp_content, photo, schemas, services
 from problems.subjects import site_resolve
 
 registry = ToolRegistry(
@@ -280,3 +280,6 @@ def get_test(
     return respond(
         formatting.exam_test_as_dict(test), formatting.exam_test_markdown(test), response_format
     )
+
+
+mcp_content.register(registry)

@@ -1,0 +1,175 @@
+"""The problem bank beyond tools: problems and catalogs as resources, the seed's workflows
+as prompts, completion of subjects, exams and categories (registered on the app's
+registry in `problems.mcp_tools`)."""
+
+from __future__ import annotations
+
+from core.mcp_content import prompt_step, prompt_text
+from core.registry import ToolRegistry
+from problems import catalog, formatting, services
+from problems.models import Category
+from problems.subjects import ALIASES, EXAMS, SUBJECTS, exam_resolve, site_resolve
+
+EXAM_NAMES = {"ege": ("егэ", "ege"), "oge": ("огэ", "oge")}
+
+
+def register(registry: ToolRegistry) -> None:
+    registry.resource(
+        "sdamgia://{subject}/{exam}/problem/{id}",
+        name="sdamgia_problem",
+        title="СДАМ ГИА problem",
+    )(problem_resource)
+    registry.resource(
+        "sdamgia://{subject}/{exam}/catalog", name="sdamgia_catalog", title="СДАМ ГИА catalog"
+    )(catalog_resource)
+    registry.completer("subject")(subject_complete)
+    registry.completer("exam")(exam_complete)
+    registry.completer("category_id")(category_complete)
+    registry.prompt(name="problems_to_flashcards", title="Problems → flashcards")(
+        problems_to_flashcards
+    )
+    registry.prompt(name="find_problem_from_text", title="Find a problem from its text")(
+        find_problem_from_text
+    )
+
+
+def problem_resource(subject: str, exam: str, id: str) -> str:
+    """A problem as Markdown: condition with figure links, solution, answer, codifier.
+    Read from the database; fetched from the site when missing."""
+    site = site_resolve(subject=subject, exam=exam)
+    problem = services.problem_get(site=site, problem_id=services.problem_id_check(id, field="id"))
+    return formatting.problem_markdown(problem)
+
+
+def catalog_resource(subject: str, exam: str) -> str:
+    """The site's catalog as Markdown: task types with their categories and their ids."""
+    site = site_resolve(subject=subject, exam=exam)
+    return formatting.catalog_markdown(catalog.catalog_get(site=site), site)
+
+
+# --- Completion ----------------------------------------------------------------------------
+
+
+def subject_complete(value: str, context: dict[str, str]) -> list[str]:
+    """Subject codes matching a typed code, Russian name or alias («инф» → inf)."""
+    typed = _fold(value)
+    exams = [exam_resolve(context["exam"])] if context.get("exam") in EXAMS else list(EXAMS)
+    codes = [code for exam in exams for code in SUBJECTS[exam]]
+    by_name = [
+        code
+        for exam in exams
+        for code, name in SUBJECTS[exam].items()
+        if any(word.startswith(typed) for word in _fold(name).split()) or _fold(name) == typed
+    ]
+    by_alias = [code for alias, code in ALIASES.items() if alias.startswith(typed)]
+    return [c for c in codes if c.startswith(typed)] + by_name + [c for c in by_alias if c in codes]
+
+
+def exam_complete(value: str, context: dict[str, str]) -> list[str]:
+    typed = _fold(value)
+    return [code for code, names in EXAM_NAMES.items() if any(n.startswith(typed) for n in names)]
+
+
+def category_complete(value: str, context: dict[str, str]) -> list[str]:
+    """Stored category ids whose title starts with what was typed (or whose id does)."""
+    if not context.get("subject"):
+        return []
+    site = site_resolve(subject=context["subject"], exam=context.get("exam") or "ege")
+    typed = _fold(value)
+    categories = Category.objects.filter(subject=site.subject, exam=site.exam).order_by(
+        "topic__position", "position"
+    )
+    return [
+        category.category_id
+        for category in categories
+        if _fold(category.title).startswith(typed) or category.category_id.startswith(typed)
+    ]
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.lower().replace("ё", "е").split())
+
+
+# --- Prompts -------------------------------------------------------------------------------
+
+
+def problems_to_flashcards(
+    subject: str,
+    topic: str = "",
+    category_id: str = "",
+    count: str = "10",
+    deck: str = "",
+    exam: str = "ege",
+    language: str = "ru",
+) -> str:
+    """Make Anki flashcards from СДАМ ГИА problems of a topic or a catalog category.
+    Arguments: subject (code or Russian name), topic (words of a category's title) or
+    category_id, count (how many problems), deck, exam (ege/oge), language (ru/en)."""
+    site = site_resolve(subject=subject, exam=exam)
+    where = {"subject": site.subject, "exam": site.exam}
+    steps = []
+    if not category_id:
+        steps.append(
+            prompt_step(
+                "sdamgia_get_catalog",
+                {**where, "response_format": "json"},
+                f"выбери категорию, название которой лучше всего подходит к теме «{topic}»"
+                if language == "ru"
+                else f"pick the category whose title best fits the topic «{topic}»",
+            )
+        )
+    steps.append(
+        prompt_step(
+            "sdamgia_get_category_problems",
+            {**where, "category_id": category_id or "<category id>", "limit": int(count or 10)},
+            "возьми номера задач из ответа" if language == "ru" else "take the problem ids",
+        )
+    )
+    problems = [{**where, "id": "<problem id>"}]
+    steps.append(
+        prompt_step(
+            "anki.add_problems",
+            {"problems": problems, "deck": deck or "<deck>"},
+            "по элементу на каждый номер задачи" if language == "ru" else "one item per id",
+        )
+    )
+    return prompt_text(
+        language,
+        ru="Сделай карточки Anki из задач СДАМ ГИА. Шаги (инструменты и их аргументы):",
+        en="Make Anki flashcards from СДАМ ГИА problems. Steps (tools and their arguments):",
+        steps=steps,
+        end_ru="Затем скажи, сколько карточек добавлено и сколько пропущено как дубликаты.",
+        end_en="Then say how many cards were added and how many were skipped as duplicates.",
+    )
+
+
+def find_problem_from_text(
+    subject: str, text: str = "", image_url: str = "", exam: str = "ege", language: str = "ru"
+) -> str:
+    """Find a СДАМ ГИА problem from its condition: pasted text (typos and OCR errors are
+    fine) or a photo's URL. Arguments: subject, text or image_url, exam, language (ru/en)."""
+    site = site_resolve(subject=subject, exam=exam)
+    where = {"subject": site.subject, "exam": site.exam}
+    if image_url:
+        first = prompt_step("sdamgia_search_by_image", {**where, "image_url": image_url}, "")
+    else:
+        first = prompt_step(
+            "sdamgia_search_by_text",
+            {**where, "condition_text": text or "<the condition>", "response_format": "json"},
+            "",
+        )
+    then = prompt_step(
+        "sdamgia_get_problem",
+        {**where, "problem_id": "<id of the best match>"},
+        "лучшее совпадение" if language == "ru" else "the best match",
+    )
+    return prompt_text(
+        language,
+        ru="Найди задачу СДАМ ГИА по её условию. Шаги (инструменты и их аргументы):",
+        en="Find the СДАМ ГИА problem from its condition. Steps (tools and their arguments):",
+        steps=[first, then],
+        end_ru="Покажи условие, ответ и ссылку; если совпадение слабое (score < 0.8), "
+        "скажи об этом.",
+        end_en="Show the condition, the answer and the link; say so if the match is weak "
+        "(score below 0.8).",
+    )

@@ -1,0 +1,104 @@
+"""Norm documents, pages and runs as resources; the ask_norms prompt; code completion
+(issue 16), through the SDK client."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+from mcp_types import PromptReference
+from PIL import Image
+
+from core.mcp_server import build_server
+from normagpt.models import AgentRun, NormDocument, NormPage
+from tests.normagpt.scripted_llm import ANSWER, straight_script
+from tests.prompt_script import follow, plan
+
+pytestmark = [pytest.mark.anyio, pytest.mark.django_db(transaction=True)]
+
+QUESTION = "Какая минимальная толщина защитного слоя бетона для плиты перекрытия?"
+
+
+def client() -> Client:
+    return Client(build_server(["normagpt"]), read_timeout_seconds=60)
+
+
+async def test_a_document_its_page_and_the_page_image_read_as_resources(corpus) -> None:  # type: ignore[no-untyped-def]
+    document = await NormDocument.objects.aget(code="СП 63.13330.2018")
+    page = await NormPage.objects.aget(document=document, number=2)
+    async with client() as c:
+        listed = (await c.read_resource(f"norms://document/{document.pk}")).contents[0]
+        text = (await c.read_resource(f"norms://page/{page.pk}")).contents[0]
+        image = (await c.read_resource(f"norms://page/{page.pk}/image")).contents[0]
+    assert "# СП 63.13330.2018" in listed.text  # type: ignore[union-attr]
+    assert f"norms://page/{page.pk}" in listed.text  # type: ignore[union-attr]
+    assert "10.3.2" in text.text  # type: ignore[union-attr]
+    assert f"http://127.0.0.1:8000/normagpt/pages/{page.pk}/" in text.text  # type: ignore[union-attr]
+    assert image.mime_type == "image/jpeg"
+    import base64
+
+    assert Image.open(io.BytesIO(base64.b64decode(image.blob))).format == "JPEG"  # type: ignore[union-attr]
+
+
+async def test_unknown_ids_are_protocol_errors_naming_them(corpus) -> None:  # type: ignore[no-untyped-def]
+    async with client() as c:
+        for uri, code in [
+            ("norms://document/999999", -32002),
+            ("norms://page/999999", -32002),
+            ("normagpt://run/999999", -32002),
+            ("norms://page/12ab", -32602),
+        ]:
+            with pytest.raises(MCPError) as failed:
+                await c.read_resource(uri)
+            assert failed.value.error.code == code, uri
+            assert uri.rsplit("/", 1)[-1] in failed.value.error.message
+
+
+async def test_a_persons_run_is_not_readable_over_mcp_but_an_mcp_run_is(corpus, llm) -> None:  # type: ignore[no-untyped-def]
+    llm.play(**straight_script())
+    person = await get_user_model().objects.acreate_user("engineer", password="pw-123456")
+    theirs = await AgentRun.objects.acreate(question=QUESTION, user=person)  # not started
+    async with client() as c:
+        with pytest.raises(MCPError) as hidden:
+            await c.read_resource(f"normagpt://run/{theirs.pk}")
+        assert hidden.value.error.code == -32002
+        refused = await c.call_tool("normagpt_get_run", {"run_id": theirs.pk})
+        assert refused.is_error
+        asked = await c.call_tool("normagpt_ask", {"question": QUESTION, "wait_seconds": 30})
+        run_id = asked.structured_content["run_id"]  # type: ignore[index]
+        ours = (await c.read_resource(f"normagpt://run/{run_id}")).contents[0]
+    assert ANSWER in ours.text  # type: ignore[union-attr]
+    assert f"/normagpt/runs/{run_id}/" in ours.text  # type: ignore[union-attr]
+
+
+async def test_ask_norms_leads_a_model_to_the_search_and_the_agent(corpus, llm) -> None:  # type: ignore[no-untyped-def]
+    llm.play(**straight_script())
+    async with client() as c:
+        prompt = await c.get_prompt(
+            "ask_norms", {"question": QUESTION, "expected_documents": "СП 63.13330.2018"}
+        )
+        text = prompt.messages[0].content.text  # type: ignore[union-attr]
+        assert "п. 10.3.2" in text  # the instruction to cite clauses
+        answers: dict[str, Any] = {}
+
+        def decide(tool: str, result: Any, values: dict[str, Any]) -> None:
+            answers[tool] = result.structured_content
+
+        plan_text = text.replace("<2–4 key phrases of the question>", "защитный слой бетона")
+        called = await follow(c, plan_text, decide)
+        english = await c.get_prompt("ask_norms", {"question": QUESTION, "language": "en"})
+    assert called == ["normagpt_search_norms", "normagpt_ask"]
+    assert answers["normagpt_search_norms"]["hits"][0]["document"] == "СП 63.13330.2018"
+    assert answers["normagpt_ask"]["answer"].startswith(ANSWER[:20])
+    assert [tool for tool, _ in plan(english.messages[0].content.text)] == ["normagpt_ask"]  # type: ignore[union-attr]
+
+
+async def test_document_codes_complete(corpus) -> None:  # type: ignore[no-untyped-def]
+    ref = PromptReference(type="ref/prompt", name="ask_norms")
+    async with client() as c:
+        found = await c.complete(ref, {"name": "expected_documents", "value": "сп 63"})
+    assert found.completion.values[0] == "СП 63.13330.2018"
