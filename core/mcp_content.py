@@ -9,16 +9,18 @@ something that does not exist, as the MCP spec asks; -32602 for a malformed argu
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import inspect
 import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import anyio.to_thread
 from django.db import close_old_connections
 from mcp.server.mcpserver import MCPServer
+from mcp.server.subscriptions import ListenHandler, ResourceUpdated, SubscriptionBus
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
     INTERNAL_ERROR,
@@ -26,12 +28,16 @@ from mcp_types import (
     Completion,
     CompletionArgument,
     CompletionContext,
+    EmptyResult,
     PromptReference,
     ResourceTemplateReference,
+    SubscribeRequestParams,
+    SubscriptionsListenRequestParams,
+    UnsubscribeRequestParams,
 )
 
 from core.exceptions import DomainError, InvalidInput, NotFound
-from core.registry import Completer, ResourceSpec, ToolRegistry
+from core.registry import Completer, ResourceSpec, ToolRegistry, Watcher
 
 logger = logging.getLogger(__name__)
 
@@ -39,9 +45,13 @@ RESOURCE_NOT_FOUND = -32002  # the MCP spec's code for a resource that does not 
 MAX_COMPLETIONS = 100  # what `completion/complete` may return at most (MCP spec)
 
 
-def add_content(server: MCPServer[Any], registries: Sequence[ToolRegistry]) -> None:
-    """The registries' resource templates, prompts and completions, on `server`."""
+def add_content(
+    server: MCPServer[Any], registries: Sequence[ToolRegistry], bus: SubscriptionBus
+) -> None:
+    """The registries' resource templates, prompts and completions, on `server`; `bus` is
+    the server's subscription bus (`MCPServer(subscriptions=bus)`)."""
     completers: dict[str, Completer] = {}
+    watchers: dict[str, Watcher] = {}
     for registry in registries:
         for spec in registry.resources:
             server.resource(
@@ -56,8 +66,11 @@ def add_content(server: MCPServer[Any], registries: Sequence[ToolRegistry]) -> N
                 prompt_renderer(prompt.fn)
             )
         completers.update(registry.completers)
+        watchers.update(registry.watchers)
     if completers:
         server.completion()(completion_handler(completers))
+    if watchers:
+        Subscriptions(watchers, bus).install(server)
 
 
 def resource_reader(spec: ResourceSpec) -> Callable[..., Any]:
@@ -155,3 +168,115 @@ def completion_handler(completers: dict[str, Completer]) -> Callable[..., Any]:
         )
 
     return complete
+
+
+SUBSCRIPTION_POLL_SECONDS = 1.0
+
+
+class Subscriptions:
+    """`resources/subscribe` for the resources a registry watches (a run while it works).
+
+    Each subscription is a task of the connection that polls its watcher and sends
+    `notifications/resources/updated` when the snapshot changes; it ends when the client
+    unsubscribes, the resource is final, or the connection is gone. Stateless HTTP has no
+    connection to notify: there the client polls `resources/read` instead.
+    """
+
+    def __init__(self, watchers: dict[str, Watcher], bus: SubscriptionBus) -> None:
+        self.watchers = watchers
+        self.bus = bus
+        self.listen_handler = ListenHandler(bus)
+        self.tasks: dict[tuple[int, str], asyncio.Task[None]] = {}
+
+    def install(self, server: MCPServer[Any]) -> None:
+        lowlevel = server._lowlevel_server  # the SDK's public handler registry (mcp 2.3)
+        lowlevel.add_request_handler("resources/subscribe", SubscribeRequestParams, self.subscribe)
+        lowlevel.add_request_handler(
+            "resources/unsubscribe", UnsubscribeRequestParams, self.unsubscribe
+        )
+        lowlevel.add_request_handler(
+            "subscriptions/listen", SubscriptionsListenRequestParams, self.listen
+        )
+
+    async def listen(self, ctx: Any, params: SubscriptionsListenRequestParams) -> Any:
+        """2026-07-28 clients: the SDK's listen stream, with a follower publishing on the
+        bus for each watched resource it asks for, for as long as the stream lasts."""
+        notifications = params.notifications
+        wanted = (notifications.resource_subscriptions or []) if notifications else []
+        follows = []
+        for uri in wanted:
+            watch = self.watcher(uri)
+            follows.append((watch, uri, await self._snapshot(watch, uri)))
+
+        async def publish(uri: str) -> None:
+            await self.bus.publish(ResourceUpdated(uri=uri))
+
+        async with anyio.create_task_group() as followers:
+            for watch, uri, first in follows:
+                followers.start_soon(self._follow, publish, watch, uri, first)
+            try:
+                return await self.listen_handler(ctx, params)
+            finally:
+                followers.cancel_scope.cancel()
+
+    def watcher(self, uri: str) -> Watcher:
+        for prefix, watch in self.watchers.items():
+            if uri.startswith(prefix):
+                return watch
+        raise MCPError(
+            code=INVALID_PARAMS,
+            message=f"{uri} cannot be subscribed to; these can: "
+            + ", ".join(f"{prefix}…" for prefix in self.watchers),
+        )
+
+    async def subscribe(self, ctx: Any, params: SubscribeRequestParams) -> EmptyResult:
+        uri = str(params.uri)
+        watch = self.watcher(uri)
+        first = await self._snapshot(watch, uri)
+        key = (id(ctx.session), uri)
+        if key not in self.tasks:
+            following = self._follow(ctx.session.send_resource_updated, watch, uri, first)
+            task = asyncio.get_running_loop().create_task(following)
+            self.tasks[key] = task
+            task.add_done_callback(lambda _: self.tasks.pop(key, None))
+        return EmptyResult()
+
+    async def unsubscribe(self, ctx: Any, params: UnsubscribeRequestParams) -> EmptyResult:
+        task = self.tasks.pop((id(ctx.session), str(params.uri)), None)
+        if task is not None:
+            task.cancel()
+        return EmptyResult()
+
+    async def _snapshot(self, watch: Watcher, uri: str) -> tuple[object, bool]:
+        def run() -> tuple[object, bool]:
+            close_old_connections()
+            try:
+                return watch(uri)
+            finally:
+                close_old_connections()
+
+        try:
+            return await anyio.to_thread.run_sync(run)
+        except DomainError as exc:
+            code = RESOURCE_NOT_FOUND if isinstance(exc, NotFound) else INVALID_PARAMS
+            raise MCPError(code=code, message=exc.message, data={"uri": uri}) from None
+
+    async def _follow(
+        self,
+        notify: Callable[[str], Awaitable[None]],
+        watch: Watcher,
+        uri: str,
+        seen: tuple[object, bool],
+    ) -> None:
+        state, final = seen
+        try:
+            while not final:
+                await anyio.sleep(SUBSCRIPTION_POLL_SECONDS)
+                now, final = await self._snapshot(watch, uri)
+                if now != state:
+                    state = now
+                    await notify(uri)
+        except MCPError:
+            await notify(uri)  # gone: a read says so
+        except Exception as exc:
+            logger.info("subscription to %s ended: %s", uri, exc)

@@ -27,6 +27,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools.base import Tool
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
+from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ConfigDict, ValidationError
@@ -78,6 +79,7 @@ def build_server(
     """A new MCPServer with the tools of `apps` (all apps when None)."""
     registries = load_registries(apps)
     tools: list[Tool] = [build_tool(spec) for registry in registries for spec in registry.specs]
+    bus = InMemorySubscriptionBus()
     server: MCPServer[Any] = MCPServer(
         SERVER_NAME,
         title="Tool hub",
@@ -86,8 +88,9 @@ def build_server(
         tools=tools,
         lifespan=lifespan,
         log_level=settings.LOG_LEVEL,
+        subscriptions=bus,
     )
-    add_content(server, registries)
+    add_content(server, registries, bus)
     return server
 
 

@@ -69,6 +69,11 @@ class PromptSpec:
     description: str
 
 
+# `watch(uri)`: a snapshot of a subscribable resource — whatever changes when it does —
+# and whether it is final (no later change will come). Raises NotFound as a read would.
+Watcher = Callable[[str], tuple[object, bool]]
+
+
 # `completer(value, context)`: the values offered for a partly typed argument; `context`
 # holds the arguments already given (`subject` when completing `category_id`).
 Completer = Callable[[str, dict[str, str]], list[str]]
@@ -105,6 +110,7 @@ class ToolRegistry:
     resources: list[ResourceSpec] = field(default_factory=list)
     prompts: list[PromptSpec] = field(default_factory=list)
     completers: dict[str, Completer] = field(default_factory=dict)
+    watchers: dict[str, Watcher] = field(default_factory=dict)  # URI prefix → its watcher
 
     def resource(
         self, uri: str, *, name: str, title: str, mime_type: str = "text/markdown"
@@ -140,6 +146,16 @@ class ToolRegistry:
                     description=inspect.cleandoc(fn.__doc__ or ""),
                 )
             )
+            return fn
+
+        return decorator
+
+    def watcher(self, uri_prefix: str) -> Callable[[Watcher], Watcher]:
+        """Make the resources under `uri_prefix` subscribable (`resources/subscribe`): the
+        decorated function is polled, and a change of its snapshot notifies the client."""
+
+        def decorator(fn: Watcher) -> Watcher:
+            self.watchers[uri_prefix] = fn
             return fn
 
         return decorator

@@ -27,6 +27,7 @@ def register(registry: ToolRegistry) -> None:
     registry.resource("normagpt://run/{id}", name="normagpt_run", title="NormaGPT run")(
         run_resource
     )
+    registry.watcher("normagpt://run/")(run_watch)
     registry.completer("expected_documents", "document")(document_code_complete)
     registry.prompt(name="ask_norms", title="Ask about construction norms")(ask_norms)
 
@@ -94,6 +95,14 @@ def run_resource(id: str) -> str:
     text = formatting.run_markdown(run)
     link = formatting.link("normagpt:run", run.pk)
     return f"{text}\n\n{link}" if link else text
+
+
+def run_watch(uri: str) -> tuple[object, bool]:
+    """What changes as a run works (status, node, steps, events) and whether it is done."""
+    run_id = number(uri.removeprefix("normagpt://run/"))
+    run = mcp_run_get(run_id)
+    snapshot = (run.status, run.next_node, run.steps.count(), run.events.count())
+    return snapshot, run.status in AgentRun.FINISHED
 
 
 def document_code_complete(value: str, context: dict[str, str]) -> list[str]:

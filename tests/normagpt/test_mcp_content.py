@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
+import anyio
 import pytest
 from django.contrib.auth import get_user_model
 from mcp import Client
@@ -102,3 +103,67 @@ async def test_document_codes_complete(corpus) -> None:  # type: ignore[no-untyp
     async with client() as c:
         found = await c.complete(ref, {"name": "expected_documents", "value": "сп 63"})
     assert found.completion.values[0] == "СП 63.13330.2018"
+
+
+@pytest.mark.filterwarnings("ignore:resources/subscribe is removed")  # the older clients' way
+async def test_a_subscribed_run_notifies_its_changes_until_it_is_done() -> None:
+    run = await AgentRun.objects.acreate(question=QUESTION)  # made over MCP, not started
+    uri = f"normagpt://run/{run.pk}"
+    updates: list[str] = []
+
+    async def on_message(message: Any) -> None:
+        message = getattr(message, "root", message)
+        if getattr(message, "method", "") == "notifications/resources/updated":
+            updates.append(str(message.params.uri))
+
+    async def wait_for(count: int) -> None:
+        with anyio.fail_after(10):
+            while len(updates) < count:
+                await anyio.sleep(0.05)
+
+    server = build_server(["normagpt"])
+    # resources/subscribe is the handshake-era method (protocol up to 2025-11-25, what the
+    # desktop clients speak); 2026-07-28 clients listen with subscriptions/listen instead.
+    async with Client(
+        server, read_timeout_seconds=60, message_handler=on_message, mode="legacy"
+    ) as c:
+        await c.subscribe_resource(uri)
+        await AgentRun.objects.filter(pk=run.pk).aupdate(status="running", next_node="executor")
+        await wait_for(1)
+        await AgentRun.objects.filter(pk=run.pk).aupdate(status="completed")
+        await wait_for(2)
+        person = await get_user_model().objects.acreate_user("engineer", password="pw-123456")
+        theirs = await AgentRun.objects.acreate(question=QUESTION, user=person)
+        with pytest.raises(MCPError) as hidden:
+            await c.subscribe_resource(f"normagpt://run/{theirs.pk}")
+        assert hidden.value.error.code == -32002
+        with pytest.raises(MCPError) as unwatched:
+            await c.subscribe_resource("norms://document/1")
+        assert "normagpt://run/" in unwatched.value.error.message
+        capabilities = c.server_capabilities
+    assert updates == [uri, uri]
+    assert capabilities.resources.subscribe is True  # type: ignore[union-attr]
+
+
+async def test_a_2026_client_listening_on_a_run_hears_its_changes() -> None:
+    run = await AgentRun.objects.acreate(question=QUESTION)
+    uri = f"normagpt://run/{run.pk}"
+    heard: list[str] = []
+    async with client() as c:
+        assert c.protocol_version == "2026-07-28"
+        async with c.listen(resource_subscriptions=[uri]) as events:
+
+            async def work() -> None:
+                await anyio.sleep(0.2)
+                await AgentRun.objects.filter(pk=run.pk).aupdate(status="running")
+                await anyio.sleep(1.5)
+                await AgentRun.objects.filter(pk=run.pk).aupdate(status="completed")
+
+            with anyio.fail_after(10):
+                async with anyio.create_task_group() as tasks:
+                    tasks.start_soon(work)
+                    async for event in events:
+                        heard.append(event.uri)
+                        if len(heard) == 2:
+                            break
+    assert heard == [uri, uri]
