@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
 
 from anki_bridge.journal import notes_resend
 from anki_bridge.models import Media, Note
@@ -46,19 +47,20 @@ class NoteAdmin(admin.ModelAdmin):
     actions = ["send_again"]
     list_per_page = 100
 
-    @admin.display(description="first field")
+    @admin.display(description=_("first field"))
     def first_field(self, obj: Note) -> str:
         text = " ".join(str(next(iter(obj.fields.values()), "")).split())
         return text if len(text) <= 80 else text[:77] + "…"
 
-    @admin.action(description="Send again to Anki")
+    @admin.action(description=_("Send again to Anki"))
     def send_again(self, request: HttpRequest, queryset: QuerySet[Note]) -> None:
         sent_already = queryset.filter(status=Note.Status.SENT).count()
         ids = list(queryset.exclude(status=Note.Status.SENT).values_list("pk", flat=True))
         if sent_already:
             self.message_user(
                 request,
-                f"{sent_already} note(s) are already in Anki: not sent again.",
+                _("%(count)s note(s) are already in Anki: not sent again.")
+                % {"count": sent_already},
                 messages.INFO,
             )
         if not ids:
@@ -71,7 +73,8 @@ class NoteAdmin(admin.ModelAdmin):
         level = messages.SUCCESS if not (outcome.failed or outcome.duplicate) else messages.WARNING
         self.message_user(
             request,
-            f"Sent {outcome.sent}; duplicates {outcome.duplicate}; failed {outcome.failed}.",
+            _("Sent %(sent)s; duplicates %(duplicate)s; failed %(failed)s.")
+            % {"sent": outcome.sent, "duplicate": outcome.duplicate, "failed": outcome.failed},
             level,
         )
 
@@ -83,7 +86,7 @@ class MediaAdmin(admin.ModelAdmin):
     exclude = ["data"]
     readonly_fields = ["filename", "sha1", "size", "touched_at", "created_at"]
 
-    @admin.display(description="bytes kept", boolean=True)
+    @admin.display(description=_("bytes kept"), boolean=True)
     def waiting(self, obj: Media) -> bool:
         return obj.data is not None
 

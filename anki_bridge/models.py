@@ -12,35 +12,50 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class Note(models.Model):
     class Status(models.TextChoices):
-        PENDING = "pending", "pending"
-        SENT = "sent", "sent"
-        DUPLICATE = "duplicate", "duplicate"
-        FAILED = "failed", "failed"
+        PENDING = "pending", _("pending")
+        SENT = "sent", _("sent")
+        DUPLICATE = "duplicate", _("duplicate")
+        FAILED = "failed", _("failed")
 
-    deck = models.CharField(max_length=255, db_index=True)
-    model = models.CharField(max_length=255)
-    fields = models.JSONField(default=dict)  # field name → value, in the model's order
-    tags = models.JSONField(default=list, blank=True)
-    media = models.JSONField(default=list, blank=True)  # media file names the fields show
-    dedup_key = models.CharField(max_length=255, null=True, blank=True, unique=True)
-    # Create the deck before delivery (add_from_model does; add_notes leaves decks alone).
-    ensure_deck = models.BooleanField(default=False)
-    source = models.CharField(max_length=40, blank=True)  # the tool or path that wrote it
-    warnings = models.JSONField(default=list, blank=True)
-    status = models.CharField(
-        max_length=10, choices=Status.choices, default=Status.PENDING, db_index=True
+    deck = models.CharField(max_length=255, db_index=True, verbose_name=_("deck"))
+    model = models.CharField(max_length=255, verbose_name=_("model"))
+    fields = models.JSONField(
+        default=dict, verbose_name=_("fields")
+    )  # field name → value, in the model's order
+    tags = models.JSONField(default=list, blank=True, verbose_name=_("tags"))
+    media = models.JSONField(
+        default=list, blank=True, verbose_name=_("media")
+    )  # media file names the fields show
+    dedup_key = models.CharField(
+        max_length=255, null=True, blank=True, unique=True, verbose_name=_("dedup key")
     )
-    anki_note_id = models.BigIntegerField(null=True, blank=True)
+    # Create the deck before delivery (add_from_model does; add_notes leaves decks alone).
+    ensure_deck = models.BooleanField(default=False, verbose_name=_("ensure deck"))
+    source = models.CharField(
+        max_length=40, blank=True, verbose_name=_("source")
+    )  # the tool or path that wrote it
+    warnings = models.JSONField(default=list, blank=True, verbose_name=_("warnings"))
+    status = models.CharField(
+        max_length=10,
+        choices=Status.choices,
+        default=Status.PENDING,
+        db_index=True,
+        verbose_name=_("status"),
+    )
+    anki_note_id = models.BigIntegerField(null=True, blank=True, verbose_name=_("anki note id"))
     # The cards are known to be in `deck` (some Anki builds file new cards elsewhere; a
     # delivery or flush moves them and sets this).
-    placed = models.BooleanField(default=False)
+    placed = models.BooleanField(default=False, verbose_name=_("placed"))
     # Set when an addNote for this row went out and no answer came back (Anki closed or
     # killed meanwhile): Anki may hold the note. Cleared by the answer or by reconciling.
-    unanswered_since = models.DateTimeField(null=True, blank=True)
+    unanswered_since = models.DateTimeField(
+        null=True, blank=True, verbose_name=_("unanswered since")
+    )
     # Who wrote it through the REST API (None: MCP, admin, commands); a user sees their own.
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -48,16 +63,19 @@ class Note(models.Model):
         blank=True,
         on_delete=models.SET_NULL,
         related_name="anki_notes",
+        verbose_name=_("owner"),
     )
-    attempts = models.PositiveIntegerField(default=0)
-    last_error = models.TextField(blank=True)
-    claim = models.CharField(max_length=32, blank=True, db_index=True)
-    claimed_until = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-    sent_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0, verbose_name=_("attempts"))
+    last_error = models.TextField(blank=True, verbose_name=_("last error"))
+    claim = models.CharField(max_length=32, blank=True, db_index=True, verbose_name=_("claim"))
+    claimed_until = models.DateTimeField(null=True, blank=True, verbose_name=_("claimed until"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
+    sent_at = models.DateTimeField(null=True, blank=True, verbose_name=_("sent at"))
 
     class Meta:
+        verbose_name = _("note")
+        verbose_name_plural = _("notes")
         ordering = ["-id"]
         indexes = [
             models.Index(fields=["status", "id"]),
@@ -73,18 +91,19 @@ class Note(models.Model):
 class Media(models.Model):
     """An image waiting to be stored in Anki's media folder under `filename`."""
 
-    filename = models.CharField(max_length=255, unique=True)
-    sha1 = models.CharField(max_length=40)
-    size = models.PositiveIntegerField()
+    filename = models.CharField(max_length=255, unique=True, verbose_name=_("filename"))
+    sha1 = models.CharField(max_length=40, verbose_name=_("sha1"))
+    size = models.PositiveIntegerField(verbose_name=_("size"))
     # Emptied once no undelivered note needs the file (the name stays for the admin).
-    data = models.BinaryField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    data = models.BinaryField(null=True, blank=True, verbose_name=_("data"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     # Set whenever a call stores the file: a file is kept at least a lease after that.
-    touched_at = models.DateTimeField(db_index=True)
+    touched_at = models.DateTimeField(db_index=True, verbose_name=_("touched at"))
 
     class Meta:
+        verbose_name = _("media file")
+        verbose_name_plural = _("media")
         ordering = ["-id"]
-        verbose_name_plural = "media"
 
     def __str__(self) -> str:
         return self.filename

@@ -12,6 +12,7 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext_lazy as _
 
 from core.exceptions import DomainError
 from normagpt import services
@@ -46,11 +47,11 @@ class NormPageInline(admin.TabularInline):
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
-    @admin.display(description="page")
+    @admin.display(description=_("page"))
     def thumb(self, obj: NormPage) -> SafeString:
         return thumbnail(obj)
 
-    @admin.display(description="clauses")
+    @admin.display(description=_("clauses"))
     def clause_list(self, obj: NormPage) -> str:
         return ", ".join(obj.clauses[:20])
 
@@ -87,11 +88,13 @@ class NormDocumentAdmin(admin.ModelAdmin):
         try:
             services.document_ingest_start(document_id=document_id)
         except DomainError as exc:
-            self.message_user(request, f"ingestion failed: {exc.message}", messages.ERROR)
+            self.message_user(
+                request, _("ingestion failed: %(reason)s") % {"reason": exc.message}, messages.ERROR
+            )
         else:
-            self.message_user(request, "ingestion started: refresh to see the pages")
+            self.message_user(request, _("ingestion started: refresh to see the pages"))
 
-    @admin.action(description="Ingest the PDF again")
+    @admin.action(description=_("Ingest the PDF again"))
     def reingest(self, request: HttpRequest, queryset: QuerySet[NormDocument]) -> None:
         for pk in queryset.values_list("pk", flat=True):
             self._ingest(request, pk)
@@ -109,15 +112,15 @@ class NormPageAdmin(admin.ModelAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    @admin.display(description="page")
+    @admin.display(description=_("page"))
     def thumb(self, obj: NormPage) -> SafeString:
         return thumbnail(obj, 60)
 
-    @admin.display(description="image")
+    @admin.display(description=_("image"))
     def preview(self, obj: NormPage) -> SafeString:
         return thumbnail(obj, 600)
 
-    @admin.display(description="clauses")
+    @admin.display(description=_("clauses"))
     def clause_list(self, obj: NormPage) -> str:
         return ", ".join(obj.clauses[:12])
 
@@ -133,7 +136,7 @@ class AgentStepInline(admin.TabularInline):
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
-    @admin.display(description="tokens")
+    @admin.display(description=_("tokens"))
     def tokens(self, obj: AgentStep) -> int:
         return obj.prompt_tokens + obj.completion_tokens
 
@@ -195,15 +198,15 @@ class AgentRunAdmin(admin.ModelAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    @admin.display(description="question")
+    @admin.display(description=_("question"))
     def short_question(self, obj: AgentRun) -> str:
         return obj.question if len(obj.question) <= 80 else obj.question[:77] + "…"
 
-    @admin.display(description="answer")
+    @admin.display(description=_("answer"))
     def answer_html(self, obj: AgentRun) -> SafeString:
         return markdown_html(obj.final_answer)
 
-    @admin.display(description="live page")
+    @admin.display(description=_("live page"))
     def page_link(self, obj: AgentRun) -> SafeString:
         url = url_or_none("normagpt:run", obj.pk)
         return format_html('<a href="{}">{}</a>', url, url) if url else format_html("—")
@@ -222,7 +225,9 @@ class AgentRunAdmin(admin.ModelAdmin):
         except DomainError as exc:
             self.message_user(request, exc.message, messages.ERROR)
         else:
-            self.message_user(request, f"run {obj.pk} resumed with the reviewer's note")
+            self.message_user(
+                request, _("run %(id)s resumed with the reviewer's note") % {"id": obj.pk}
+            )
 
     def response_change(self, request: HttpRequest, obj: AgentRun) -> Any:
         from django.http import HttpResponseRedirect

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 # Served back at MEDIA_URL + this prefix by normagpt.views.document_file.
 DOCUMENT_UPLOAD_TO = "normagpt/documents/"
@@ -19,36 +20,58 @@ class NormDocument(models.Model):
         GOST = "gost", "ГОСТ"
         SP = "sp", "СП"
         SNIP = "snip", "СНиП"
-        OTHER = "other", "other"
+        OTHER = "other", _("other")
 
     class Status(models.TextChoices):
-        IN_FORCE = "in_force", "in force"
-        REPLACED = "replaced", "replaced"
+        IN_FORCE = "in_force", _("in force")
+        REPLACED = "replaced", _("replaced")
 
     class Ingest(models.TextChoices):
-        PENDING = "pending", "pending"
-        RUNNING = "running", "running"
-        DONE = "done", "done"
-        FAILED = "failed", "failed"
+        PENDING = "pending", _("pending")
+        RUNNING = "running", _("running")
+        DONE = "done", _("done")
+        FAILED = "failed", _("failed")
 
-    code = models.CharField(max_length=100, unique=True, help_text="e.g. СП 63.13330.2018")
-    # casefolded, spaces removed: how codes named by people and models are matched
-    code_key = models.CharField(max_length=100, unique=True, editable=False)
-    title = models.CharField(max_length=500)
-    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.OTHER)
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.IN_FORCE)
-    replaced_by = models.ForeignKey(
-        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="replaces"
+    code = models.CharField(
+        max_length=100, unique=True, help_text="e.g. СП 63.13330.2018", verbose_name=_("code")
     )
-    file = models.FileField(upload_to=DOCUMENT_UPLOAD_TO, blank=True)
-    is_sample = models.BooleanField(default=False, help_text="demo corpus, not a real norm")
-    ingest_status = models.CharField(max_length=8, choices=Ingest.choices, default=Ingest.PENDING)
-    ingest_error = models.TextField(blank=True)
-    page_count = models.PositiveIntegerField(default=0)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    # casefolded, spaces removed: how codes named by people and models are matched
+    code_key = models.CharField(
+        max_length=100, unique=True, editable=False, verbose_name=_("code key")
+    )
+    title = models.CharField(max_length=500, verbose_name=_("title"))
+    kind = models.CharField(
+        max_length=8, choices=Kind.choices, default=Kind.OTHER, verbose_name=_("kind")
+    )
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.IN_FORCE, verbose_name=_("status")
+    )
+    replaced_by = models.ForeignKey(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="replaces",
+        verbose_name=_("replaced by"),
+    )
+    file = models.FileField(upload_to=DOCUMENT_UPLOAD_TO, blank=True, verbose_name=_("file"))
+    is_sample = models.BooleanField(
+        default=False, help_text="demo corpus, not a real norm", verbose_name=_("is sample")
+    )
+    ingest_status = models.CharField(
+        max_length=8,
+        choices=Ingest.choices,
+        default=Ingest.PENDING,
+        verbose_name=_("ingest status"),
+    )
+    ingest_error = models.TextField(blank=True, verbose_name=_("ingest error"))
+    page_count = models.PositiveIntegerField(default=0, verbose_name=_("page count"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
+        verbose_name = _("norm document")
+        verbose_name_plural = _("norm documents")
         ordering = ["code"]
 
     def __str__(self) -> str:
@@ -62,19 +85,29 @@ class NormDocument(models.Model):
 
 
 class NormPage(models.Model):
-    document = models.ForeignKey(NormDocument, on_delete=models.CASCADE, related_name="pages")
-    number = models.PositiveIntegerField(help_text="1-based page number in the file")
-    text = models.TextField(blank=True)
-    image = models.FileField(upload_to="normagpt/pages/", blank=True)
-    width = models.PositiveIntegerField(default=0)
-    height = models.PositiveIntegerField(default=0)
-    clauses = models.JSONField(default=list, blank=True, help_text="clause numbers on the page")
-    has_text_layer = models.BooleanField(default=True)
-    ocr = models.BooleanField(default=False, help_text="text recognised by tesseract")
+    document = models.ForeignKey(
+        NormDocument, on_delete=models.CASCADE, related_name="pages", verbose_name=_("document")
+    )
+    number = models.PositiveIntegerField(
+        help_text="1-based page number in the file", verbose_name=_("number")
+    )
+    text = models.TextField(blank=True, verbose_name=_("text"))
+    image = models.FileField(upload_to="normagpt/pages/", blank=True, verbose_name=_("image"))
+    width = models.PositiveIntegerField(default=0, verbose_name=_("width"))
+    height = models.PositiveIntegerField(default=0, verbose_name=_("height"))
+    clauses = models.JSONField(
+        default=list, blank=True, help_text="clause numbers on the page", verbose_name=_("clauses")
+    )
+    has_text_layer = models.BooleanField(default=True, verbose_name=_("has text layer"))
+    ocr = models.BooleanField(
+        default=False, help_text="text recognised by tesseract", verbose_name=_("ocr")
+    )
     # code, title and text, ё→е: what full-text search indexes (GIN on PostgreSQL, FTS5 on SQLite)
-    search_text = models.TextField(blank=True, editable=False)
+    search_text = models.TextField(blank=True, editable=False, verbose_name=_("search text"))
 
     class Meta:
+        verbose_name = _("norm page")
+        verbose_name_plural = _("norm pages")
         constraints = [
             models.UniqueConstraint(fields=["document", "number"], name="normpage_unique_number")
         ]
@@ -86,44 +119,62 @@ class NormPage(models.Model):
 
 class AgentRun(models.Model):
     class Status(models.TextChoices):
-        QUEUED = "queued", "queued"
-        RUNNING = "running", "running"
-        NEEDS_REVIEW = "needs_review", "needs review"
-        COMPLETED = "completed", "completed"
-        FAILED = "failed", "failed"
+        QUEUED = "queued", _("queued")
+        RUNNING = "running", _("running")
+        NEEDS_REVIEW = "needs_review", _("needs review")
+        COMPLETED = "completed", _("completed")
+        FAILED = "failed", _("failed")
 
     FINISHED = (Status.COMPLETED, Status.FAILED)
 
-    question = models.TextField()
+    question = models.TextField(verbose_name=_("question"))
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        verbose_name=_("user"),
     )
-    status = models.CharField(max_length=14, choices=Status.choices, default=Status.QUEUED)
-    shared = models.JSONField(default=dict, blank=True)
-    next_node = models.CharField(max_length=10, blank=True, default="planner")
-    step_count = models.PositiveIntegerField(default=0)
-    final_answer = models.TextField(blank=True)
-    answer = models.JSONField(default=dict, blank=True)  # conditions, questions, dropped sources
-    sources = models.JSONField(default=list, blank=True)
-    incomplete = models.BooleanField(default=False)
-    incomplete_reason = models.CharField(max_length=300, blank=True)
-    error = models.TextField(blank=True)
-    review_reason = models.TextField(blank=True)
-    review_note = models.TextField(blank=True)
-    llm_calls = models.PositiveIntegerField(default=0)
-    prompt_tokens = models.PositiveIntegerField(default=0)
-    completion_tokens = models.PositiveIntegerField(default=0)
-    cost_estimate = models.DecimalField(max_digits=12, decimal_places=6, default=0)
-    active_seconds = models.FloatField(default=0)
+    status = models.CharField(
+        max_length=14, choices=Status.choices, default=Status.QUEUED, verbose_name=_("status")
+    )
+    shared = models.JSONField(default=dict, blank=True, verbose_name=_("shared"))
+    next_node = models.CharField(
+        max_length=10, blank=True, default="planner", verbose_name=_("next node")
+    )
+    step_count = models.PositiveIntegerField(default=0, verbose_name=_("step count"))
+    final_answer = models.TextField(blank=True, verbose_name=_("final answer"))
+    answer = models.JSONField(
+        default=dict, blank=True, verbose_name=_("answer")
+    )  # conditions, questions, dropped sources
+    sources = models.JSONField(default=list, blank=True, verbose_name=_("sources"))
+    incomplete = models.BooleanField(default=False, verbose_name=_("incomplete"))
+    incomplete_reason = models.CharField(
+        max_length=300, blank=True, verbose_name=_("incomplete reason")
+    )
+    error = models.TextField(blank=True, verbose_name=_("error"))
+    review_reason = models.TextField(blank=True, verbose_name=_("review reason"))
+    review_note = models.TextField(blank=True, verbose_name=_("review note"))
+    llm_calls = models.PositiveIntegerField(default=0, verbose_name=_("llm calls"))
+    prompt_tokens = models.PositiveIntegerField(default=0, verbose_name=_("prompt tokens"))
+    completion_tokens = models.PositiveIntegerField(default=0, verbose_name=_("completion tokens"))
+    cost_estimate = models.DecimalField(
+        max_digits=12, decimal_places=6, default=0, verbose_name=_("cost estimate")
+    )
+    active_seconds = models.FloatField(default=0, verbose_name=_("active seconds"))
     # the lease: who advances the run now, renewed by a heartbeat while a node runs
-    owner = models.CharField(max_length=64, blank=True)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    owner = models.CharField(max_length=64, blank=True, verbose_name=_("owner"))
+    heartbeat_at = models.DateTimeField(null=True, blank=True, verbose_name=_("heartbeat at"))
+    created_at = models.DateTimeField(
+        auto_now_add=True, db_index=True, verbose_name=_("created at")
+    )
+    started_at = models.DateTimeField(null=True, blank=True, verbose_name=_("started at"))
+    finished_at = models.DateTimeField(null=True, blank=True, verbose_name=_("finished at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
+        verbose_name = _("agent run")
+        verbose_name_plural = _("agent runs")
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["status", "heartbeat_at"])]
 
@@ -142,18 +193,22 @@ class AgentRun(models.Model):
 class AgentStep(models.Model):
     """One finished node of a run: the checkpoint written with the run's shared store."""
 
-    run = models.ForeignKey(AgentRun, on_delete=models.CASCADE, related_name="steps")
-    index = models.PositiveIntegerField()
-    node = models.CharField(max_length=10)
-    input_summary = models.TextField(blank=True)
-    output = models.JSONField(default=dict, blank=True)
-    decision = models.CharField(max_length=14, blank=True)
-    duration = models.FloatField(default=0)
-    prompt_tokens = models.PositiveIntegerField(default=0)
-    completion_tokens = models.PositiveIntegerField(default=0)
-    created_at = models.DateTimeField(auto_now_add=True)
+    run = models.ForeignKey(
+        AgentRun, on_delete=models.CASCADE, related_name="steps", verbose_name=_("run")
+    )
+    index = models.PositiveIntegerField(verbose_name=_("index"))
+    node = models.CharField(max_length=10, verbose_name=_("node"))
+    input_summary = models.TextField(blank=True, verbose_name=_("input summary"))
+    output = models.JSONField(default=dict, blank=True, verbose_name=_("output"))
+    decision = models.CharField(max_length=14, blank=True, verbose_name=_("decision"))
+    duration = models.FloatField(default=0, verbose_name=_("duration"))
+    prompt_tokens = models.PositiveIntegerField(default=0, verbose_name=_("prompt tokens"))
+    completion_tokens = models.PositiveIntegerField(default=0, verbose_name=_("completion tokens"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("agent step")
+        verbose_name_plural = _("agent steps")
         constraints = [
             models.UniqueConstraint(fields=["run", "index"], name="agentstep_unique_index")
         ]
@@ -169,18 +224,22 @@ class RunEvent(models.Model):
     over MCP."""
 
     class Kind(models.TextChoices):
-        TAKEOVER = "takeover", "взят другим исполнителем"
-        RETRY = "retry", "повтор запроса к модели"
-        CAP = "cap", "достигнут предел"
-        FAILED = "failed", "сбой"
+        TAKEOVER = "takeover", _("taken over by another worker")
+        RETRY = "retry", _("model request retried")
+        CAP = "cap", _("limit reached")
+        FAILED = "failed", _("failure")
 
-    run = models.ForeignKey(AgentRun, on_delete=models.CASCADE, related_name="events")
-    kind = models.CharField(max_length=10, choices=Kind.choices)
-    node = models.CharField(max_length=10, blank=True)
-    message = models.TextField()
-    created_at = models.DateTimeField(auto_now_add=True)
+    run = models.ForeignKey(
+        AgentRun, on_delete=models.CASCADE, related_name="events", verbose_name=_("run")
+    )
+    kind = models.CharField(max_length=10, choices=Kind.choices, verbose_name=_("kind"))
+    node = models.CharField(max_length=10, blank=True, verbose_name=_("node"))
+    message = models.TextField(verbose_name=_("message"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("run event")
+        verbose_name_plural = _("run events")
         ordering = ["run", "created_at", "id"]
 
     def __str__(self) -> str:
@@ -191,19 +250,26 @@ class LlmCall(models.Model):
     """One request to the model, recorded when it returns (or fails)."""
 
     run = models.ForeignKey(
-        AgentRun, on_delete=models.CASCADE, related_name="llm_call_log", null=True, blank=True
+        AgentRun,
+        on_delete=models.CASCADE,
+        related_name="llm_call_log",
+        null=True,
+        blank=True,
+        verbose_name=_("run"),
     )
-    node = models.CharField(max_length=10)
-    step_index = models.PositiveIntegerField(default=0)
-    model = models.CharField(max_length=100, blank=True)
-    ok = models.BooleanField(default=True)
-    error = models.CharField(max_length=500, blank=True)
-    prompt_tokens = models.PositiveIntegerField(default=0)
-    completion_tokens = models.PositiveIntegerField(default=0)
-    duration = models.FloatField(default=0)
-    created_at = models.DateTimeField(auto_now_add=True)
+    node = models.CharField(max_length=10, verbose_name=_("node"))
+    step_index = models.PositiveIntegerField(default=0, verbose_name=_("step index"))
+    model = models.CharField(max_length=100, blank=True, verbose_name=_("model"))
+    ok = models.BooleanField(default=True, verbose_name=_("ok"))
+    error = models.CharField(max_length=500, blank=True, verbose_name=_("error"))
+    prompt_tokens = models.PositiveIntegerField(default=0, verbose_name=_("prompt tokens"))
+    completion_tokens = models.PositiveIntegerField(default=0, verbose_name=_("completion tokens"))
+    duration = models.FloatField(default=0, verbose_name=_("duration"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("LLM call")
+        verbose_name_plural = _("LLM calls")
         ordering = ["id"]
 
     def __str__(self) -> str:
@@ -214,6 +280,6 @@ class ReviewQueueRun(AgentRun):
     """Runs waiting for a person's review (the admin's review queue)."""
 
     class Meta:
+        verbose_name = _("run waiting for review")
+        verbose_name_plural = _("review queue")
         proxy = True
-        verbose_name = "run waiting for review"
-        verbose_name_plural = "review queue"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
 
 from ojclient.models import OjDailyChallenge, OjDailyEntry, OjProblem
 
@@ -24,7 +25,7 @@ class OjProblemAdmin(admin.ModelAdmin):
     readonly_fields = [field.name for field in OjProblem._meta.fields]
     date_hierarchy = "fetched_at"
 
-    @admin.display(description="link")
+    @admin.display(description=_("link"))
     def open_link(self, obj: OjProblem) -> str:
         return (
             format_html('<a href="{}" rel="noopener" target="_blank">open</a>', obj.link)

@@ -8,6 +8,7 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext_lazy as _
 
 from anki_bridge import services as anki
 from core.exceptions import DomainError
@@ -18,7 +19,7 @@ from problems.subjects import Site
 
 
 class CategoryFilter(admin.SimpleListFilter):
-    title = "category"
+    title = _("category")
     parameter_name = "category"
 
     def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
@@ -64,21 +65,21 @@ class ProblemAdmin(admin.ModelAdmin):
     actions = ["refresh_from_site", "fetch_analogs", "send_to_anki"]
     list_per_page = 50
 
-    @admin.display(description="site")
+    @admin.display(description=_("site"))
     def site(self, obj: Problem) -> str:
         return obj.site_label
 
-    @admin.display(description="condition")
+    @admin.display(description=_("condition"))
     def short_condition(self, obj: Problem) -> str:
         text = obj.condition_text
         return text if len(text) <= 90 else text[:87] + "…"
 
-    @admin.display(description="on the site")
+    @admin.display(description=_("on the site"))
     def site_link(self, obj: Problem) -> SafeString:
         url = problem_url(obj)
         return format_html('<a href="{}" target="_blank" rel="noopener">{}</a>', url, url)
 
-    @admin.display(description="preview")
+    @admin.display(description=_("preview"))
     def preview(self, obj: Problem) -> SafeString:
         # condition_html and solution_html were sanitized when parsed (parsing.py).
         figures = format_html_join(
@@ -97,7 +98,7 @@ class ProblemAdmin(admin.ModelAdmin):
             obj.answer or "—",
         )
 
-    @admin.action(description="Send to Anki (one note per problem)")
+    @admin.action(description=_("Send to Anki (one note per problem)"))
     def send_to_anki(self, request: HttpRequest, queryset: QuerySet[Problem]) -> None:
         """Notes in the default model for the selected problems (at most 50 per run)."""
         refs = [
@@ -112,15 +113,18 @@ class ProblemAdmin(admin.ModelAdmin):
         queued = sum(1 for d in result.details if d.status == "queued")
         for detail in result.details:
             if detail.status == "error":
-                self.message_user(request, detail.error or "failed", messages.ERROR)
+                self.message_user(request, detail.error or _("failed"), messages.ERROR)
         self.message_user(
             request,
-            f"Anki: {result.added} added, {result.skipped} skipped, {queued} queued "
-            "(delivered when Anki opens).",
+            _(
+                "Anki: %(added)s added, %(skipped)s skipped, %(queued)s queued "
+                "(delivered when Anki opens)."
+            )
+            % {"added": result.added, "skipped": result.skipped, "queued": queued},
             messages.SUCCESS if result.added or queued else messages.WARNING,
         )
 
-    @admin.action(description="Refresh from the site")
+    @admin.action(description=_("Refresh from the site"))
     def refresh_from_site(self, request: HttpRequest, queryset: QuerySet[Problem]) -> None:
         done = failed = 0
         for problem in queryset[:50]:
@@ -136,11 +140,12 @@ class ProblemAdmin(admin.ModelAdmin):
                 self.message_user(request, f"{problem}: {exc.message}", messages.ERROR)
         self.message_user(
             request,
-            f"Refreshed {done} problem(s); {failed} failed.",
+            _("Refreshed %(done)s problem(s); %(failed)s failed.")
+            % {"done": done, "failed": failed},
             messages.SUCCESS if not failed else messages.WARNING,
         )
 
-    @admin.action(description="Fetch analogs")
+    @admin.action(description=_("Fetch analogs"))
     def fetch_analogs(self, request: HttpRequest, queryset: QuerySet[Problem]) -> None:
         for problem in queryset[:10]:
             ids = problem.analogs[:50]
@@ -153,7 +158,8 @@ class ProblemAdmin(admin.ModelAdmin):
             level = messages.SUCCESS if not failed else messages.WARNING
             self.message_user(
                 request,
-                f"{problem}: {len(items) - len(failed)} analogs stored, {len(failed)} failed.",
+                _("%(problem)s: %(stored)s analogs stored, %(failed)s failed.")
+                % {"problem": problem, "stored": len(items) - len(failed), "failed": len(failed)},
                 level,
             )
 
@@ -166,7 +172,7 @@ class CategoryInline(admin.TabularInline):
     can_delete = False
     show_change_link = True
 
-    @admin.display(description="stored problems")
+    @admin.display(description=_("stored problems"))
     def problems_link(self, obj: Category) -> SafeString:
         url = reverse("admin:problems_problem_changelist") + f"?category={obj.pk}"
         return format_html('<a href="{}">browse</a>', url)
@@ -193,7 +199,7 @@ class TopicAdmin(admin.ModelAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[Topic]:
         return super().get_queryset(request).annotate(n=Count("categories"))
 
-    @admin.display(description="categories", ordering="n")
+    @admin.display(description=_("categories"), ordering="n")
     def n_categories(self, obj: Topic) -> int:
         return int(getattr(obj, "n", 0))
 
@@ -217,7 +223,7 @@ class CategoryAdmin(admin.ModelAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[Category]:
         return super().get_queryset(request).select_related("topic").annotate(n=Count("problems"))
 
-    @admin.display(description="stored problems", ordering="n")
+    @admin.display(description=_("stored problems"), ordering="n")
     def stored(self, obj: Category) -> SafeString:
         url = reverse("admin:problems_problem_changelist") + f"?category={obj.pk}"
         return format_html('<a href="{}">{}</a>', url, obj.n)  # type: ignore[attr-defined]

@@ -7,14 +7,17 @@ Every row carries `fetched_at`; services serve a row from the database until its
 from __future__ import annotations
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 EXAM_CHOICES = [("ege", "ЕГЭ"), ("oge", "ОГЭ")]
 
 
 class SiteScoped(models.Model):
-    subject = models.CharField(max_length=8, db_index=True)
-    exam = models.CharField(max_length=3, choices=EXAM_CHOICES, db_index=True)
-    fetched_at = models.DateTimeField(db_index=True)
+    subject = models.CharField(max_length=8, db_index=True, verbose_name=_("subject"))
+    exam = models.CharField(
+        max_length=3, choices=EXAM_CHOICES, db_index=True, verbose_name=_("exam")
+    )
+    fetched_at = models.DateTimeField(db_index=True, verbose_name=_("fetched at"))
 
     class Meta:
         abstract = True
@@ -23,30 +26,40 @@ class SiteScoped(models.Model):
 class Problem(SiteScoped):
     SOLUTION_KINDS = [("own", "own"), ("prototype", "a prototype's"), ("missing", "missing")]
 
-    problem_id = models.CharField(max_length=20)
-    type_number = models.CharField(max_length=10, blank=True, db_index=True)
-    condition_text = models.TextField(blank=True)
-    condition_html = models.TextField(blank=True)
-    figures = models.JSONField(default=list, blank=True)
-    formulas = models.JSONField(default=list, blank=True)
-    source_text = models.TextField(blank=True)
-    source_html = models.TextField(blank=True)
-    solution_text = models.TextField(blank=True)
-    solution_html = models.TextField(blank=True)
-    solution_figures = models.JSONField(default=list, blank=True)
-    solution_kind = models.CharField(max_length=10, choices=SOLUTION_KINDS, default="missing")
-    answer = models.CharField(max_length=500, blank=True)
-    answers = models.JSONField(default=list, blank=True)
-    analogs = models.JSONField(default=list, blank=True)
-    codifier = models.JSONField(default=list, blank=True)  # [{"code", "title"}]
-    internal_id = models.CharField(max_length=20, blank=True)
+    problem_id = models.CharField(max_length=20, verbose_name=_("problem id"))
+    type_number = models.CharField(
+        max_length=10, blank=True, db_index=True, verbose_name=_("type number")
+    )
+    condition_text = models.TextField(blank=True, verbose_name=_("condition text"))
+    condition_html = models.TextField(blank=True, verbose_name=_("condition html"))
+    figures = models.JSONField(default=list, blank=True, verbose_name=_("figures"))
+    formulas = models.JSONField(default=list, blank=True, verbose_name=_("formulas"))
+    source_text = models.TextField(blank=True, verbose_name=_("source text"))
+    source_html = models.TextField(blank=True, verbose_name=_("source html"))
+    solution_text = models.TextField(blank=True, verbose_name=_("solution text"))
+    solution_html = models.TextField(blank=True, verbose_name=_("solution html"))
+    solution_figures = models.JSONField(
+        default=list, blank=True, verbose_name=_("solution figures")
+    )
+    solution_kind = models.CharField(
+        max_length=10, choices=SOLUTION_KINDS, default="missing", verbose_name=_("solution kind")
+    )
+    answer = models.CharField(max_length=500, blank=True, verbose_name=_("answer"))
+    answers = models.JSONField(default=list, blank=True, verbose_name=_("answers"))
+    analogs = models.JSONField(default=list, blank=True, verbose_name=_("analogs"))
+    codifier = models.JSONField(
+        default=list, blank=True, verbose_name=_("codifier")
+    )  # [{"code", "title"}]
+    internal_id = models.CharField(max_length=20, blank=True, verbose_name=_("internal id"))
     # Normalized condition (+ source) text for fuzzy matching, computed on store.
-    search_text = models.TextField(blank=True)
+    search_text = models.TextField(blank=True, verbose_name=_("search text"))
     # The site's SiteRevision.revision when the row was last written: what a search index
     # that has seen revision N reads to catch up is the rows above N.
-    revision = models.BigIntegerField(default=0, editable=False)
+    revision = models.BigIntegerField(default=0, editable=False, verbose_name=_("revision"))
 
     class Meta:
+        verbose_name = _("problem")
+        verbose_name_plural = _("problems")
         constraints = [
             models.UniqueConstraint(
                 fields=["subject", "exam", "problem_id"], name="problem_unique_per_site"
@@ -74,12 +87,14 @@ class SiteRevision(models.Model):
     an index of an older generation is rebuilt.
     """
 
-    subject = models.CharField(max_length=8)
-    exam = models.CharField(max_length=3, choices=EXAM_CHOICES)
-    revision = models.BigIntegerField(default=0)
-    generation = models.IntegerField(default=0)
+    subject = models.CharField(max_length=8, verbose_name=_("subject"))
+    exam = models.CharField(max_length=3, choices=EXAM_CHOICES, verbose_name=_("exam"))
+    revision = models.BigIntegerField(default=0, verbose_name=_("revision"))
+    generation = models.IntegerField(default=0, verbose_name=_("generation"))
 
     class Meta:
+        verbose_name = _("search index revision")
+        verbose_name_plural = _("search index revisions")
         constraints = [
             models.UniqueConstraint(fields=["subject", "exam"], name="site_revision_unique")
         ]
@@ -91,13 +106,15 @@ class SiteRevision(models.Model):
 class Topic(SiteScoped):
     """An exam task type of the catalog («1. Планиметрия»)."""
 
-    number = models.CharField(max_length=10, blank=True)
-    title = models.CharField(max_length=500)
-    count = models.PositiveIntegerField(null=True, blank=True)
-    is_additional = models.BooleanField(default=False)
-    position = models.PositiveIntegerField()
+    number = models.CharField(max_length=10, blank=True, verbose_name=_("number"))
+    title = models.CharField(max_length=500, verbose_name=_("title"))
+    count = models.PositiveIntegerField(null=True, blank=True, verbose_name=_("count"))
+    is_additional = models.BooleanField(default=False, verbose_name=_("is additional"))
+    position = models.PositiveIntegerField(verbose_name=_("position"))
 
     class Meta:
+        verbose_name = _("topic")
+        verbose_name_plural = _("topics")
         constraints = [
             models.UniqueConstraint(
                 fields=["subject", "exam", "position"], name="topic_unique_position"
@@ -112,29 +129,43 @@ class Topic(SiteScoped):
 class Category(SiteScoped):
     """A category (subtype) of a topic; its listing holds whole problems."""
 
-    category_id = models.CharField(max_length=20)
+    category_id = models.CharField(max_length=20, verbose_name=_("category id"))
     # Null while only the listing is known (fetched before the catalog).
     topic = models.ForeignKey(
-        Topic, on_delete=models.SET_NULL, null=True, blank=True, related_name="categories"
+        Topic,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="categories",
+        verbose_name=_("topic"),
     )
-    title = models.CharField(max_length=500, blank=True)
-    count = models.PositiveIntegerField(null=True, blank=True)
-    position = models.PositiveIntegerField(default=0)
+    title = models.CharField(max_length=500, blank=True, verbose_name=_("title"))
+    count = models.PositiveIntegerField(null=True, blank=True, verbose_name=_("count"))
+    position = models.PositiveIntegerField(default=0, verbose_name=_("position"))
     problems = models.ManyToManyField(
-        Problem, through="CategoryProblem", related_name="categories", blank=True
+        Problem,
+        through="CategoryProblem",
+        related_name="categories",
+        blank=True,
+        verbose_name=_("problems"),
     )
     # Set when the whole listing was read (up to data-total); the TTL counts from here.
-    listing_fetched_at = models.DateTimeField(null=True, blank=True)
-    listing_pages = models.PositiveIntegerField(null=True, blank=True)
+    listing_fetched_at = models.DateTimeField(
+        null=True, blank=True, verbose_name=_("listing fetched at")
+    )
+    listing_pages = models.PositiveIntegerField(
+        null=True, blank=True, verbose_name=_("listing pages")
+    )
 
     class Meta:
+        verbose_name = _("category")
+        verbose_name_plural = _("categories")
         constraints = [
             models.UniqueConstraint(
                 fields=["subject", "exam", "category_id"], name="category_unique_per_site"
             )
         ]
         ordering = ["subject", "exam", "topic__position", "position"]
-        verbose_name_plural = "categories"
 
     def __str__(self) -> str:
         return f"{self.title or 'category'} ({self.category_id})"
@@ -143,11 +174,13 @@ class Category(SiteScoped):
 class CategoryProblem(models.Model):
     """A problem's place in a category listing."""
 
-    category = models.ForeignKey(Category, on_delete=models.CASCADE)
-    problem = models.ForeignKey(Problem, on_delete=models.CASCADE)
-    position = models.PositiveIntegerField()
+    category = models.ForeignKey(Category, on_delete=models.CASCADE, verbose_name=_("category"))
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, verbose_name=_("problem"))
+    position = models.PositiveIntegerField(verbose_name=_("position"))
 
     class Meta:
+        verbose_name = _("problem of a category")
+        verbose_name_plural = _("problems of categories")
         constraints = [
             models.UniqueConstraint(fields=["category", "problem"], name="category_problem_once")
         ]
@@ -160,13 +193,15 @@ class CategoryProblem(models.Model):
 class Test(SiteScoped):
     """A test (variant): its problems in order, or the fact that they are hidden."""
 
-    test_id = models.CharField(max_length=20)
-    title = models.CharField(max_length=500, blank=True)
-    problem_ids = models.JSONField(default=list, blank=True)
-    ids_hidden = models.BooleanField(default=False)
-    problem_count = models.PositiveIntegerField(default=0)
+    test_id = models.CharField(max_length=20, verbose_name=_("test id"))
+    title = models.CharField(max_length=500, blank=True, verbose_name=_("title"))
+    problem_ids = models.JSONField(default=list, blank=True, verbose_name=_("problem ids"))
+    ids_hidden = models.BooleanField(default=False, verbose_name=_("ids hidden"))
+    problem_count = models.PositiveIntegerField(default=0, verbose_name=_("problem count"))
 
     class Meta:
+        verbose_name = _("test")
+        verbose_name_plural = _("tests")
         constraints = [
             models.UniqueConstraint(
                 fields=["subject", "exam", "test_id"], name="test_unique_per_site"

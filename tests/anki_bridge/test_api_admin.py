@@ -132,7 +132,7 @@ def test_the_admin_filters_the_journal_and_sends_again(client, user: User, anki:
         follow=True,
     )
     assert response.status_code == 200
-    assert "Sent 1; duplicates 0; failed 0." in response.content.decode()
+    assert "Отправлено: 1; дубликатов: 0; ошибок: 0." in response.content.decode()
     failed.refresh_from_db()
     assert failed.status == "sent"
     assert [n["fields"]["Prompt"] for n in anki.notes()] == ["fixed in the admin"]

@@ -125,7 +125,11 @@ def test_the_admin_action_sends_the_selected_problems(anki: FakeAnki, site: Fake
     recorder = Recorder()
     ProblemAdmin.send_to_anki(recorder, None, Problem.objects.all())  # type: ignore[arg-type]
     assert recorder.messages == [
-        ("Anki: 1 added, 0 skipped, 0 queued (delivered when Anki opens).", messages.SUCCESS)
+        (
+            "Anki: добавлено — 1, пропущено — 0, в очереди — 0 "
+            "(будут доставлены, когда Anki откроется).",
+            messages.SUCCESS,
+        )
     ]
     (note,) = anki.notes()
     assert note["fields"]["Prompt"] == "Решите уравнение x + 1 = 2."

@@ -276,7 +276,7 @@ def test_admin_upload_ingests_the_pdf_and_shows_thumbnails(
         follow=True,
     )
     assert response.status_code == 200
-    assert "Ingestion started" in response.content.decode()
+    assert "Обработка началась" in response.content.decode()  # LANGUAGE_CODE ru
     assert background.drain(timeout=60)  # no broker: ingested on this process's pool
     document = NormDocument.objects.get()
     assert (document.ingest_status, document.page_count) == ("done", 2)

@@ -94,7 +94,7 @@ def test_admin_refresh_action(admin_client, fake_site) -> None:  # type: ignore[
         {"action": "refresh_from_site", "_selected_action": [problem.pk]},
         follow=True,
     )
-    assert "Refreshed 1 problem(s); 0 failed." in response.content.decode()
+    assert "Обновлено задач: 1; с ошибкой: 0." in response.content.decode()
     problem.refresh_from_db()
     assert problem.condition_text == "Новое условие задачи пять."
 
