@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 
 from django.conf import settings
 from django.contrib import messages
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
+from django.template.response import TemplateResponse
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET, require_http_methods
@@ -21,6 +24,24 @@ from normagpt.formatting import markdown_html
 from normagpt.models import DOCUMENT_UPLOAD_TO, AgentRun, NormDocument
 
 RECENT_RUNS = 20
+PAGES_LANGUAGE = "ru"
+
+
+def in_russian(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
+    """These pages are written in Russian (the norms and their readers are): what Django
+    fills in (dates, choice labels, form errors) is Russian too, whatever the browser asks,
+    so a page never mixes two languages."""
+
+    @functools.wraps(view)
+    def wrapped(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponseBase:
+        with translation.override(PAGES_LANGUAGE):
+            response = view(request, *args, **kwargs)
+            if isinstance(response, TemplateResponse) and not response.is_rendered:
+                response.render()
+        response.headers.setdefault("Content-Language", PAGES_LANGUAGE)
+        return response
+
+    return wrapped
 
 
 def _sign_in(request: HttpRequest) -> HttpResponse:

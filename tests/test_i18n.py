@@ -71,3 +71,14 @@ def test_every_russian_catalog_entry_is_translated_and_compiled() -> None:
         for msgid, msgstr in entries[1:]:  # the first is the header
             assert joined(msgstr), (po, msgid)
             assert compiled.gettext(joined(msgid)) == joined(msgstr), f"{po}: run compilemessages"
+
+
+def test_the_norms_pages_stay_in_russian_whatever_the_browser_asks(admin_client) -> None:  # type: ignore[no-untyped-def]
+    from normagpt.models import AgentRun
+
+    run = AgentRun.objects.create(question="Толщина защитного слоя?", status="completed")
+    page = admin_client.get(f"/normagpt/runs/{run.pk}/", HTTP_ACCEPT_LANGUAGE="en")
+    html = page.content.decode()
+    assert page["Content-Language"] == "ru"
+    assert "Статус" in html
+    assert ">завершён<" in html  # the status label, not "completed"
