@@ -7,7 +7,7 @@ import json
 import pytest
 from django.utils.html import escape
 
-from core.mcp_server import tool_specs
+from core.mcp_server import load_registries, tool_specs
 from tests.conftest import ROOT
 
 
@@ -28,6 +28,18 @@ def test_home_lists_every_registered_tool_and_how_to_connect(client) -> None:  #
     assert server["args"] == [str(ROOT / "manage.py"), "runmcp"]
     assert 'href="/admin/"' in html
     assert 'href="/api/docs/"' in html
+
+
+@pytest.mark.django_db
+def test_home_lists_the_resources_and_prompts_beside_the_tools(client) -> None:  # type: ignore[no-untyped-def]
+    html = client.get("/").content.decode()
+    for registry in load_registries():
+        for resource in registry.resources:
+            assert f"<code>{escape(resource.uri)}</code>" in html
+        for prompt in registry.prompts:
+            assert f"<code>{prompt.name}</code>" in html
+    assert "<code>normagpt://run/{id}</code>" in html
+    assert "<code>problems_to_flashcards</code>" in html
 
 
 @pytest.mark.django_db
