@@ -80,6 +80,7 @@ bench: $(STAMP)
 	$(PY) bench/problems.py
 	$(PY) bench/problems_photo.py
 	$(PY) bench/normagpt.py
+	$(PY) bench/scale.py
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .mypy_cache .ruff_cache

@@ -147,7 +147,7 @@ def workers_wait(timeout: float) -> bool:
     deadline = time.monotonic() + timeout
     while True:
         _workers.forget()
-        if _workers.available():
+        if _workers.available(quiet=True):
             return True
         if time.monotonic() >= deadline:
             return False
@@ -299,13 +299,14 @@ class _Workers:
         self._checked_at = float("-inf")
         self._answered = False
 
-    def available(self) -> bool:
+    def available(self, *, quiet: bool = False) -> bool:
+        """Whether a worker answered; `quiet`: a caller that waits for one says nothing yet."""
         now = time.monotonic()
         remembered = WORKERS_SEEN_FOR if self._answered else NO_WORKERS_FOR
         if now - self._checked_at < remembered:
             return self._answered
         answered = bool(current_app.control.ping(timeout=PING_TIMEOUT))
-        if not answered:
+        if not answered and not quiet:
             logger.warning("no Celery worker answers: the work runs in this process")
         self._checked_at, self._answered = time.monotonic(), answered
         return answered
