@@ -3,18 +3,26 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
+DEV_STAMP := $(VENV)/.installed-dev-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
 .PHONY: run test lint typecheck pytest worker beat mcp mcp-http superuser migrate bench clean
 
-# Set-up output goes to stderr: `make mcp` keeps stdout for JSON-RPC alone.
+# Set-up output goes to stderr: `make mcp` keeps stdout for JSON-RPC alone. Serving
+# needs the project's dependencies only; the test, lint and bench tools (the `dev` extra,
+# over half the venv's size and install time) come with the first target that uses them.
 $(STAMP): pyproject.toml
-	@echo "setting up $(VENV) (a minute the first time)" >&2
+	@echo "setting up $(VENV) (under half a minute the first time)" >&2
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV) >&2
 	@$(PY) -m pip install --quiet --upgrade pip >&2
-	@$(PY) -m pip install --quiet -e ".[dev]" >&2
+	@$(PY) -m pip install --quiet -e . >&2
 	@touch $(STAMP)
+
+$(DEV_STAMP): $(STAMP)
+	@echo "installing the test, lint and bench tools into $(VENV)" >&2
+	@$(PY) -m pip install --quiet -e ".[dev]" >&2
+	@touch $(DEV_STAMP)
 
 migrate: $(STAMP)
 	$(PY) manage.py migrate --noinput
@@ -35,16 +43,16 @@ run: migrate
 ## test: lint, type-check and run the test suite
 test: lint typecheck pytest
 
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-typecheck: $(STAMP)
+typecheck: $(DEV_STAMP)
 	$(VENV)/bin/mypy .
 
 # The configured database is migrated first: MCP servers the tests spawn use it, and on
 # PostgreSQL `runmcp` refuses to start with migrations pending.
-pytest: $(STAMP)
+pytest: $(DEV_STAMP)
 	$(PY) manage.py migrate --verbosity 0 --no-input
 	$(PY) -m pytest
 
@@ -73,7 +81,7 @@ superuser: migrate
 	else $(PY) manage.py createsuperuser; fi
 
 # Every benchmark, one after another (each prints its tables; see README for what each measures).
-bench: $(STAMP)
+bench: $(DEV_STAMP)
 	$(PY) bench/mcp_overhead.py
 	$(PY) bench/ojclient.py
 	$(PY) bench/anki.py
