@@ -232,6 +232,7 @@ def serve(fake: FakeSite) -> tuple[_Server, str]:
     """Start the server on a free loopback port; returns it and its URL template."""
     server = _Server(("127.0.0.1", 0), _Handler)
     server.fake = fake
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # a short poll: shutdown() waits up to one poll interval (the default 0.5 s per test)
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     port = server.server_address[1]
     return server, f"http://127.0.0.1:{port}/{{subject}}-{{exam}}"
