@@ -54,9 +54,9 @@ from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
 from bench.common import LATENCY_HEADER, PYTHON, free_port, latency_row, print_table  # noqa: E402
 from bench.scale_crawl import crawl_bench  # noqa: E402
+from tests.rr_proxy import STATS_PATH  # noqa: E402
 
 WARM_UP = 10  # calls per session before the clock starts
-STATS_PATH = "/_rr/stats"  # tests/rr_proxy.py
 
 
 @contextmanager
