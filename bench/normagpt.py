@@ -1,325 +1,411 @@
-"""NormaGPT benchmark: search over 10,000 pages, agent overhead per node, ingestion speed.
+"""NormaGPT search on a corpus of norms: clause hit rates, answers checked end to end, speed.
 
-    DATABASE_URL=postgres://…/normagpt_bench .venv/bin/python bench/normagpt.py [--pages N]
+    .venv/bin/python bench/normagpt.py [--backends sqlite,postgres] [--pages 10000,100000]
 
-Search is meant for PostgreSQL (full-text search, `russian`, GIN index); without
-DATABASE_URL a temporary SQLite database is used (FTS5). The agent runs against the
-scripted OpenAI-compatible server of the tests, answering instantly, so the numbers are
-the agent's own overhead (prompts, search, checkpoints), not a model's. Prints tables.
+For each database (SQLite, and PostgreSQL at 127.0.0.1:5432 or BENCH_POSTGRES_URL) and each
+corpus size, a child process loads the corpus of `bench/norm_corpus.py` (real Russian
+sentences in the style of СП/ГОСТ/СНиП: clause numbers, tables, units, cross-references,
+the same quantities competing across documents and replaced editions) through the
+project's own indexing, then:
+
+- asks its questions (no document named, a code, an alias, a table's row, a clause by
+  number, and traps the corpus does not answer) with the keywords a planner gives, and
+  counts whether a clause answering comes first (hit@1), in the first five (hit@5), and
+  whether its page is among the four pages the agent reads;
+- at 10,000 pages, runs the whole agent (planner → executor → judge → finalizer, in
+  process) on every question with a scripted model that reads the pages it is shown: one
+  that answers right from them, one that states a wrong value under the right clause, and,
+  on the traps, one that confabulates a value from a neighbouring clause; counts the
+  answers whose every claim is confirmed, wrong answers presented as right, traps answered
+  "not found" (no confirmed claim);
+- times every search (wall, this process's CPU, and the PostgreSQL backend's CPU read
+  from /proc), and does the same on the old benchmark's corpus (made-up syllables, one
+  construction word in 25) for the figure it used to report.
+
+A loaded corpus is kept (BENCH_CACHE, default the temporary directory; PostgreSQL database
+`normagpt_bench_<corpus>_<pages>`) and used again when its documents match; `--fresh`
+loads anew. Prints one table.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
-import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-TMP = tempfile.mkdtemp(prefix="bench-normagpt-")
-os.environ.setdefault("DATABASE_URL", f"sqlite:///{TMP}/bench.sqlite3")
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-os.environ.setdefault("DJANGO_LOG_LEVEL", "WARNING")
-os.environ["DJANGO_MEDIA_ROOT"] = f"{TMP}/media"
+CACHE = Path(os.environ.get("BENCH_CACHE", tempfile.gettempdir()))
+POSTGRES = os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+SEED = 24
+PAGES_READ = 4  # the pages one executor step reads (NORMAGPT_PAGES_PER_STEP)
+KINDS = ("no_document", "code", "alias", "table", "number")
 
-import django  # noqa: E402
 
-django.setup()
+def percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
 
-from django.conf import settings  # noqa: E402
-from django.core.files import File  # noqa: E402
-from django.core.management import call_command  # noqa: E402
-from django.db import connection  # noqa: E402
-from reportlab.lib.pagesizes import A4  # noqa: E402
-from reportlab.pdfgen import canvas  # noqa: E402
 
-from bench.common import celery_worker_command, percentile, print_table  # noqa: E402
-from core import background  # noqa: E402
-from normagpt import services  # noqa: E402
-from normagpt.demo import cyrillic_font, demo_corpus_load  # noqa: E402
-from normagpt.models import AgentStep, NormDocument, NormPage  # noqa: E402
-from normagpt.parsing import clauses_find, search_normalize  # noqa: E402
-from tests.normagpt.scripted_llm import ScriptedLLM, straight_script  # noqa: E402
+# --- the parent: one child per database and corpus, one table -----------------------------
 
-BENCH_PREFIX = "BENCH "
-TERM_SHARE = 1 / 25  # of the words of a page: the construction terms (Zipf-distributed)
-QUESTION = "Какая минимальная толщина защитного слоя бетона для плиты перекрытия?"
-WORDS = (
+
+def database_url(backend: str, corpus: str, pages: int) -> str:
+    if backend == "sqlite":
+        return f"sqlite:///{CACHE}/normagpt-bench-{corpus}-{pages}.sqlite3"
+    name = f"normagpt_bench_{corpus}_{pages}"
+    import psycopg
+
+    with psycopg.connect(POSTGRES, autocommit=True) as connection:
+        held = connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name])
+        if not held.fetchone():
+            connection.execute(f'CREATE DATABASE "{name}"')
+    return POSTGRES.rsplit("/", 1)[0] + f"/{name}"
+
+
+def child(backend: str, corpus: str, pages: int, args: argparse.Namespace) -> dict[str, Any]:
+    command = [
+        sys.executable, __file__, "--child", corpus, "--pages", str(pages),
+        "--questions", str(args.questions), "--traps", str(args.traps),
+    ]  # fmt: skip
+    if args.fresh:
+        command.append("--fresh")
+    if pages == min(args.pages) and corpus == "norms" and not args.no_agent:
+        command.append("--agent")
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url(backend, corpus, pages),
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DJANGO_LOG_LEVEL": "ERROR",
+        "DJANGO_MEDIA_ROOT": tempfile.mkdtemp(prefix="bench-normagpt-"),
+    }
+    env.pop("REDIS_URL", None)  # the agent's runs in process
+    print(f"… {backend}, {corpus} corpus, {pages} pages", file=sys.stderr, flush=True)
+    out = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True, check=False)
+    if out.returncode:
+        sys.stderr.write(out.stderr)
+        raise SystemExit(f"the {backend} {corpus} {pages} child failed")
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def table(results: list[dict[str, Any]]) -> None:
+    from bench.common import print_table
+
+    header = [
+        "database", "corpus", "pages", "clauses", "questions", "hit@1", "hit@5",
+        f"page in {PAGES_READ}", "search p50 ms", "p95 ms", "CPU p50 ms", "end to end",
+    ]  # fmt: skip
+    rows = []
+    for r in results:
+        q = r.get("quality")
+        cpu = r["speed"]["cpu_p50"] + r["speed"]["db_cpu_mean"]
+        limit = 15 if r["pages"] <= 10_000 else 40
+        e2e = r.get("agent")
+        rows.append(
+            [
+                r["backend"],
+                r["corpus"],
+                f"{r['pages']:,}",
+                f"{r['clauses']:,}",
+                str(q["questions"]) if q else "—",
+                f"{q['hit1']:.1%}" if q else "—",
+                f"{q['hit5']:.1%}" if q else "—",
+                f"{q['page']:.1%}" if q else "—",
+                f"{r['speed']['p50']:.1f}",
+                f"{r['speed']['p95']:.1f}",
+                f"{cpu:.1f}" + ("" if r["corpus"] == "old" else (" ✓" if cpu <= limit else " ✗")),
+                e2e_cell(e2e) if e2e else "—",
+            ]
+        )
+    print_table(header, rows)
+    for r in results:
+        if r.get("quality"):
+            by_kind = ", ".join(
+                f"{kind} {v['hit1']:.0%}/{v['hit5']:.0%} ({v['n']})"
+                for kind, v in r["quality"]["kinds"].items()
+            )
+            print(f"\n{r['backend']} {r['pages']:,}: hit@1/hit@5 by question: {by_kind}")
+        if r.get("agent"):
+            a = r["agent"]
+            print(
+                f"{r['backend']} {r['pages']:,} end to end: answered right, every claim confirmed "
+                f"{a['confirmed']}/{a['answerable']} (answer not among the pages read "
+                f"{a['unfound']}); right answers marked unconfirmed {a['false_alarms']}; wrong "
+                f"value presented as right {a['wrong_passed']}/{a['wrong']}; traps answered "
+                f'"not found" {a["traps_not_found"]}/{a["traps"]} (confabulated value caught '
+                f"{a['confabulations_caught']}/{a['confabulations']}); runs not completed "
+                f"{a['not_completed']}"
+            )
+            for example in a["examples"]:
+                print(f"  {example}")
+    print(
+        '\nTargets: hit@1 ≥ 80 %, hit@5 ≥ 95 %, traps 100 % "not found"; search CPU p50 '
+        "≤ 15 ms at 10k pages, ≤ 40 ms at 100k (CPU = this process's + the PostgreSQL "
+        "backend's mean). The old corpus: the previous benchmark's (syllables)."
+    )
+
+
+def e2e_cell(a: dict[str, Any]) -> str:
+    return (
+        f"{a['confirmed'] / a['answerable']:.0%} confirmed, "
+        f"{a['wrong_passed']} wrong passed, traps {a['traps_not_found']}/{a['traps']}"
+    )
+
+
+def parent(args: argparse.Namespace) -> None:
+    results = []
+    for backend in args.backends:
+        for pages in args.pages:
+            results.append({"backend": backend, **child(backend, "norms", pages, args)})
+        if not args.no_old:
+            results.append({"backend": backend, **child(backend, "old", min(args.pages), args)})
+    print()
+    table(results)
+
+
+# --- the child: one database, one corpus -----------------------------------------------
+
+
+def django_setup() -> None:
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def norms_load(pages: int, fresh: bool) -> Any:
+    """The corpus built (its facts for the questions) and in the database (loaded unless the
+    database holds its documents already)."""
+    from bench.norm_corpus import CorpusBuilder
+    from normagpt.models import NormClause, NormDocument
+
+    builder = CorpusBuilder(pages, seed=SEED)
+    documents = list(builder.build())
+    codes = {d.code for d in documents}
+    held = set(NormDocument.objects.values_list("code", flat=True))
+    if fresh or held != codes or not NormClause.objects.exists():
+        rows_load((d.code, d.title, d.kind, d.status, d.replaced_by, d.pages) for d in documents)
+    return builder
+
+
+def rows_load(documents: Any) -> None:
+    """Documents (code, title, kind, status, replaced by, page texts) stored and indexed the
+    way ingestion does, the stem counts made once at the end."""
+    from django.db import connection
+
+    from normagpt.indexing import document_index, terms_recount
+    from normagpt.models import NormDocument, NormPage
+
+    NormDocument.objects.all().delete()
+    successors = {}
+    for code, title, kind, status, replaced_by, texts in documents:
+        document = NormDocument.objects.create(
+            code=code, title=title, kind=kind, status=status, page_count=len(texts),
+            ingest_status=NormDocument.Ingest.DONE,
+        )  # fmt: skip
+        NormPage.objects.bulk_create(
+            [NormPage(document=document, number=n, text=t) for n, t in enumerate(texts, 1)]
+        )
+        document_index(document_id=document.pk, count_terms=False)
+        if replaced_by:
+            successors[document.pk] = replaced_by
+    for pk, code in successors.items():
+        NormDocument.objects.filter(pk=pk).update(
+            replaced_by=NormDocument.objects.filter(code=code).first()
+        )
+    terms_recount()
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+
+
+def old_load(pages: int, fresh: bool) -> None:
+    """The previous benchmark's corpus: 100-page documents of clause-numbered paragraphs whose
+    words are made-up syllables, one construction term in 25."""
+    from normagpt.models import NormDocument
+
+    if not fresh and NormDocument.objects.count() == pages // 100:
+        return
+    rng = random.Random(7)
+    syllables = "ка ло ре ни то ва ст ра ем ов ан ти ко на ле до ри ми се пр об ус".split()
+    filler = list(
+        dict.fromkeys("".join(rng.choices(syllables, k=rng.randint(2, 4))) for _ in range(6000))
+    )
+    term_weights = [1 / (rank + 1) for rank in range(len(OLD_WORDS))]
+    filler_weights = [1 / (rank + 1) for rank in range(len(filler))]
+
+    def page(n: int) -> str:
+        lines = []
+        for c in range(1, 6):
+            count = rng.randint(25, 60)
+            terms = rng.choices(OLD_WORDS, term_weights, k=count)
+            prose = rng.choices(filler, filler_weights, k=count)
+            words = " ".join(
+                t if rng.random() < 1 / 25 else p for t, p in zip(terms, prose, strict=True)
+            )
+            lines.append(f"{n % 12 + 1}.{c}.{rng.randint(1, 9)} {words.capitalize()}.")
+        return "\n".join(lines)
+
+    rows_load(
+        (f"СП {d}.13330.2020", f"Синтетический свод {d}", "sp", "in_force", None,
+         [page(n) for n in range(1, 101)])
+        for d in range(pages // 100)
+    )  # fmt: skip
+
+
+OLD_WORDS = (
     "бетон арматура защитный слой толщина плита перекрытие стена фундамент колонна балка "
     "прочность класс среда влажность агрессивная коррозия анкеровка стержень диаметр "
     "нагрузка расчёт прогиб трещиностойкость морозостойкость водонепроницаемость кладка "
     "кирпич раствор сталь сварка болт соединение узел опора пролёт основание грунт свая "
     "ростверк гидроизоляция утеплитель кровля перекрытия покрытие лестница проём перемычка"
 ).split()
-QUERIES = [
-    ["защитный слой бетона", "плита перекрытия"],
-    ["анкеровка арматуры"],
-    ["морозостойкость бетона", "класс"],
-    ["агрессивная среда", "коррозия"],
-    ["свая", "ростверк", "нагрузка"],
-    ["прогиб балки", "пролёт"],
+OLD_QUERIES = [
+    (["защитный слой бетона", "плита перекрытия"], []),
+    (["анкеровка арматуры"], []),
+    (["морозостойкость бетона", "класс"], []),
+    (["агрессивная среда", "коррозия"], ["СП 7.13330"]),
+    (["свая", "ростверк", "нагрузка"], []),
+    (["прогиб балки", "пролёт"], ["СП 63.13330"]),
 ]
 
 
-def vocabulary(rng: random.Random, size: int = 6000) -> list[str]:
-    """Filler words of a norm's prose (pseudo-words of Russian syllables)."""
-    syllables = "ка ло ре ни то ва ст ра ем ов ан ти ко на ле до ри ми се пр об ус".split()
-    return list(
-        dict.fromkeys("".join(rng.choices(syllables, k=rng.randint(2, 4))) for _ in range(size))
-    )
+class CpuClock:
+    """This thread's CPU time and, on PostgreSQL, the connection's backend's (from /proc)."""
+
+    def __init__(self) -> None:
+        from django.db import connection
+
+        self.backend = None
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_backend_pid()")
+                pid = cursor.fetchone()[0]
+            stat = Path(f"/proc/{pid}/stat")
+            self.backend = stat if stat.exists() else None  # a server on another host
+
+    def backend_seconds(self) -> float:
+        if self.backend is None:
+            return 0.0
+        fields = self.backend.read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def corpus_build(pages: int) -> None:
-    """`pages` synthetic pages in 100-page documents (clause-numbered paragraphs).
+def searches_timed(queries: list[tuple[list[str], list[str]]], rounds: int) -> dict[str, float]:
+    from normagpt.search import clauses_search
 
-    Words follow Zipf's law, as in a corpus of norms of many fields: the construction terms
-    are one word in 25 (the most frequent, «бетон», on most pages; one of rank 30 on a few
-    per cent), the rest prose from a vocabulary of thousands of words. (A corpus where every
-    page holds every term makes each query match, and rank, every page.)
-    """
-    rng = random.Random(7)
-    filler = vocabulary(rng)
-    term_weights = [1 / (rank + 1) for rank in range(len(WORDS))]
-    filler_weights = [1 / (rank + 1) for rank in range(len(filler))]
-    NormDocument.objects.filter(code__startswith=BENCH_PREFIX).delete()
-    for d in range(pages // 100):
-        document = NormDocument.objects.create(
-            code=f"{BENCH_PREFIX}СП {d}.13330.2020", title=f"Синтетический свод {d}", page_count=100
-        )
-        batch = []
-        for n in range(1, 101):
-            lines = []
-            for c in range(1, 6):
-                count = rng.randint(25, 60)
-                terms = rng.choices(WORDS, term_weights, k=count)
-                prose = rng.choices(filler, filler_weights, k=count)
-                words = " ".join(
-                    t if rng.random() < TERM_SHARE else p for t, p in zip(terms, prose, strict=True)
-                )
-                lines.append(f"{n % 12 + 1}.{c}.{rng.randint(1, 9)} {words.capitalize()}.")
-            text = "\n".join(lines)
-            batch.append(
-                NormPage(
-                    document=document,
-                    number=n,
-                    text=text,
-                    clauses=clauses_find(text),
-                    search_text=search_normalize(f"{document.code} {document.title} {text}"),
-                )
-            )
-        NormPage.objects.bulk_create(batch)
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("ANALYZE normagpt_normpage")
-
-
-def bench_search(rounds: int) -> list[list[str]]:
-    rows = []
-    expected = [[], ["СП 63.13330"], [f"{BENCH_PREFIX}СП 7.13330"]]
-    for label, docs in zip(
-        ("no expected docs", "expected: СП 63", "expected: synthetic"), expected, strict=True
-    ):
-        samples = []
-        hits = 0
-        for i in range(rounds):
-            started = time.perf_counter()
-            found = services.pages_search(
-                keywords=QUERIES[i % len(QUERIES)], expected_documents=docs, limit=10
-            )
-            samples.append(time.perf_counter() - started)
-            hits += len(found)
-        ms = [s * 1000 for s in samples]
-        rows.append(stats_row(f"search ({label})", ms, f"{hits / rounds:.1f}"))
-    return rows
-
-
-def stats_row(name: str, ms: list[float], note: str) -> list[str]:
-    p50, p95 = percentile(ms, 50), percentile(ms, 95)
-    return [name, str(len(ms)), f"{p50:.2f}", f"{p95:.2f}", f"{statistics.fmean(ms):.2f}", note]
-
-
-def bench_agent(runs: int) -> list[list[str]]:
-    llm = ScriptedLLM(straight_script())
-    settings.OPENAI_BASE_URL = llm.base_url
-    settings.OPENAI_API_KEY = "bench"
-    totals = []
-    try:
-        for _ in range(runs):
-            started = time.perf_counter()
-            with background.using_broker(False):  # the run works on this process's pool
-                run = services.run_create(
-                    question="Какая минимальная толщина защитного слоя бетона для плиты перекрытия?"
-                )
-                background.drain()
-            totals.append(time.perf_counter() - started)
-            run.refresh_from_db()
-            assert run.status == "completed", run.error
-    finally:
-        llm.close()
-    rows = []
-    for node in ("planner", "executor", "judge", "finalizer"):
-        ms = [
-            d * 1000 for d in AgentStep.objects.filter(node=node).values_list("duration", flat=True)
-        ]
-        rows.append(stats_row(f"node {node}", ms, "1 LLM call"))
-    ms = [t * 1000 for t in totals]
-    rows.append(stats_row("whole run (4 nodes)", ms, "claim+checkpoints"))
-    return rows
-
-
-def bench_recovery(runs: int) -> list[list[str]]:
-    """Two Celery workers, no beat, the default lease; each run's advancer is SIGKILLed
-    inside a node picked at random; the time from the kill to the run's next checkpoint
-    (another worker took it over and finished that node) and to its end."""
-    import signal
-    import subprocess
-    from collections import Counter
-
-    from normagpt.agent.runner import owner_pid
-    from normagpt.models import AgentRun
-    from tests.normagpt.scripted_llm import (
-        ANSWER,
-        CORROSION_STEP,
-        COVER_FINDING,
-        COVER_STEP,
-        final,
-        plan,
-        step,
-        verdict,
-    )
-
-    llm = ScriptedLLM()
-    env = {
-        **os.environ,
-        "OPENAI_BASE_URL": llm.base_url,
-        "OPENAI_API_KEY": "bench",
-        "DJANGO_MEDIA_ROOT": os.environ["DJANGO_MEDIA_ROOT"],
-        "DJANGO_LOG_LEVEL": "ERROR",
+    for keywords, expected in queries[:20]:  # warm: the connection, the caches
+        clauses_search(keywords=keywords, expected_documents=expected, limit=5)
+    clock = CpuClock()
+    walls, cpus = [], []
+    backend_start = clock.backend_seconds()
+    for _ in range(rounds):
+        for keywords, expected in queries:
+            wall, cpu = time.perf_counter(), time.thread_time()
+            clauses_search(keywords=keywords, expected_documents=expected, limit=5)
+            cpus.append((time.thread_time() - cpu) * 1000)
+            walls.append((time.perf_counter() - wall) * 1000)
+    backend = (clock.backend_seconds() - backend_start) * 1000 / len(walls)
+    return {
+        "p50": percentile(walls, 50),
+        "p95": percentile(walls, 95),
+        "cpu_p50": percentile(cpus, 50),
+        "db_cpu_mean": backend,
+        "searches": len(walls),
     }
-    command = celery_worker_command
-    workers: dict[int, subprocess.Popen[bytes]] = {}
 
-    def start(name: str) -> None:
-        """A Celery worker of this project, quiet (its banner off the bench's table)."""
-        proc = subprocess.Popen(
-            command(name), cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+
+def quality(questions: list[Any]) -> dict[str, Any]:
+    """Clause hit@1, hit@5 and the answer's page among the pages the agent reads."""
+    from normagpt.search import clauses_search, pages_search
+
+    kinds: dict[str, dict[str, float]] = {k: {"n": 0, "hit1": 0, "hit5": 0} for k in KINDS}
+    page_hits = 0
+    asked = [q for q in questions if q.kind != "trap"]
+    for q in asked:
+        hits = clauses_search(keywords=q.keywords, expected_documents=q.expected_documents, limit=5)
+        right = [
+            q.answered_by(h.clause.document.code, h.clause.kind, h.clause.number, h.clause.text)
+            for h in hits
+        ]
+        stats = kinds[q.kind]
+        stats["n"] += 1
+        stats["hit1"] += bool(right[:1] and right[0])
+        stats["hit5"] += any(right)
+        pages = pages_search(
+            keywords=q.keywords, expected_documents=q.expected_documents, limit=PAGES_READ
         )
-        workers[proc.pid] = proc
-
-    for n in range(2):
-        start(f"rb{n}")
-    rng = random.Random(11)
-    to_checkpoint, to_end, repeated = [], [], 0
-    try:
-        time.sleep(5)  # the workers connect
-        for number in range(runs):
-            node = rng.choice(["planner", "executor", "judge", "finalizer"])
-            script = {
-                "planner": [plan(COVER_STEP, CORROSION_STEP)],
-                "executor": [step(COVER_FINDING), step(COVER_FINDING)],
-                "judge": [verdict("CONTINUE"), verdict("FINALIZE")],
-                "finalizer": [final(ANSWER, ("СП 63.13330.2018", "10.3.2", 2))],
-            }
-            script[node] = [{"hang": True}, *script[node]]
-            llm.restart(**script)
-            with background.using_broker(True):
-                run = services.run_create(question=f"Защитный слой бетона, запуск {number}?")
-            while not llm.hanging.wait(0.05):
-                pass
-            run.refresh_from_db()
-            steps, pid = run.step_count, owner_pid(run.owner)
-            killed = time.monotonic()
-            os.kill(pid, signal.SIGKILL)
-            workers.pop(pid).wait()
-            llm.release()
-            start(f"rb{number}x")
-            while AgentRun.objects.get(pk=run.pk).step_count == steps:
-                time.sleep(0.1)
-            to_checkpoint.append(time.monotonic() - killed)
-            while not AgentRun.objects.get(pk=run.pk).is_finished:
-                time.sleep(0.1)
-            to_end.append(time.monotonic() - killed)
-            assert AgentRun.objects.get(pk=run.pk).status == "completed"
-            calls = Counter((call.step, call.node) for call in llm.calls if call.run == run.pk)
-            repeated += sum(1 for n in calls.values() if n > 1) - 1  # beside the node in flight
-    finally:
-        for proc in workers.values():
-            proc.kill()
-        llm.close()
-    return [
-        stats_row("SIGKILL → next checkpoint", [t * 1000 for t in to_checkpoint], f"{runs} runs"),
-        stats_row(
-            "SIGKILL → run completed", [t * 1000 for t in to_end], f"{repeated} nodes repeated"
-        ),
-    ]
+        page_hits += any(
+            q.answered_by(c.clause.document.code, c.clause.kind, c.clause.number, c.clause.text)
+            for hit in pages
+            for c in hit.clauses
+        )
+    n = len(asked)
+    return {
+        "questions": n,
+        "hit1": sum(s["hit1"] for s in kinds.values()) / n,
+        "hit5": sum(s["hit5"] for s in kinds.values()) / n,
+        "page": page_hits / n,
+        "kinds": {
+            k: {"n": s["n"], "hit1": s["hit1"] / s["n"], "hit5": s["hit5"] / s["n"]}
+            for k, s in kinds.items()
+            if s["n"]
+        },
+    }
 
 
-def bench_ingest(pages: int) -> list[list[str]]:
-    font = cyrillic_font()
-    path = Path(TMP) / "ingest.pdf"
-    pdf = canvas.Canvas(str(path), pagesize=A4)
-    rng = random.Random(3)
-    for n in range(pages):
-        pdf.setFont(font, 11)
-        for line in range(40):
-            pdf.drawString(
-                50,
-                800 - line * 19,
-                f"{n % 9 + 1}.{line % 7 + 1} " + " ".join(rng.choice(WORDS) for _ in range(9)),
-            )
-        pdf.showPage()
-    pdf.save()
-    rows = []
-    for dpi in (72, settings.NORMAGPT_PAGE_DPI):
-        with path.open("rb") as handle:
-            document = services.document_save(
-                code=f"{BENCH_PREFIX}INGEST", title="ingest", file=File(handle, name="ingest.pdf")
-            )
-        started = time.perf_counter()
-        services.document_ingest(document_id=document.pk, dpi=dpi)
-        wall = time.perf_counter() - started
-        rows.append([f"ingest at {dpi} DPI", str(pages), f"{wall:.2f}", f"{pages / wall:.1f}"])
-    return rows
+def main_child(args: argparse.Namespace) -> None:
+    django_setup()
+    from normagpt.models import NormClause, NormPage
+
+    started = time.perf_counter()
+    result: dict[str, Any] = {"corpus": args.child}
+    if args.child == "old":
+        old_load(args.pages, args.fresh)
+        queries = OLD_QUERIES
+    else:
+        builder = norms_load(args.pages, args.fresh)
+        questions = builder.questions(count=args.questions, traps=args.traps)
+        queries = [(q.keywords, q.expected_documents) for q in questions]
+        result["quality"] = quality(questions)
+        if args.agent:
+            from bench.norm_agent import agent_runs
+
+            result["agent"] = agent_runs(questions)
+    result["load_seconds"] = time.perf_counter() - started
+    result["pages"] = NormPage.objects.count()
+    result["clauses"] = NormClause.objects.count()
+    result["speed"] = searches_timed(queries, rounds=max(1, 400 // len(queries)))
+    print(json.dumps(result))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--pages", type=int, default=10_000, help="search corpus size")
-    parser.add_argument("--rounds", type=int, default=300, help="searches per variant")
-    parser.add_argument("--runs", type=int, default=30, help="agent runs")
-    parser.add_argument("--ingest-pages", type=int, default=40)
-    parser.add_argument("--kills", type=int, default=10, help="runs whose worker is killed")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--backends", default="sqlite,postgres")
+    parser.add_argument("--pages", default="10000,100000", help="corpus sizes, comma-separated")
+    parser.add_argument("--questions", type=int, default=200, help="questions with an answer")
+    parser.add_argument("--traps", type=int, default=20)
+    parser.add_argument("--fresh", action="store_true", help="load the corpora anew")
+    parser.add_argument("--no-agent", action="store_true", help="no end-to-end runs")
+    parser.add_argument("--no-old", action="store_true", help="not the old corpus")
+    parser.add_argument("--child", choices=["norms", "old"], help=argparse.SUPPRESS)
+    parser.add_argument("--agent", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    call_command("migrate", verbosity=0)
-    print(f"database: {connection.vendor}; media in {TMP}")
-    NormDocument.objects.filter(code__startswith=BENCH_PREFIX).delete()
-    demo_corpus_load(directory=Path(TMP))
-    started = time.perf_counter()
-    corpus_build(args.pages)
-    total = NormPage.objects.count()
-    print(f"corpus: {total} pages (built in {time.perf_counter() - started:.1f} s)\n")
-    print_table(
-        ["what", "calls", "p50 ms", "p95 ms", "mean ms", "hits/call"], bench_search(args.rounds)
-    )
-    print()
-    print_table(["what", "calls", "p50 ms", "p95 ms", "mean ms", "note"], bench_agent(args.runs))
-    print()
-    print_table(["what", "pages", "seconds", "pages/s"], bench_ingest(args.ingest_pages))
-    print()
-    if os.environ.get("REDIS_URL"):
-        lease = settings.NORMAGPT_RUN_LEASE_SECONDS
-        print(f"Recovery: 2 Celery workers, no beat, lease {lease} s (target: ≤ 30 s)\n")
-        print_table(
-            ["what", "runs", "p50 ms", "p95 ms", "mean ms", "note"], bench_recovery(args.kills)
-        )
-    else:
-        print("Recovery: skipped (REDIS_URL unset: it needs a broker and two workers)")
-    NormDocument.objects.filter(code__startswith=BENCH_PREFIX).delete()
+    if args.child:
+        args.pages = int(args.pages)
+        main_child(args)
+        return
+    args.backends = args.backends.split(",")
+    args.pages = [int(p) for p in args.pages.split(",")]
+    parent(args)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,6 @@ def build_application() -> ASGIApp:
     app = mcp_http_app(
         build_server(),
         allowed_hosts=settings.ALLOWED_HOSTS,
-        token=settings.MCP_HTTP_TOKEN,
         # In production the bind address is the proxy's business: no token, no MCP.
         token_required=not settings.DEBUG,
     )

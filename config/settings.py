@@ -330,6 +330,12 @@ MCP_TOOL_MODULES = [
     "normagpt.mcp_tools",
 ]
 MCP_HTTP_TOKEN = env_str("MCP_HTTP_TOKEN")
+# Whom an MCP client acts as (its runs are its own; core.identity). Over HTTP a user's API
+# token acts as its user; the shared MCP_HTTP_TOKEN (and no token, on a loopback server
+# without one) as MCP_HTTP_TOKEN_USER; over stdio, MCP_STDIO_USER. A user named here that
+# does not exist is made on first use: not staff, no usable password.
+MCP_HTTP_TOKEN_USER = env_str("MCP_HTTP_TOKEN_USER") or "mcp"
+MCP_STDIO_USER = env_str("MCP_STDIO_USER") or "local"
 MCP_HTTP_HOST = env_str("MCP_HTTP_HOST", "127.0.0.1")
 # 8765 belongs to AnkiConnect, 8000 to `make run`.
 MCP_HTTP_PORT = env_int("MCP_HTTP_PORT", 8001)
@@ -435,6 +441,9 @@ NORMAGPT_LLM_TIMEOUT = float(env_str("NORMAGPT_LLM_TIMEOUT", "120"))
 NORMAGPT_LLM_RETRIES = env_int("NORMAGPT_LLM_RETRIES", 3)
 NORMAGPT_LLM_BACKOFF = float(env_str("NORMAGPT_LLM_BACKOFF", "1.0"))
 NORMAGPT_LLM_JSON_MODE = env_bool("NORMAGPT_LLM_JSON_MODE", default=True)
+# Seconds one node's model attempts share (the first, the retries, the corrective retry):
+# each attempt gets NORMAGPT_LLM_TIMEOUT or what is left, and none starts once it is spent.
+NORMAGPT_NODE_BUDGET = float(env_str("NORMAGPT_NODE_BUDGET", "150"))
 # Caps of one run: executor steps, replans, LLM calls, tokens, active seconds. Hitting one
 # ends the run with what is known, marked incomplete.
 NORMAGPT_MAX_STEPS = env_int("NORMAGPT_MAX_STEPS", 6)

@@ -836,15 +836,34 @@ class UpstreamTransport(httpx.BaseTransport):
     connection policy; a failure raises what `Upstream.error` returns (SDKs usually wrap it,
     e.g. openai's APIConnectionError with it as `__cause__`). Give the SDK or the upstream
     the retries, not both. The answer is complete and already decoded when the SDK sees it.
+
+    With `timeout_is_deadline`, a request's httpx timeout (an SDK's per-call `timeout=`)
+    is that request's total deadline when it is shorter than the upstream's: one request
+    gets less time than the others on the same shared client. Off by default, since an
+    httpx client sets a timeout (5 s unless told) on every request.
     """
 
-    def __init__(self, client: UpstreamClient) -> None:
+    def __init__(self, client: UpstreamClient, *, timeout_is_deadline: bool = False) -> None:
         self.client = client
+        self.timeout_is_deadline = timeout_is_deadline
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         headers = {k: v for k, v in request.headers.items() if k.lower() not in _HOP_HEADERS}
         reply = self.client.request(
-            request.method, str(request.url), headers=headers, content=request.read() or None
+            request.method,
+            str(request.url),
+            headers=headers,
+            content=request.read() or None,
+            deadline=self._deadline(request),
         )
         kept = [(k, v) for k, v in reply.headers.multi_items() if k.lower() not in _HOP_HEADERS]
         return httpx.Response(reply.status, headers=kept, content=reply.content, request=request)
+
+    def _deadline(self, request: httpx.Request) -> float | None:
+        """The request's own total deadline, if it asked for one shorter than the upstream's."""
+        if not self.timeout_is_deadline:
+            return None
+        parts = (request.extensions.get("timeout") or {}).values()
+        if not parts or None in parts:
+            return None
+        return min(max(parts), self.client.upstream.deadline)

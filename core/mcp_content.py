@@ -14,12 +14,13 @@ import functools
 import inspect
 import json
 import logging
+import typing
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio.to_thread
 from django.db import close_old_connections
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.subscriptions import ListenHandler, ResourceUpdated, SubscriptionBus
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
@@ -36,10 +37,12 @@ from mcp_types import (
     UnsubscribeRequestParams,
 )
 
+from core import identity
 from core.exceptions import DomainError, InvalidInput, NotFound
-from core.registry import Completer, ResourceSpec, ToolRegistry, Watcher
+from core.registry import CALLER, Completer, ResourceSpec, ToolRegistry, Watcher
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 RESOURCE_NOT_FOUND = -32002  # the MCP spec's code for a resource that does not exist
 MAX_COMPLETIONS = 100  # what `completion/complete` may return at most (MCP spec)
@@ -74,20 +77,18 @@ def add_content(
 
 
 def resource_reader(spec: ResourceSpec) -> Callable[..., Any]:
-    """The async function the SDK calls for `spec`, with the same signature as its own."""
+    """The async function the SDK calls for `spec`: the URI's variables as `spec.fn` takes
+    them, and the SDK's context, whose request says who calls (for a `caller` parameter)."""
     fn = spec.fn
 
-    def read_here(params: dict[str, str]) -> str | bytes:
-        close_old_connections()
-        try:
-            return fn(**params)
-        finally:
-            close_old_connections()
+    def read_here(params: dict[str, str], request: Any) -> str | bytes:
+        if spec.takes_caller:
+            return fn(**params, **{CALLER: identity.request_caller(request)})
+        return fn(**params)
 
-    @functools.wraps(fn)
-    async def read(**params: str) -> str | bytes:
+    async def read(ctx: Context[Any, Any], **params: str) -> str | bytes:
         try:
-            return await anyio.to_thread.run_sync(read_here, params)
+            return await on_db_thread(read_here, params, identity.request_of(ctx))
         except DomainError as exc:
             uri = spec.uri.format(**params)
             if isinstance(exc, NotFound):
@@ -98,8 +99,28 @@ def resource_reader(spec: ResourceSpec) -> Callable[..., Any]:
                 code = INTERNAL_ERROR
             raise MCPError(code=code, message=exc.message, data={"uri": uri}) from None
 
-    read.__signature__ = inspect.signature(fn)  # type: ignore[attr-defined]
+    # What the SDK reads: the URI's variables (their names and types) and the context.
+    variables = [p for name, p in inspect.signature(fn).parameters.items() if name != CALLER]
+    context = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)
+    hints = {k: v for k, v in typing.get_type_hints(fn).items() if k not in (CALLER, "return")}
+    read.__name__ = fn.__name__
+    read.__doc__ = fn.__doc__
+    read.__signature__ = inspect.Signature([*variables, context])  # type: ignore[attr-defined]
+    read.__annotations__ = {**hints, "ctx": Context}
     return read
+
+
+async def on_db_thread(fn: Callable[..., T], *args: Any) -> T:
+    """`fn(*args)` on a worker thread with fresh database connections, given back after."""
+
+    def run() -> T:
+        close_old_connections()
+        try:
+            return fn(*args)
+        finally:
+            close_old_connections()
+
+    return await anyio.to_thread.run_sync(run)
 
 
 def prompt_renderer(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -148,16 +169,8 @@ def completion_handler(completers: dict[str, Completer]) -> Callable[..., Any]:
         if completer is None:
             return None
         given = dict(context.arguments or {}) if context is not None else {}
-
-        def run() -> list[str]:
-            close_old_connections()
-            try:
-                return completer(argument.value, given)
-            finally:
-                close_old_connections()
-
         try:
-            values = await anyio.to_thread.run_sync(run)
+            values = await on_db_thread(completer, argument.value, given)
         except DomainError:
             return None  # nothing to offer (a service that does not answer, a bad context)
         unique = list(dict.fromkeys(values))
@@ -204,16 +217,17 @@ class Subscriptions:
         notifications = params.notifications
         wanted = (notifications.resource_subscriptions or []) if notifications else []
         follows = []
+        caller = await on_db_thread(identity.request_caller, ctx.request) if wanted else None
         for uri in wanted:
             watch = self.watcher(uri)
-            follows.append((watch, uri, await self._snapshot(watch, uri)))
+            follows.append((watch, uri, await self._snapshot(watch, uri, caller)))
 
         async def publish(uri: str) -> None:
             await self.bus.publish(ResourceUpdated(uri=uri))
 
         async with anyio.create_task_group() as followers:
             for watch, uri, first in follows:
-                followers.start_soon(self._follow, publish, watch, uri, first)
+                followers.start_soon(self._follow, publish, watch, uri, caller, first)
             try:
                 return await self.listen_handler(ctx, params)
             finally:
@@ -232,10 +246,12 @@ class Subscriptions:
     async def subscribe(self, ctx: Any, params: SubscribeRequestParams) -> EmptyResult:
         uri = str(params.uri)
         watch = self.watcher(uri)
-        first = await self._snapshot(watch, uri)
+        caller = await on_db_thread(identity.request_caller, ctx.request)
+        first = await self._snapshot(watch, uri, caller)
         key = (id(ctx.session), uri)
         if key not in self.tasks:
-            following = self._follow(ctx.session.send_resource_updated, watch, uri, first)
+            notify = ctx.session.send_resource_updated
+            following = self._follow(notify, watch, uri, caller, first)
             task = asyncio.get_running_loop().create_task(following)
             self.tasks[key] = task
             task.add_done_callback(lambda _: self.tasks.pop(key, None))
@@ -247,16 +263,9 @@ class Subscriptions:
             task.cancel()
         return EmptyResult()
 
-    async def _snapshot(self, watch: Watcher, uri: str) -> tuple[object, bool]:
-        def run() -> tuple[object, bool]:
-            close_old_connections()
-            try:
-                return watch(uri)
-            finally:
-                close_old_connections()
-
+    async def _snapshot(self, watch: Watcher, uri: str, caller: Any) -> tuple[object, bool]:
         try:
-            return await anyio.to_thread.run_sync(run)
+            return await on_db_thread(watch, uri, caller)
         except DomainError as exc:
             code = RESOURCE_NOT_FOUND if isinstance(exc, NotFound) else INVALID_PARAMS
             raise MCPError(code=code, message=exc.message, data={"uri": uri}) from None
@@ -266,13 +275,14 @@ class Subscriptions:
         notify: Callable[[str], Awaitable[None]],
         watch: Watcher,
         uri: str,
+        caller: Any,
         seen: tuple[object, bool],
     ) -> None:
         state, final = seen
         try:
             while not final:
                 await anyio.sleep(SUBSCRIPTION_POLL_SECONDS)
-                now, final = await self._snapshot(watch, uri)
+                now, final = await self._snapshot(watch, uri, caller)
                 if now != state:
                     state = now
                     await notify(uri)

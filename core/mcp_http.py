@@ -1,10 +1,9 @@
-"""MCP over streamable HTTP: the ASGI app, bearer-token protection and Host checks."""
+"""MCP over streamable HTTP: the ASGI app, who calls (bearer tokens) and Host checks."""
 
 from __future__ import annotations
 
 import ctypes
 import gc
-import hmac
 import ipaddress
 import json
 from collections.abc import AsyncIterator
@@ -17,6 +16,9 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from core import identity
+from core.mcp_content import on_db_thread
 
 MCP_PATH = "/mcp"
 
@@ -32,31 +34,51 @@ def is_loopback(host: str) -> bool:
 
 
 class BearerTokenMiddleware:
-    """Refuse requests under `protected_prefix` without `Authorization: Bearer <token>`.
+    """Who calls MCP: each request under `protected_prefix` acts as a Django user
+    (`core.identity`), left in `scope["user"]` for the tools, resources and subscriptions.
 
-    401 with a JSON body naming the header; with no token configured at all, 503 saying
-    which setting turns MCP over HTTP on.
+    `Authorization: Bearer <token>` takes a user's API token or the shared MCP_HTTP_TOKEN;
+    a token that is neither is refused with 401. Without a token: served as
+    MCP_HTTP_TOKEN_USER where none is asked for (no MCP_HTTP_TOKEN, not `token_required`);
+    401 naming the header when MCP_HTTP_TOKEN is set; 503 when it is not but a token is
+    required (production with no shared token: only users' API tokens get in).
     """
 
-    def __init__(self, app: ASGIApp, token: str, *, protected_prefix: str = "") -> None:
+    def __init__(self, app: ASGIApp, *, token_required: bool, protected_prefix: str = "") -> None:
         self.app = app
-        self.expected = f"Bearer {token}".encode() if token else b""
+        self.token_required = token_required
         self.protected_prefix = protected_prefix
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["path"].startswith(self.protected_prefix):
-            given = dict(scope["headers"]).get(b"authorization", b"")
-            if not self.expected:
-                await _json_response(send, 503, "not_configured", MCP_OFF_TEXT)
-                return
-            if not hmac.compare_digest(given, self.expected):
+            header = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
+            token = identity.bearer_of(header)
+            if token:
+                caller = await on_db_thread(identity.token_caller, token)
+                if caller is None:
+                    await _json_response(send, 401, "unauthorized", WRONG_TOKEN_TEXT)
+                    return
+            elif settings.MCP_HTTP_TOKEN:
                 await _json_response(send, 401, "unauthorized", WRONG_HEADER_TEXT)
                 return
+            elif self.token_required:
+                await _json_response(send, 503, "not_configured", MCP_OFF_TEXT)
+                return
+            else:
+                caller = await on_db_thread(identity.open_caller)
+            scope["user"] = identity.McpCaller(caller)
         await self.app(scope, receive, send)
 
 
-MCP_OFF_TEXT = "MCP over HTTP is off in production until MCP_HTTP_TOKEN is set."
-WRONG_HEADER_TEXT = "MCP over HTTP needs the header 'Authorization: Bearer <MCP_HTTP_TOKEN>'."
+TOKENS_TEXT = "a user's API token (POST /api/auth/token/) or MCP_HTTP_TOKEN"
+MCP_OFF_TEXT = (
+    "MCP over HTTP in production takes a user's API token (POST /api/auth/token/) as "
+    "'Authorization: Bearer <token>'; MCP_HTTP_TOKEN, a shared token, is not set."
+)
+WRONG_HEADER_TEXT = (
+    f"MCP over HTTP needs the header 'Authorization: Bearer <token>': {TOKENS_TEXT}."
+)
+WRONG_TOKEN_TEXT = f"The token of 'Authorization: Bearer <token>' is not valid: send {TOKENS_TEXT}."
 
 
 async def _json_response(send: Send, status: int, code: str, message: str) -> None:
@@ -89,12 +111,12 @@ def transport_security(allowed_hosts: list[str]) -> TransportSecuritySettings:
 
 
 def mcp_http_app(
-    server: MCPServer[Any], *, allowed_hosts: list[str], token: str = "", token_required: bool
+    server: MCPServer[Any], *, allowed_hosts: list[str], token_required: bool
 ) -> Starlette:
     """The Starlette app that serves MCP at /mcp (with the session manager's lifespan).
 
-    With a token, every request to /mcp must carry it; with `token_required` and no token,
-    /mcp is refused.
+    Every request to /mcp acts as a user (`BearerTokenMiddleware`). With MCP_HTTP_TOKEN set,
+    or `token_required`, it must carry a token: a user's API token or the shared one.
     """
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
@@ -105,8 +127,9 @@ def mcp_http_app(
         max_sessions=settings.MCP_HTTP_MAX_SESSIONS,
         stateless_http=settings.MCP_HTTP_STATELESS,
     )
-    if token or token_required:
-        app.add_middleware(BearerTokenMiddleware, token=token, protected_prefix=MCP_PATH)
+    app.add_middleware(
+        BearerTokenMiddleware, token_required=token_required, protected_prefix=MCP_PATH
+    )
     serve = app.router.lifespan_context
     interval = min(max(settings.MCP_HTTP_SESSION_IDLE_SECONDS / 2, 1.0), 60.0)
 
@@ -141,15 +164,3 @@ def _malloc_trim() -> Any:
         return ctypes.CDLL("libc.so.6").malloc_trim
     except (OSError, AttributeError):
         return None  # not glibc: the collection alone
-
-
-def require_token_for(host: str, token: str) -> None:
-    """Refuse to serve MCP beyond loopback without a token.
-
-    Raises ValueError naming MCP_HTTP_TOKEN.
-    """
-    if not is_loopback(host) and not token:
-        raise ValueError(
-            f"refusing to serve MCP on {host}, which other machines can reach, without a "
-            "token: set MCP_HTTP_TOKEN (clients then send 'Authorization: Bearer <token>')"
-        )

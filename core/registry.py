@@ -46,7 +46,8 @@ class ResourceSpec:
 
     The function runs on a worker thread with fresh database connections and returns text
     (Markdown, JSON) or bytes (an image); a `DomainError` reaches the client as a protocol
-    error naming what was asked for.
+    error naming what was asked for. A function with a `caller` parameter is also given
+    the Django user the client acts as (`core.identity`): for what is someone's own.
     """
 
     uri: str
@@ -56,6 +57,7 @@ class ResourceSpec:
     title: str
     description: str
     mime_type: str
+    takes_caller: bool = False
 
 
 @dataclass(frozen=True)
@@ -69,9 +71,12 @@ class PromptSpec:
     description: str
 
 
-# `watch(uri)`: a snapshot of a subscribable resource — whatever changes when it does —
-# and whether it is final (no later change will come). Raises NotFound as a read would.
-Watcher = Callable[[str], tuple[object, bool]]
+# `watch(uri, caller)`: a snapshot of a subscribable resource — whatever changes when it
+# does — and whether it is final (no later change will come), for `caller` (the Django user
+# the client acts as, `core.identity`). Raises NotFound as a read by that caller would.
+Watcher = Callable[[str, Any], tuple[object, bool]]
+
+CALLER = "caller"  # the parameter of a resource function that receives the caller
 
 
 # `completer(value, context)`: the values offered for a partly typed argument; `context`
@@ -127,6 +132,7 @@ class ToolRegistry:
                     title=title,
                     description=inspect.cleandoc(fn.__doc__ or ""),
                     mime_type=mime_type,
+                    takes_caller=CALLER in inspect.signature(fn).parameters,
                 )
             )
             return fn

@@ -16,12 +16,15 @@ from django.utils.translation import gettext_lazy as _
 
 from core.exceptions import DomainError
 from normagpt import services
-from normagpt.formatting import markdown_html, url_or_none
+from normagpt.formatting import markdown_html, page_url, url_or_none
 from normagpt.models import (
     AgentRun,
     AgentStep,
+    ClaimCheck,
     LlmCall,
+    NormClause,
     NormDocument,
+    NormDocumentAlias,
     NormPage,
     ReviewQueueRun,
     RunEvent,
@@ -66,6 +69,25 @@ class NormDocumentForm(forms.ModelForm):
         if file and hasattr(file, "read") and not file.name.lower().endswith(".pdf"):
             raise forms.ValidationError("upload a PDF file")
         return file
+
+
+@admin.register(NormDocumentAlias)
+class NormDocumentAliasAdmin(admin.ModelAdmin):
+    """The short names documents are known by: their codes' own (made at ingestion) and
+    those a person adds («СП по бетону»); search resolves a named document through them."""
+
+    list_display = ["alias", "document", "automatic"]
+    list_filter = ["automatic"]
+    search_fields = ["alias", "document__code"]
+    list_select_related = ["document"]
+    fields = ["document", "alias"]
+    autocomplete_fields = ["document"]
+
+    def save_model(
+        self, request: HttpRequest, obj: NormDocumentAlias, form: Any, change: bool
+    ) -> None:
+        obj.automatic = False  # a person's: kept when the document is indexed again
+        super().save_model(request, obj, form, change)
 
 
 @admin.register(NormDocument)
@@ -125,6 +147,54 @@ class NormPageAdmin(admin.ModelAdmin):
         return ", ".join(obj.clauses[:12])
 
 
+@admin.register(NormClause)
+class NormClauseAdmin(admin.ModelAdmin):
+    """The clauses search ranks and claims are checked against (read-only: made from the
+    pages at ingestion, and by `manage.py normagpt_reindex`)."""
+
+    list_display = ["number", "kind", "document", "page_number", "heading_short"]
+    list_filter = ["kind"]
+    search_fields = ["=number", "text", "document__code"]
+    list_select_related = ["document", "page"]
+    fields = ["document", "page", "kind", "number", "heading", "text"]
+    readonly_fields = ["document", "page", "kind", "number", "heading", "text"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description=_("page"), ordering="page__number")
+    def page_number(self, obj: NormClause) -> int:
+        return obj.page.number
+
+    @admin.display(description=_("heading"))
+    def heading_short(self, obj: NormClause) -> str:
+        return obj.heading if len(obj.heading) <= 80 else obj.heading[:77] + "…"
+
+
+class ClaimCheckInline(admin.TabularInline):
+    """Every claim of the answer (and the executor's quotes) against the clause it cites."""
+
+    model = ClaimCheck
+    fields = ["index", "origin", "verdict", "claim", "reference", "page_link", "reason"]
+    readonly_fields = ["index", "origin", "verdict", "claim", "reference", "page_link", "reason"]
+    extra = 0
+    can_delete = False
+    ordering = ["index"]
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description=_("page"))
+    def page_link(self, obj: ClaimCheck) -> SafeString:
+        url = page_url(obj.page_id, obj.clause_number) if obj.page_id else None
+        if not url:
+            return format_html("{}", obj.page_number or "—")
+        return format_html('<a href="{}">{}</a>', url, obj.page_number)
+
+
 class AgentStepInline(admin.TabularInline):
     model = AgentStep
     fields = ["index", "node", "input_summary", "decision", "output", "duration", "tokens"]
@@ -178,12 +248,14 @@ class ReviewForm(forms.ModelForm):
 class AgentRunAdmin(admin.ModelAdmin):
     form = ReviewForm
     list_display = [
-        "id", "short_question", "status", "incomplete", "llm_calls", "tokens", "cost_estimate",
-        "created_at",
+        "public_id", "short_question", "user", "status", "incomplete", "llm_calls", "tokens",
+        "cost_estimate", "created_at",
     ]  # fmt: skip
     list_filter = ["status", "incomplete"]
-    search_fields = ["question", "final_answer"]
-    inlines = [RunEventInline, AgentStepInline]
+    list_select_related = ["user"]
+    # the id a user quotes (from a page URL, a tool's answer) finds the run
+    search_fields = ["=public_id", "question", "final_answer"]
+    inlines = [ClaimCheckInline, RunEventInline, AgentStepInline]
     readonly_fields = [
         "question", "status", "page_link", "answer_html", "sources", "incomplete",
         "incomplete_reason", "review_reason", "review_note", "error", "llm_calls", "prompt_tokens",
@@ -208,7 +280,7 @@ class AgentRunAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("live page"))
     def page_link(self, obj: AgentRun) -> SafeString:
-        url = url_or_none("normagpt:run", obj.pk)
+        url = url_or_none("normagpt:run", obj.public_id)
         return format_html('<a href="{}">{}</a>', url, url) if url else format_html("—")
 
     def save_model(self, request: HttpRequest, obj: AgentRun, form: Any, change: bool) -> None:
@@ -226,7 +298,7 @@ class AgentRunAdmin(admin.ModelAdmin):
             self.message_user(request, exc.message, messages.ERROR)
         else:
             self.message_user(
-                request, _("run %(id)s resumed with the reviewer's note") % {"id": obj.pk}
+                request, _("run %(id)s resumed with the reviewer's note") % {"id": obj.public_id}
             )
 
     def response_change(self, request: HttpRequest, obj: AgentRun) -> Any:
@@ -239,7 +311,7 @@ class AgentRunAdmin(admin.ModelAdmin):
 class ReviewQueueAdmin(AgentRunAdmin):
     """Runs waiting for a person: open one, write a note, save."""
 
-    list_display = ["id", "short_question", "review_reason", "created_at"]
+    list_display = ["public_id", "short_question", "user", "review_reason", "created_at"]
     list_filter = []
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[AgentRun]:

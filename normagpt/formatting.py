@@ -5,12 +5,13 @@ from __future__ import annotations
 import html
 import re
 from typing import Any
+from urllib.parse import urlencode
 
 from django.urls import NoReverseMatch, reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from core.links import absolute_url
-from normagpt.models import AgentRun, NormPage
+from normagpt.models import AgentRun, ClaimCheck, NormPage
 from normagpt.search import SearchHit
 
 
@@ -28,8 +29,23 @@ def link(name: str, *args: Any) -> str | None:
     return absolute_url(path) if path is not None else None
 
 
-def page_url(page_id: int) -> str | None:
-    return link("normagpt:page", page_id)
+def page_url(page_id: int, clause: str = "") -> str | None:
+    """The page's URL; with `clause`, the page opens with that clause marked."""
+    url = link("normagpt:page", page_id)
+    return f"{url}?{urlencode({'clause': clause})}#cited" if url and clause else url
+
+
+def check_as_dict(check: ClaimCheck) -> dict[str, Any]:
+    return {
+        "origin": check.origin,
+        "claim": check.claim,
+        "verdict": check.verdict,
+        "reason": check.reason,
+        "document": check.document_code,
+        "clause": check.clause_number,
+        "page": check.page_number,
+        "url": page_url(check.page_id, check.clause_number) if check.page_id else None,
+    }
 
 
 def page_image_url(page: NormPage) -> str | None:
@@ -41,13 +57,14 @@ def page_image_url(page: NormPage) -> str | None:
 def run_as_dict(run: AgentRun, *, with_steps: bool = True) -> dict[str, Any]:
     answer = run.answer or {}
     data: dict[str, Any] = {
-        "run_id": run.pk,
+        "run_id": run.public_id,
         "status": run.status,
         "question": run.question,
         "incomplete": run.incomplete,
         "incomplete_reason": run.incomplete_reason,
         "answer": run.final_answer,
-        "sources": [{**s, "url": page_url(s["page_id"])} for s in run.sources],
+        "sources": [{**s, "url": page_url(s["page_id"], s.get("clause", ""))} for s in run.sources],
+        "checks": [check_as_dict(check) for check in run.checks.all()],
         "conditions": answer.get("conditions", []),
         "clarifying_questions": answer.get("clarifying_questions", []),
         "dropped_sources": answer.get("dropped_sources", []),
@@ -56,7 +73,7 @@ def run_as_dict(run: AgentRun, *, with_steps: bool = True) -> dict[str, Any]:
         "tokens": run.tokens,
         "llm_calls": run.llm_calls,
         "cost_estimate_usd": float(run.cost_estimate),
-        "url": link("normagpt:run", run.pk),
+        "url": link("normagpt:run", run.public_id),
         "working_on": run.next_node if run.status == AgentRun.Status.RUNNING else "",
         "events": [
             {
@@ -86,7 +103,7 @@ def run_as_dict(run: AgentRun, *, with_steps: bool = True) -> dict[str, Any]:
 
 def run_markdown(run: AgentRun) -> str:
     """What the model reads: the answer with its sources, or the run's state."""
-    head = f"Run {run.pk} — {run.status}"
+    head = f"Run {run.public_id} — {run.status}"
     if run.status == AgentRun.Status.COMPLETED:
         lines = [
             f"{head}{' (incomplete: ' + run.incomplete_reason + ')' if run.incomplete else ''}",
@@ -97,9 +114,10 @@ def run_markdown(run: AgentRun) -> str:
             lines.append("Sources:")
             lines += [
                 f"- {s['document']}, п. {s['clause'] or '—'}, стр. {s['page']}"
-                + (f" — {url}" if (url := page_url(s["page_id"])) else "")
+                + (f" — {url}" if (url := page_url(s["page_id"], s["clause"])) else "")
                 for s in run.sources
             ]
+        lines += checks_markdown(run)
         answer = run.answer or {}
         if answer.get("conditions"):
             lines += ["", "Conditions:", *(f"- {c}" for c in answer["conditions"])]
@@ -113,19 +131,32 @@ def run_markdown(run: AgentRun) -> str:
     if run.status == AgentRun.Status.NEEDS_REVIEW:
         return (
             f"{head}: the agent asks a person to review. Reason: {run.review_reason}\n"
-            f"Resume with normagpt_resume(run_id={run.pk}, note=...)."
+            f'Resume with normagpt_resume(run_id="{run.public_id}", note=...).'
         )
     events = [f"- {e.created_at:%H:%M:%S} {e.kind}: {e.message}" for e in run.events.all()]
     if run.status == AgentRun.Status.FAILED:
         found = f"\n\nFound before the failure:\n{run.final_answer}" if run.final_answer else ""
+        found += "\n".join(checks_markdown(run))
         return f"{head}: {run.error}{found}" + ("\n\nEvents:\n" + "\n".join(events[-10:]))
     done = ", ".join(f"{s.node}{'→' + s.decision if s.decision else ''}" for s in run.steps.all())
     working = f" Working on: {run.next_node}." if run.status == AgentRun.Status.RUNNING else ""
     return (
         f"{head}; {run.step_count} node(s) done{': ' + done if done else ''}.{working} "
-        f"Check again with normagpt_get_run(run_id={run.pk})."
+        f'Check again with normagpt_get_run(run_id="{run.public_id}").'
         + ("\nEvents:\n" + "\n".join(events[-10:]) if events else "")
     )
+
+
+def checks_markdown(run: AgentRun) -> list[str]:
+    """The claim checks for the model: how many hold, and each that does not, with why."""
+    checks = [c for c in run.checks.all() if c.origin != ClaimCheck.Origin.FINDING]
+    if not checks:
+        return []
+    wrong = [c for c in checks if c.verdict != ClaimCheck.Verdict.CONFIRMED]
+    held = len(checks) - len(wrong)
+    lines = ["", f"Claims checked against the clause text: {held} of {len(checks)} confirmed."]
+    lines += [f"- UNCONFIRMED «{c.claim[:200]}»: {c.reason}" for c in wrong]
+    return lines
 
 
 def hit_as_dict(hit: SearchHit) -> dict[str, Any]:

@@ -22,8 +22,9 @@ from django.db import transaction
 from core.exceptions import DomainError
 from core.ocr import OcrUnavailable, image_read, ocr_check
 from normagpt.exceptions import BadPdf, DocumentNotFound
+from normagpt.indexing import aliases_refresh, document_index, document_unindex
 from normagpt.models import NormDocument, NormPage
-from normagpt.parsing import clauses_find, code_key, kind_from_code, search_normalize
+from normagpt.parsing import clauses_find, code_key, kind_from_code
 
 if TYPE_CHECKING:  # rendering libraries load when a PDF is read, not when a server starts
     import pypdfium2 as pdfium
@@ -82,6 +83,7 @@ def document_save(
         document.ingest_status = NormDocument.Ingest.PENDING
         document.ingest_error = ""
     document.save()
+    aliases_refresh(document)
     return document
 
 
@@ -105,6 +107,7 @@ def document_ingest(
         with document.file.open("rb") as handle:
             data = handle.read()
         count = _ingest_pages(document, data, dpi or settings.NORMAGPT_PAGE_DPI, progress)
+        document_index(document_id=document.pk)
     except Exception as exc:
         reason = exc.message if isinstance(exc, BadPdf) else f"{type(exc).__name__}: {exc}"
         NormDocument.objects.filter(pk=document.pk).update(
@@ -127,10 +130,10 @@ def _ingest_pages(document: NormDocument, data: bytes, dpi: int, progress: Progr
         raise BadPdf(f"{document.file.name} is not a readable PDF: {exc}", field="file") from exc
     try:
         total = len(pdf)
+        document_unindex(document_id=document.pk)
         for old in NormPage.objects.filter(document=document).exclude(image=""):
             old.image.delete(save=False)
         NormPage.objects.filter(document=document).delete()
-        prefix = search_normalize(f"{document.code} {document.title}")
         for index in range(total):
             rendered = page_render(pdf, index, dpi=dpi)
             page = NormPage(
@@ -142,7 +145,6 @@ def _ingest_pages(document: NormDocument, data: bytes, dpi: int, progress: Progr
                 clauses=clauses_find(rendered.text),
                 has_text_layer=rendered.has_text_layer,
                 ocr=rendered.ocr,
-                search_text=f"{prefix} {search_normalize(rendered.text)}",
             )
             page.image.save(
                 f"{document.pk}-{rendered.number:04d}.jpg", ContentFile(rendered.image), save=False

@@ -1,17 +1,19 @@
 """NormaGPT beyond tools: norm documents, pages and runs as resources, the norms question
 as a prompt, completion of document codes (registered in `normagpt.mcp_tools`).
 
-Runs read over MCP are the ones MCP clients made (no owner); a person's run, made on the
-pages or through the API, is answered as if it did not exist.
+A run read or watched over MCP is the caller's own (staff: any run), as on every channel;
+another's run is answered as if it did not exist.
 """
 
 from __future__ import annotations
+
+from django.contrib.auth.base_user import AbstractBaseUser
 
 from core.exceptions import InvalidInput
 from core.mcp_content import prompt_step, prompt_text
 from core.registry import ToolRegistry
 from normagpt import formatting, selectors
-from normagpt.exceptions import PageNotFound, RunNotFound
+from normagpt.exceptions import PageNotFound
 from normagpt.models import AgentRun, NormDocument
 
 
@@ -79,28 +81,19 @@ def page_image_resource(id: str) -> bytes:
         return bytes(handle.read())
 
 
-def mcp_run_get(run_id: int) -> AgentRun:
-    """A run an MCP client may see: one made over MCP (no owner). A person's run is
-    answered as if it did not exist (RunNotFound)."""
-    run = selectors.run_get(run_id=run_id)
-    if run.user_id is not None:
-        raise RunNotFound(f"run {run_id} does not exist", extra={"run_id": run_id})
-    return run
-
-
-def run_resource(id: str) -> str:
-    """A NormaGPT run made over MCP, as `normagpt_get_run` shows it: status, steps, the
-    answer with its sources."""
-    run = mcp_run_get(number(id))
+def run_resource(id: str, caller: AbstractBaseUser) -> str:
+    """A NormaGPT run of yours (its id as `normagpt_ask` returned it), as `normagpt_get_run`
+    shows it: status, steps, the answer with its sources."""
+    run = selectors.run_get_public(public_id=id, viewer=caller)
     text = formatting.run_markdown(run)
-    link = formatting.link("normagpt:run", run.pk)
+    link = formatting.link("normagpt:run", run.public_id)
     return f"{text}\n\n{link}" if link else text
 
 
-def run_watch(uri: str) -> tuple[object, bool]:
+def run_watch(uri: str, caller: AbstractBaseUser) -> tuple[object, bool]:
     """What changes as a run works (status, node, steps, events) and whether it is done."""
-    run_id = number(uri.removeprefix("normagpt://run/"))
-    run = mcp_run_get(run_id)
+    public_id = uri.removeprefix("normagpt://run/")
+    run = selectors.run_get_public(public_id=public_id, viewer=caller)
     snapshot = (run.status, run.next_node, run.steps.count(), run.events.count())
     return snapshot, run.status in AgentRun.FINISHED
 

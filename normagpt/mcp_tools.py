@@ -9,6 +9,7 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
+from core.identity import mcp_caller
 from core.registry import ToolRegistry
 from core.tooling import Format, respond, thread_progress
 from normagpt import formatting, mcp_content, schemas, selectors, services
@@ -27,7 +28,14 @@ registry = ToolRegistry(
 )
 
 POLL_SECONDS = 0.25
-RunId = Annotated[int, Field(ge=1, description="The run id returned by normagpt_ask.")]
+RunId = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=32,
+        description="The run_id normagpt_ask returned (your runs only).",
+    ),
+]
 Wait = Annotated[
     int,
     Field(
@@ -94,7 +102,7 @@ def ask(
     Reports progress after every node. A run that needs longer than `wait_seconds` or a
     person's review returns its id and status.
     """
-    run = services.run_create(question=question)
+    run = services.run_create(question=question, user=mcp_caller(ctx))
     run = run_wait(run.pk, wait_seconds, ctx)
     return run_respond(run, response_format)
 
@@ -106,9 +114,11 @@ def ask(
     read_only=True,
     open_world=False,
 )
-def get_run(run_id: RunId, response_format: Format = "markdown") -> CallToolResult:
+def get_run(
+    run_id: RunId, response_format: Format = "markdown", ctx: Context | None = None
+) -> CallToolResult:
     """A run's status, its steps so far, and its answer with sources once completed."""
-    run = mcp_content.mcp_run_get(run_id)
+    run = selectors.run_get_public(public_id=run_id, viewer=mcp_caller(ctx))
     return run_respond(run, response_format)
 
 
@@ -143,9 +153,9 @@ def resume(
     ctx: Context | None = None,
 ) -> CallToolResult:
     """Resume a run waiting for human review (status needs_review) with a reviewer's note."""
-    mcp_content.mcp_run_get(run_id)  # a person's run is not an MCP client's to resume
-    services.run_resume(run_id=run_id, note=note, decision=decision)
-    run = run_wait(run_id, wait_seconds, ctx)
+    run = selectors.run_get_public(public_id=run_id, viewer=mcp_caller(ctx))
+    services.run_resume(run_id=run.pk, note=note, decision=decision)
+    run = run_wait(run.pk, wait_seconds, ctx)
     return run_respond(run, response_format)
 
 

@@ -7,6 +7,8 @@ Every LLM request is recorded in `LlmCall` the moment it returns, finished node 
 
 from __future__ import annotations
 
+import secrets
+
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
@@ -102,8 +104,6 @@ class NormPage(models.Model):
     ocr = models.BooleanField(
         default=False, help_text="text recognised by tesseract", verbose_name=_("ocr")
     )
-    # code, title and text, ё→е: what full-text search indexes (GIN on PostgreSQL, FTS5 on SQLite)
-    search_text = models.TextField(blank=True, editable=False, verbose_name=_("search text"))
 
     class Meta:
         verbose_name = _("norm page")
@@ -117,6 +117,107 @@ class NormPage(models.Model):
         return f"{self.document.code}, p. {self.number}"
 
 
+class NormDocumentAlias(models.Model):
+    """A short name of a document («СП 63», «сп63», «63.13330»): how people and models name
+    it. The code's own short forms are made at ingestion (`automatic`); others are added in
+    the admin. One alias may name several documents (an edition in force and a replaced one)."""
+
+    document = models.ForeignKey(
+        NormDocument, on_delete=models.CASCADE, related_name="aliases", verbose_name=_("document")
+    )
+    alias = models.CharField(max_length=100, verbose_name=_("alias"))
+    # casefolded, ё→е, spaces and punctuation around digits removed: see parsing.alias_key
+    key = models.CharField(max_length=100, db_index=True, editable=False, verbose_name=_("key"))
+    automatic = models.BooleanField(
+        default=True, help_text="made from the code at ingestion", verbose_name=_("automatic")
+    )
+
+    class Meta:
+        verbose_name = _("document alias")
+        verbose_name_plural = _("document aliases")
+        constraints = [
+            models.UniqueConstraint(fields=["document", "key"], name="normalias_unique_key")
+        ]
+        ordering = ["document", "alias"]
+
+    def __str__(self) -> str:
+        return f"{self.alias} → {self.document_id}"
+
+    def save(self, *args: object, **kwargs: object) -> None:
+        from normagpt.parsing import alias_key
+
+        self.key = alias_key(self.alias)
+        super().save(*args, **kwargs)  # type: ignore[arg-type]
+
+
+class NormClause(models.Model):
+    """A clause of a document (a numbered paragraph, or a table with its rows), as split at
+    ingestion: what search ranks and what a cited claim is checked against.
+
+    `page` is where the clause begins; `start`–`end` its span in that page's text (`end` is
+    the page's end when the clause runs on to the next page, whose part is in `text` too).
+    """
+
+    class Kind(models.TextChoices):
+        CLAUSE = "clause", _("clause")
+        TABLE = "table", _("table")
+        TEXT = "text", _("unnumbered text")
+
+    document = models.ForeignKey(
+        NormDocument, on_delete=models.CASCADE, related_name="clauses", verbose_name=_("document")
+    )
+    page = models.ForeignKey(
+        NormPage, on_delete=models.CASCADE, related_name="clause_set", verbose_name=_("page")
+    )
+    kind = models.CharField(
+        max_length=8, choices=Kind.choices, default=Kind.CLAUSE, verbose_name=_("kind")
+    )
+    number = models.CharField(max_length=40, blank=True, verbose_name=_("number"))
+    heading = models.CharField(
+        max_length=500, blank=True, help_text="the headings above it", verbose_name=_("heading")
+    )
+    text = models.TextField(verbose_name=_("text"))
+    position = models.PositiveIntegerField(
+        default=0, help_text="order in the document", verbose_name=_("position")
+    )
+    start = models.PositiveIntegerField(default=0, verbose_name=_("start"))
+    end = models.PositiveIntegerField(default=0, verbose_name=_("end"))
+    # the stems of its heading and text (parsing.search_stems), space-separated: what
+    # full-text search indexes (a GIN index on PostgreSQL, FTS5 on SQLite; migration 0007)
+    search_text = models.TextField(blank=True, editable=False, verbose_name=_("search text"))
+
+    class Meta:
+        verbose_name = _("norm clause")
+        verbose_name_plural = _("norm clauses")
+        ordering = ["document", "position"]
+        indexes = [models.Index(fields=["number", "document"], name="normclause_number")]
+
+    def __str__(self) -> str:
+        label = f"табл. {self.number}" if self.kind == self.Kind.TABLE else f"п. {self.number}"
+        return f"{self.document.code}, {label}"
+
+
+class NormTerm(models.Model):
+    """How many clauses of the corpus hold a stem: search weighs rarer words more and
+    finds its candidates through them. The row with the empty term counts the clauses.
+    Kept in step by indexing (`normagpt.indexing`), never counted per search."""
+
+    term = models.CharField(max_length=40, primary_key=True, verbose_name=_("term"))
+    clauses = models.IntegerField(default=0, verbose_name=_("clauses"))
+
+    class Meta:
+        verbose_name = _("search term")
+        verbose_name_plural = _("search terms")
+
+    def __str__(self) -> str:
+        return f"{self.term or '(all)'}: {self.clauses}"
+
+
+def run_public_id() -> str:
+    """A run's id in URLs and resource URIs: 22 random URL-safe characters, not guessable."""
+    return secrets.token_urlsafe(16)
+
+
 class AgentRun(models.Model):
     class Status(models.TextChoices):
         QUEUED = "queued", _("queued")
@@ -127,6 +228,10 @@ class AgentRun(models.Model):
 
     FINISHED = (Status.COMPLETED, Status.FAILED)
 
+    public_id = models.CharField(
+        max_length=32, unique=True, default=run_public_id, editable=False,
+        verbose_name=_("public id"),
+    )  # fmt: skip
     question = models.TextField(verbose_name=_("question"))
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -179,7 +284,7 @@ class AgentRun(models.Model):
         indexes = [models.Index(fields=["status", "heartbeat_at"])]
 
     def __str__(self) -> str:
-        return f"run {self.pk}: {self.question[:60]}"
+        return f"run {self.public_id}: {self.question[:60]}"
 
     @property
     def tokens(self) -> int:
@@ -244,6 +349,55 @@ class RunEvent(models.Model):
 
     def __str__(self) -> str:
         return f"run {self.run_id} {self.kind}: {self.message[:60]}"
+
+
+class ClaimCheck(models.Model):
+    """One claim of a run's answer (a sentence) checked against the clause it cites: every
+    value with its unit and every quoted phrase must be in the clause's text."""
+
+    class Verdict(models.TextChoices):
+        CONFIRMED = "confirmed", _("confirmed")
+        UNCONFIRMED = "unconfirmed", _("unconfirmed")
+
+    class Origin(models.TextChoices):
+        ANSWER = "answer", _("answer")
+        FALLBACK = "fallback", _("answer without the model")
+        FINDING = "finding", _("executor's quote")
+
+    run = models.ForeignKey(
+        AgentRun, on_delete=models.CASCADE, related_name="checks", verbose_name=_("run")
+    )
+    index = models.PositiveIntegerField(verbose_name=_("index"))
+    origin = models.CharField(
+        max_length=8, choices=Origin.choices, default=Origin.ANSWER, verbose_name=_("origin")
+    )
+    claim = models.TextField(verbose_name=_("claim"))
+    reference = models.CharField(max_length=200, blank=True, verbose_name=_("reference"))
+    document_code = models.CharField(max_length=100, blank=True, verbose_name=_("document"))
+    clause_number = models.CharField(max_length=40, blank=True, verbose_name=_("clause"))
+    page_number = models.PositiveIntegerField(null=True, blank=True, verbose_name=_("page"))
+    clause = models.ForeignKey(
+        NormClause, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+        verbose_name=_("norm clause"),
+    )  # fmt: skip
+    page = models.ForeignKey(
+        NormPage, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+        verbose_name=_("norm page"),
+    )  # fmt: skip
+    verdict = models.CharField(max_length=12, choices=Verdict.choices, verbose_name=_("verdict"))
+    reason = models.TextField(blank=True, verbose_name=_("reason"))
+    details = models.JSONField(default=dict, blank=True, verbose_name=_("details"))
+
+    class Meta:
+        verbose_name = _("claim check")
+        verbose_name_plural = _("claim checks")
+        constraints = [
+            models.UniqueConstraint(fields=["run", "index"], name="claimcheck_unique_index")
+        ]
+        ordering = ["run", "index"]
+
+    def __str__(self) -> str:
+        return f"run {self.run_id} claim {self.index}: {self.verdict}"
 
 
 class LlmCall(models.Model):

@@ -2,34 +2,58 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
+import threading
+from dataclasses import dataclass
 from typing import Any
 
 import json_repair
+import snowballstemmer
 
 _SPACES = re.compile(r"\s+")
+_stemmers = threading.local()
 # «5.1.3 Толщину…», «8.3.2. Для…», «п. 10.3.2»: clause numbers with two to five parts that
 # open a line (a heading or a numbered paragraph) and are followed by a word.
 _CLAUSE = re.compile(r"^\s*(?:п\.\s*)?(\d{1,2}(?:\.\d{1,3}){1,4})\.?\s+(?=[А-ЯЁA-Zа-яё(«])", re.M)
 _WORD = re.compile(r"[0-9a-zа-яё]+(?:[.\-][0-9a-zа-яё]+)*", re.I)
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
-# Russian inflection endings, longest first: a light stemmer for the SQLite search path
-# and for snippets (PostgreSQL stems with its own `russian` dictionary).
-_ENDINGS = sorted(
-    """
-    ыми ими ого его ому ему ыми ами ями иях ях ах ях ой ей ий ый ая яя ое ее ые ие ую юю
-    ом ем ам ям ов ев ей ия ие ья ье ью ия а я о е ы и у ю ь й
-    """.split(),
-    key=len,
-    reverse=True,
-)
 _STOP = set("и в во на по для с со к ко о об от до из у за при не что как или а но".split())
+_TOKEN = re.compile(r"[0-9a-zа-яё]+")
+_HYPHENATED = re.compile(r"([а-яёa-z])-\s*\n\s*([а-яёa-z])")
 
 
 def code_key(code: str) -> str:
     """How a document code is compared: casefolded, ё→е, no spaces: «СП 63» → «сп63»."""
     return _SPACES.sub("", code).casefold().replace("ё", "е")
+
+
+def alias_key(alias: str) -> str:
+    """How a short document name is compared: its code key without edge punctuation:
+    «СП 63» and «сп63» → «сп63», «63.13330.» → «63.13330»."""
+    return code_key(alias).strip(".,;:-–—()«»\"'")
+
+
+_CODE_PARTS = re.compile(r"^\s*([^\W\d_]+(?:\s+Р)?)\s*(\d.*?)\s*$", re.I)
+_YEAR = re.compile(r"[.\-–](?:19|20)\d\d$|-\d\d$")
+
+
+def code_aliases(code: str) -> list[str]:
+    """The short names a document's code is known by: «СП 63.13330.2018» → «СП 63.13330»,
+    «СП 63», «63.13330», «63.13330.2018»; «ГОСТ 10180-2012» → «ГОСТ 10180», «10180-2012»;
+    «СНиП 52-01-2003» → «СНиП 52-01», «52-01-2003» (and the code itself)."""
+    code = " ".join(code.split())
+    match = _CODE_PARTS.match(code)
+    if match is None:
+        return [code]
+    kind, number = match.group(1), match.group(2)
+    base = _YEAR.sub("", number)
+    names = [code, f"{kind} {base}", number, base]
+    if kind_from_code(kind) == "sp" and "." in base:
+        names.append(f"{kind} {base.split('.')[0]}")
+    unique = {alias_key(name): name for name in names if len(alias_key(name)) >= 3}
+    return list(unique.values())
 
 
 def code_matches(named: str, code: str) -> bool:
@@ -58,14 +82,41 @@ def search_normalize(text: str) -> str:
 
 
 def stem(word: str) -> str:
-    """A light Russian stem: the word without its inflection ending, at least 3 letters kept."""
-    word = search_normalize(word)
+    """The word's Russian stem (Snowball, the algorithm of PostgreSQL's `russian`
+    dictionary): «помещении», «помещениях» → «помещен»."""
+    return _stem(search_normalize(word))
+
+
+@functools.lru_cache(maxsize=200_000)
+def _stem(word: str) -> str:
     if not word.isalpha():
         return word
-    for ending in _ENDINGS:
-        if word.endswith(ending) and len(word) - len(ending) >= 3:
-            return word[: -len(ending)]
-    return word
+    stemmer = getattr(_stemmers, "russian", None)
+    if stemmer is None:  # a stemmer keeps state while it works: one per thread
+        stemmer = _stemmers.russian = snowballstemmer.stemmer("russian")
+    stemmed: str = stemmer.stemWord(word)
+    return stemmed if len(stemmed) >= 2 else word
+
+
+VARIANT_MIN = 5  # stems this long or longer match their variants
+_ADJECTIVE = {"н", "ьн", "ан", "ян", "енн", "ов", "ев", "ск"}  # a noun's adjective
+
+
+def stems_related(term: str, stem: str) -> bool:
+    """Whether two stems are forms of one word: equal, or sharing VARIANT_MIN letters and
+    all but the last two of the shorter («подва»/«подвальн», «утепля»/«утеплен»; not
+    «противопожарн»/«противодымн»), the longer at most three letters longer."""
+    if term == stem:
+        return True
+    short, long = sorted((term, stem), key=len)
+    if len(short) >= 3 and long.startswith(short) and long[len(short) :] in _ADJECTIVE:
+        return True  # «стал»/«стальн», «плит»/«плитн», «стен»/«стенов»
+    if len(short) < VARIANT_MIN or len(long) - len(short) > 3:
+        return False
+    common = next(
+        (i for i, (a, b) in enumerate(zip(short, long, strict=False)) if a != b), len(short)
+    )
+    return common >= max(VARIANT_MIN, len(short) - 2)
 
 
 def search_terms(keywords: list[str]) -> list[str]:
@@ -77,6 +128,107 @@ def search_terms(keywords: list[str]) -> list[str]:
                 continue
             terms.append(stem(word))
     return list(dict.fromkeys(terms))
+
+
+def search_stems(text: str) -> list[str]:
+    """The stems of the words of `text`, in order, stop words and one-letter words left
+    out; words hyphenated across a line break joined. What clause search indexes (a
+    space-separated string of them) and how a query is read, on every database alike."""
+    return [_stem(word) for word in search_stems_words(text)]
+
+
+# Words of a question, not of the norm asked about: left out of the search.
+_QUESTION = set(
+    """
+    какой какая какое какие каков какова каково каковы какую каким каких сколько нужно надо
+    ли можно нельзя где когда почему зачем чем должен должна должно должны является
+    являются требуется требуются ответ вопрос норма нормы нормам согласно указать укажите
+    """.split()
+)
+# «п. 10.3.2», «пункт 10.3.2», «пунктом 5.2», «пп. 4.1, 4.2»; «табл. 5.1», «таблица Б.2»
+_CLAUSE_REF = re.compile(
+    r"\b(?:пп?\.|пункт[а-я]*|п)\s*((?:[А-ЯЁA-Z]\.)?\d{1,2}(?:\.\d{1,3}){1,4})(?!\.?\d)",
+    re.I,
+)
+_TABLE_REF = re.compile(
+    r"\b(?:табл\.|таблиц[а-я]*)\s*((?:[А-ЯЁA-Z]\.?)?\d{1,2}(?:\.\d{1,3}){0,3})(?!\.?\d)", re.I
+)
+# «10.3.2» alone (three or more parts: not a decimal value, not a code's «63.13330»)
+_BARE_CLAUSE = re.compile(r"(?<![\d.])(\d{1,2}\.\d{1,3}\.\d{1,3}(?:\.\d{1,3})?)(?![\d]|\.\d)")
+# «СП 63.13330.2018», «СП 63», «сп63», «ГОСТ Р 53292», «СНиП 2.01.07-85»; «63.13330» alone
+_DOCUMENT_REF = re.compile(
+    r"\b(?:сп|гост(?:\s*р)?|снип|санпин|сто|ту)\s*\d[\d.\-–]*\d|\b\d{1,3}\.\d{5,7}(?:\.\d{4})?\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class ClauseRef:
+    kind: str  # "clause" or "table"
+    number: str
+
+
+@dataclass
+class Query:
+    """Search keywords read: the documents and clauses they name, and the stems of the rest,
+    phrase by phrase (a phrase's neighbouring stems count more when they are neighbours in a
+    clause too)."""
+
+    phrases: list[list[str]]
+    documents: list[str]
+    clauses: list[ClauseRef]
+
+    @property
+    def terms(self) -> list[str]:
+        return list(dict.fromkeys(t for phrase in self.phrases for t in phrase))
+
+
+def query_parse(keywords: list[str]) -> Query:
+    """`keywords` read as a search: document codes and aliases, clause and table numbers,
+    and the remaining words' stems (question words and stop words left out)."""
+    phrases: list[list[str]] = []
+    documents: list[str] = []
+    clauses: list[ClauseRef] = []
+    for keyword in keywords:
+        text = " ".join(keyword.split())
+        for pattern, kind in ((_TABLE_REF, "table"), (_CLAUSE_REF, "clause")):
+            clauses += [ClauseRef(kind, m.group(1).upper()) for m in pattern.finditer(text)]
+            text = pattern.sub(" ", text)
+        documents += [m.group(0) for m in _DOCUMENT_REF.finditer(text)]
+        text = _DOCUMENT_REF.sub(" ", text)
+        clauses += [ClauseRef("clause", m.group(1)) for m in _BARE_CLAUSE.finditer(text)]
+        text = _BARE_CLAUSE.sub(" ", text)
+        stems = [_stem(w) for w in search_stems_words(text) if w not in _QUESTION]
+        if stems:
+            phrases.append(stems)
+    return Query(phrases, list(dict.fromkeys(documents)), list(dict.fromkeys(clauses)))
+
+
+_DOTTED = re.compile(r"\d+(?:\.\d+)+")  # clause numbers and codes: searched otherwise
+_GRADE = re.compile(r"\b([а-яa-z]{1,4})(\d+)\.(\d+)\b")  # «Ф1.3» → «ф13»: one word
+_ROMAN = {"i", "v", "x"}  # «I степени», «категории V»
+
+
+def search_stems_words(text: str) -> list[str]:
+    """The words `search_stems` stems, before stemming: numbers («7 баллов») and grades
+    («Ф1.3», «IА») kept, clause numbers and codes left out."""
+    text = _HYPHENATED.sub(r"\1\2", text.lower()).replace("ё", "е")
+    text = _DOTTED.sub(" ", _GRADE.sub(r"\1\2\3", text))
+    return [
+        w
+        for w in _TOKEN.findall(text)
+        if (len(w) > 1 or w.isdigit() or w in _ROMAN) and w not in _STOP and len(w) <= 40
+    ]
+
+
+_TABLE_POINTER = re.compile(
+    r"\b(?:по|в|из)\s+таблиц[еаы]\s+((?:[А-ЯЁA-Z]\.?)?\d{1,2}(?:\.\d{1,3}){0,3})(?![\d.]*\d)"
+)
+
+
+def table_refs(text: str) -> list[str]:
+    """The tables a clause points to: «… принимают по таблице 5.3» → ["5.3"]."""
+    return list(dict.fromkeys(_TABLE_POINTER.findall(text)))
 
 
 def snippet(text: str, terms: list[str], width: int = 240) -> str:

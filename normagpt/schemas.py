@@ -101,7 +101,7 @@ class SourceOut(BaseModel):
 
 
 class RunOut(BaseModel):
-    run_id: int
+    run_id: str = Field(description="The run's id: normagpt_get_run and normagpt_resume take it.")
     status: str
     question: str
     incomplete: bool = False
@@ -111,6 +111,10 @@ class RunOut(BaseModel):
     conditions: list[str] = Field(default_factory=list)
     clarifying_questions: list[str] = Field(default_factory=list)
     dropped_sources: list[dict[str, Any]] = Field(default_factory=list)
+    checks: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Claims checked against the cited clause: claim, verdict, reason, clause…",
+    )
     review_reason: str = ""
     error: str = ""
     steps: list[dict[str, Any]] = Field(default_factory=list)

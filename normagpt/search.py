@@ -1,258 +1,449 @@
-"""Searching the corpus (the seed's "search documents"): keywords → ranked pages.
+"""Searching the corpus (the seed's "search documents"): keywords → ranked clauses and pages.
 
-PostgreSQL: full-text search with the `russian` configuration over a stored, generated
-`search_vector` column with a GIN index (migration 0002). SQLite: an FTS5 table kept in step
-by triggers, queried with light Russian stems as prefixes. Pages of the expected documents
-come first; then pages of documents in force, then of replaced ones (a replaced document
-named among the expected ones is not put below); within each group, the better match first.
+The unit is the clause (`normagpt.indexing` splits every document into clauses at
+ingestion): the clause that holds the asked phrase is one short text, not lost on a page
+among clauses that repeat its words. Three ways in, best first:
 
-Top-k without ranking the whole corpus: in a large corpus (COMMON_MIN_PAGES) a word most
-pages hold (COMMON_SHARE) tells nothing — bm25 gives it no weight — yet it makes every page
-a match to rank. Such words are left out of the matching (still counted by the ranking on
-PostgreSQL) while rarer ones remain, and the pages of the expected documents are matched
-with every word; only when the rarer words find fewer pages than asked is every word used.
-The candidates come in tiers, the next only when the last gave fewer pages than asked: the
-pages holding every word, those holding every telling word, those holding two of them,
-those holding any (PostgreSQL's ts_rank reads each candidate's vector out of row; FTS5's
-bm25 reads each candidate's statistics). How
-many pages hold a word is counted once per word and corpus size.
+1. A clause or table named by its number («п. 10.3.2», «таблица 5.1») is looked up
+   directly, in the named documents when there are any.
+2. A document named by its code or a short name («СП 63», «сп63», «63.13330») resolves
+   through the alias table; its clauses come before others.
+3. Full-text candidates: the clauses holding the query's rarer stems, best by the
+   database's own ranking — PostgreSQL's `ts_rank` over a stored tsvector with a GIN index,
+   SQLite's FTS5 `bm25` — at most CANDIDATES of them.
+
+The candidates are then ranked here, the same on every database: the weight (idf) of each
+query stem the clause holds, more when neighbouring stems of a phrase are neighbours in the
+clause (the phrase, or the phrase with a word between), less for what the clause's first
+sentence says beyond the query (another subject or condition: a clause about something
+else). Clauses of documents in force come before those of replaced ones, unless the search
+names the replaced one. How many clauses hold a stem is read from `NormTerm`, kept by
+indexing: no search counts the corpus.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import itertools
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Max, Min
+from django.db.models import Max, Min, Q
 
 from core.exceptions import InvalidInput
-from normagpt.models import NormDocument, NormPage
-from normagpt.parsing import code_matches, search_normalize, search_terms, snippet
+from normagpt.indexing import ALL_CLAUSES, PART
+from normagpt.models import NormClause, NormDocument, NormDocumentAlias, NormPage
+from normagpt.parsing import (
+    VARIANT_MIN,
+    Query,
+    alias_key,
+    code_key,
+    query_parse,
+    search_terms,
+    snippet,
+    stems_related,
+    table_refs,
+)
 
 MAX_LIMIT = 50
+# a clause that only points to a table: «5.3 X принимают по таблице 5.3.»
+_POINTER = re.compile(r"^\S+ [^.]*(?:по|в) таблиц[еаы] [\w.]+\.?$")
 MAX_TERMS = 32
-COMMON_MIN_PAGES = 1000
-COMMON_SHARE = 0.5
-PAIRS_MAX = 28  # the tier of pages holding two telling words: pairs of up to 8 words
-_document_frequency: dict[tuple[str, str, int], int] = {}  # (vendor, word, pages) → pages
+CANDIDATES = 120  # clauses the database ranks for the final ranking here
+MATCH_POSTINGS = 0.02  # match with the rarest stems while they hold under this share…
+MATCH_MIN_TERMS, MATCH_MAX_TERMS = 3, 8  # …but at least 3 stems and at most 8
+NAMED_MAX = 200  # clauses looked up by number (every document's «4.1»)
+PHRASE, NEAR = 1.0, 0.5  # the bonus for neighbours in a phrase, of their mean weight
+LOCAL, LOCAL_MIN_ROWS = 0.5, 20  # a stem every candidate holds weighs LOCAL of one none holds
+COVERAGE = 0.5  # a phrase half covered counts 0.7 of it: every concept of the query matters
+BEYOND = 1.0  # the penalty for the statement's other stems (their mean weight)
+
+
+@dataclass(frozen=True)
+class ClauseHit:
+    clause: NormClause
+    score: float
+    expected: bool  # in a document the search named
+    named: bool  # looked up by its number
+
+    @property
+    def page(self) -> NormPage:
+        return self.clause.page
+
+    @property
+    def replaced(self) -> bool:
+        return self.clause.document.status == NormDocument.Status.REPLACED
 
 
 @dataclass(frozen=True)
 class SearchHit:
+    """A page, for reading: the clauses found on it, best first."""
+
     page: NormPage
     rank: float
     expected: bool
     snippet: str
+    clauses: list[ClauseHit] = field(default_factory=list)
 
     @property
     def replaced(self) -> bool:
         return self.page.document.status == NormDocument.Status.REPLACED
 
 
-def expected_document_ids(expected_documents: list[str]) -> list[int]:
-    """Ids of the documents the named codes denote («СП 63.13330» matches «СП 63.13330.2018»)."""
-    named = [name for name in expected_documents if name.strip()]
-    if not named:
+def documents_named(names: Iterable[str]) -> list[int]:
+    """Ids of the documents `names` denote: an alias («СП 63», «63.13330»), or a code or the
+    start of one («СП 63.13330» for «СП 63.13330.2018»)."""
+    keys = [alias_key(name) for name in names if alias_key(name)]
+    if not keys:
         return []
-    return [
-        pk
-        for pk, code in NormDocument.objects.values_list("pk", "code")
-        if any(code_matches(name, code) for name in named)
+    by_code = Q()
+    for key in keys:
+        by_code |= Q(code_key__startswith=code_key(key))
+    ids = set(NormDocumentAlias.objects.filter(key__in=keys).values_list("document_id", flat=True))
+    ids |= set(NormDocument.objects.filter(by_code).values_list("pk", flat=True))
+    return sorted(ids)
+
+
+def expected_document_ids(expected_documents: list[str]) -> list[int]:
+    """Ids of the documents the named codes denote (kept for callers of the page search)."""
+    return documents_named(expected_documents)
+
+
+def clauses_search(
+    *, keywords: list[str], expected_documents: list[str] | None = None, limit: int = 10
+) -> list[ClauseHit]:
+    """Clauses matching `keywords`, best first (see the module's docstring).
+
+    InvalidInput when the keywords hold nothing to search or `limit` is out of 1–50.
+    """
+    if not 1 <= limit <= MAX_LIMIT:
+        raise InvalidInput(f"limit must be 1–{MAX_LIMIT}, got {limit}", field="limit")
+    query = query_parse(keywords)
+    query.phrases = [phrase[:MAX_TERMS] for phrase in query.phrases]
+    if not (query.terms or query.clauses or query.documents):
+        raise InvalidInput("keywords hold no searchable word", field="keywords")
+    expected = documents_named([*(expected_documents or []), *query.documents])
+    if query.documents and not expected and not query.terms and not query.clauses:
+        return []  # only a document the corpus does not hold
+    vocabulary = _vocabulary(query.terms)
+    named = _named(query, expected)
+    ids = list(dict.fromkeys([*named, *_candidates(vocabulary, expected)]))
+    best = _ranked_rows(_rows(ids), query, vocabulary, set(named), set(expected))[:limit]
+    clauses = NormClause.objects.select_related(
+        "page", "document", "document__replaced_by"
+    ).in_bulk([row["id"] for _, row in best])
+    hits = [
+        ClauseHit(
+            clause=clauses[row["id"]],
+            score=round(score, 4),
+            expected=row["document"] in expected,
+            named=row["id"] in named,
+        )
+        for score, row in best
+        if row["id"] in clauses
     ]
+    return _with_tables(hits)[:limit]
+
+
+def _with_tables(hits: list[ClauseHit]) -> list[ClauseHit]:
+    """Each clause that points to a table of its document («… принимают по таблице 5.3») is
+    joined by that table: before it when the clause only points (the values are in the
+    table), after it otherwise."""
+    pointed = {(h.clause.document_id, n) for h in hits for n in table_refs(h.clause.text)}
+    if not pointed:
+        return hits
+    wanted = Q()
+    for document, number in pointed:
+        wanted |= Q(document_id=document, number=number)
+    tables = {
+        (t.document_id, t.number): t
+        for t in NormClause.objects.select_related(
+            "page", "document", "document__replaced_by"
+        ).filter(wanted, kind=NormClause.Kind.TABLE)
+    }
+    seen = {hit.clause.pk for hit in hits}
+    out: list[ClauseHit] = []
+    for hit in hits:
+        joined = []
+        for number in table_refs(hit.clause.text):
+            table = tables.get((hit.clause.document_id, number))
+            if table is not None and table.pk not in seen:
+                seen.add(table.pk)
+                joined.append(ClauseHit(table, hit.score, hit.expected, named=False))
+        only_points = bool(joined) and _POINTER.search(hit.clause.text.strip()) is not None
+        out += [*joined, hit] if only_points else [hit, *joined]
+    return out
 
 
 def pages_search(
     *, keywords: list[str], expected_documents: list[str] | None = None, limit: int | None = None
 ) -> list[SearchHit]:
-    """Pages matching any of `keywords`, expected documents first, best match first.
-
-    InvalidInput when no keyword holds a searchable word or `limit` is out of 1–50.
-    """
+    """The pages of the best clauses, in the order of their best clause, each with the
+    clauses found on it. InvalidInput as `clauses_search`."""
     limit = limit or settings.NORMAGPT_PAGES_PER_STEP
     if not 1 <= limit <= MAX_LIMIT:
         raise InvalidInput(f"limit must be 1–{MAX_LIMIT}, got {limit}", field="limit")
-    terms = search_terms(keywords)[:MAX_TERMS]
-    if not terms:
-        raise InvalidInput("keywords hold no searchable word", field="keywords")
-    expected = expected_document_ids(expected_documents or [])
-    if connection.vendor == "postgresql":
-        ranked = _postgres(keywords, expected, limit)
-    else:
-        ranked = _sqlite(terms, expected, limit)
-    pages = NormPage.objects.select_related("document", "document__replaced_by").in_bulk(
-        [pk for pk, _ in ranked]
+    hits = clauses_search(
+        keywords=keywords, expected_documents=expected_documents, limit=min(MAX_LIMIT, limit * 4)
     )
+    pages: dict[int, list[ClauseHit]] = {}
+    for hit in hits:
+        if hit.clause.page_id in pages or len(pages) < limit:
+            pages.setdefault(hit.clause.page_id, []).append(hit)
+    terms = search_terms(keywords)
     return [
         SearchHit(
-            page=pages[pk],
-            rank=round(rank, 6),
-            expected=pages[pk].document_id in expected,
-            snippet=snippet(pages[pk].text, terms),
+            page=found[0].page,
+            rank=found[0].score,
+            expected=found[0].expected,
+            snippet=snippet(found[0].clause.text, terms),
+            clauses=found,
         )
-        for pk, rank in ranked
-        if pk in pages
+        for found in pages.values()
     ]
 
 
-def _corpus_pages() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*) FROM normagpt_normpage")
-        return int(cursor.fetchone()[0])
+@dataclass
+class _Vocabulary:
+    """The query's stems as the corpus knows them: each one's weight (idf) and clause count,
+    and the corpus stems that are its variants («подва» of «подвал» and «подвальн» of
+    «подвальных»: a stem and another a few letters longer)."""
+
+    weights: dict[str, float]
+    counts: dict[str, int]
+    variants: dict[str, str]  # a corpus stem → the query stem it stands for
+    total: int
+
+    def forms(self, terms: Iterable[str]) -> list[str]:
+        wanted = set(terms)
+        return sorted(stem for stem, term in self.variants.items() if term in wanted)
 
 
-def _frequency(word: str, sql: str, pages: int) -> int:
-    """How many pages hold `word` (cached per process for this corpus size)."""
-    key = (connection.vendor, word, pages)
-    if key not in _document_frequency:
-        if len(_document_frequency) > 50_000:
-            _document_frequency.clear()
-        with connection.cursor() as cursor:
-            cursor.execute(sql, [word])
-            _document_frequency[key] = int(cursor.fetchone()[0])
-    return _document_frequency[key]
+def _vocabulary(terms: list[str]) -> _Vocabulary:
+    """The query's stems as the corpus knows them; variants are found by their first
+    letters (ranges of the stems' primary key: no stem table is scanned)."""
+    prefixes = sorted({term[:VARIANT_MIN] for term in terms if len(term) >= 3})
+    where = " OR ".join(["term IN ({})".format(",".join(["%s"] * (len(terms) + 1)))] + [
+        "(term >= %s AND term < %s)"
+    ] * len(prefixes))  # fmt: skip
+    params: list[Any] = [*terms, ALL_CLAUSES]
+    for prefix in prefixes:
+        params += [prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)]
+    sql = f"SELECT term, clauses FROM normagpt_normterm WHERE {where}"  # noqa: S608
+    known = dict(_fetch(sql, params))
+    total = max(1, known.pop(ALL_CLAUSES, 0))
+    variants: dict[str, str] = {}
+    counts: dict[str, int] = {}
+    for term in terms:
+        for stem, n in known.items():
+            if n > 0 and stem not in variants and stems_related(term, stem):
+                variants[stem] = term
+                counts[term] = counts.get(term, 0) + n
+    weights = {term: _idf(n, total) for term, n in counts.items()}
+    return _Vocabulary(weights, counts, variants, total)
 
 
-def _telling(words: list[str], sql: str) -> list[str] | None:
-    """The words that are not common in a large corpus, or None (a small corpus, or every
-    word common): match with every word."""
-    pages = _corpus_pages()
-    if pages < COMMON_MIN_PAGES:
-        return None
-    rare = [w for w in words if _frequency(w, sql, pages) <= COMMON_SHARE * pages]
-    return rare or None
-
-
-def _postgres(keywords: list[str], expected: list[int], limit: int) -> list[tuple[int, float]]:
-    words = list(dict.fromkeys(w for k in keywords for w in search_normalize(k).split()))
-    words = words[:MAX_TERMS]
-    count_sql = (
-        "SELECT count(*) FROM normagpt_normpage "
-        "WHERE search_vector @@ plainto_tsquery('russian', %s)"
-    )
-    rare = _telling(words, count_sql)
-    if rare is not None:  # pages with every word, every telling word, then any telling word
-        pairs = [f"{a} {b}" for i, a in enumerate(rare) for b in rare[i + 1 :]][:PAIRS_MAX]
-        tiers = [[" ".join(words)], [" ".join(rare)], pairs or rare, rare]
-        for matching in [t for n, t in enumerate(tiers) if t not in tiers[:n]]:
-            found = _postgres_ranked(words, matching, expected, limit)
-            if len(found) >= limit:
-                return found
-    return _postgres_ranked(words, words, expected, limit)
-
-
-def _postgres_ranked(
-    words: list[str], matching: list[str], expected: list[int], limit: int
-) -> list[tuple[int, float]]:
-    """Pages matching any of `matching` (or, in an expected document, any of `words`),
-    ranked by all of `words`. The queries are written out (not a CTE) so that the planner
-    sees constants and finds the candidates with the GIN index."""
-    query = " || ".join(["plainto_tsquery('russian', %s)"] * len(words))
-    match = " || ".join(["plainto_tsquery('russian', %s)"] * len(matching))
-    sql = f"""
-        SELECT p.id, ts_rank(p.search_vector, {query}) AS rank
-        FROM normagpt_normpage p
-        JOIN normagpt_normdocument d ON d.id = p.document_id
-        WHERE p.id IN (
-            SELECT id FROM normagpt_normpage WHERE search_vector @@ ({match})
-            UNION
-            SELECT id FROM normagpt_normpage
-            WHERE document_id = ANY(%s) AND search_vector @@ ({query})
-        )
-        ORDER BY (p.document_id = ANY(%s)) DESC, (d.status = %s) ASC, rank DESC, p.id
-        LIMIT %s
-    """  # noqa: S608 (only placeholders are interpolated)
-    replaced = NormDocument.Status.REPLACED.value
-    params: list[Any] = [*words, *matching, expected, *words, expected, replaced, limit]
+def _fetch(sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
+    """Rows of a query written out here (no ORM query to build: this is the hot path)."""
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        return [(int(pk), float(rank)) for pk, rank in cursor.fetchall()]
+        return list(cursor.fetchall())
 
 
-def _sqlite(terms: list[str], expected: list[int], limit: int) -> list[tuple[int, float]]:
-    count_sql = "SELECT count(*) FROM normagpt_page_fts WHERE normagpt_page_fts MATCH %s"
-    words = [f'"{term}"*' for term in terms]
-    every = " OR ".join(words)
-    rare = _telling(words, count_sql)
-    if rare is not None:
-        chosen = None
-        for matching in _tiers(words, rare, all_of=" AND ".join, any_of=" OR ".join):
-            found = _sqlite_ranked(matching, [], limit)
-            if len(found) >= limit:
-                chosen = found
-                break
-        if chosen is not None:
-            if expected:  # the expected documents' pages come first, matched with every word
-                chosen = _merged(_sqlite_expected(every, expected, limit), chosen)
-            return chosen[:limit]
-    return _sqlite_ranked(every, expected, limit)
+def _marks(values: Iterable[Any]) -> str:
+    return ",".join("%s" for _ in values) or "NULL"
 
 
-def _tiers(
-    words: list[str],
-    rare: list[str],
-    *,
-    all_of: Callable[[list[str]], str],
-    any_of: Callable[[list[str]], str],
-) -> list[str]:
-    """The candidate tiers, narrowest first: every word, every telling word, two telling
-    words, any telling word (repeats left out)."""
-    pairs = [all_of([a, b]) for i, a in enumerate(rare) for b in rare[i + 1 :]][:PAIRS_MAX]
-    tiers = [
-        all_of(words),
-        all_of(rare),
-        any_of([f"({p})" for p in pairs]) if pairs else "",
-        any_of(rare),
-    ]
-    return [t for n, t in enumerate(tiers) if t and t not in tiers[:n]]
+def _idf(count: int, total: int) -> float:
+    return math.log(1 + (total - count + 0.5) / (count + 0.5))
 
 
-def _merged(
-    first: list[tuple[int, float]], then: list[tuple[int, float]]
-) -> list[tuple[int, float]]:
-    seen = {pk for pk, _ in first}
-    return first + [hit for hit in then if hit[0] not in seen]
+def _named(query: Query, expected: list[int]) -> list[int]:
+    """Clauses named by their number: in the expected documents, else in any."""
+    if not query.clauses:
+        return []
+    wanted = Q()
+    for ref in query.clauses:
+        wanted |= Q(kind=ref.kind, number__iexact=ref.number)
+    qs = NormClause.objects.filter(wanted)
+    if expected:
+        qs = qs.filter(document_id__in=expected)
+    return list(qs.order_by("document_id", "position").values_list("pk", flat=True)[:NAMED_MAX])
 
 
-def _sqlite_expected(match: str, expected: list[int], limit: int) -> list[tuple[int, float]]:
-    """The best pages of the expected documents: FTS5 reads only each document's span of
-    page ids (a rowid range it seeks to), not every match of the corpus."""
+def _match_terms(vocabulary: _Vocabulary) -> list[str]:
+    """The rarest query stems while together they hold under MATCH_POSTINGS of the clauses
+    (at least MATCH_MIN_TERMS of them, at most MATCH_MAX_TERMS)."""
+    counts = vocabulary.counts
+    chosen: list[str] = []
+    held = 0
+    for term in sorted(counts, key=lambda t: (counts[t], t)):
+        held += counts[term]
+        if len(chosen) >= MATCH_MIN_TERMS and held > MATCH_POSTINGS * vocabulary.total:
+            break
+        chosen.append(term)
+    return chosen[:MATCH_MAX_TERMS]
+
+
+def _candidates(vocabulary: _Vocabulary, expected: list[int]) -> list[int]:
+    """The best CANDIDATES clauses by the database's ranking: in the expected documents
+    (with every stem), then in the corpus (with the rarer stems), each with its variants."""
+    if not vocabulary.counts:
+        return []
+    found: list[int] = []
+    if expected:
+        found = _ranked(vocabulary.forms(vocabulary.counts), expected)
+    return found + _ranked(vocabulary.forms(_match_terms(vocabulary)), [])
+
+
+def _ranked(terms: list[str], documents: list[int]) -> list[int]:
+    if connection.vendor == "postgresql":
+        return _postgres(terms, documents)
+    return _sqlite(terms, documents)
+
+
+def _postgres(terms: list[str], documents: list[int]) -> list[int]:
+    query = " | ".join(terms)  # stems are [0-9a-zа-я]+: nothing to escape
+    within = "AND document_id = ANY(%s)" if documents else ""
+    sql = f"""
+        SELECT id FROM normagpt_normclause
+        WHERE search_vector @@ to_tsquery('simple', %s) {within}
+        ORDER BY ts_rank(search_vector, to_tsquery('simple', %s)) DESC, id
+        LIMIT %s
+    """  # noqa: S608 (only placeholders are interpolated)
+    params: list[Any] = [query, *([documents] if documents else []), query, CANDIDATES]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [int(pk) for (pk,) in cursor.fetchall()]
+
+
+def _sqlite(terms: list[str], documents: list[int]) -> list[int]:
+    match = " OR ".join(f'"{term}"' for term in terms)
+    if not documents:
+        return _sqlite_match(match, None)
+    # FTS5 seeks to a document's span of clause ids (they are stored together)
     spans = (
-        NormPage.objects.filter(document_id__in=expected)
+        NormClause.objects.filter(document_id__in=documents)
         .values("document_id")
         .annotate(low=Min("id"), high=Max("id"))
-        .values_list("document_id", "low", "high")
+        .values_list("low", "high")
     )
-    sql = """
-        SELECT p.id, -bm25(normagpt_page_fts) AS rank
-        FROM normagpt_page_fts JOIN normagpt_normpage p ON p.id = normagpt_page_fts.rowid
-        WHERE normagpt_page_fts MATCH %s AND normagpt_page_fts.rowid BETWEEN %s AND %s
-          AND p.document_id = %s
-        ORDER BY rank DESC, p.id
-        LIMIT %s
-    """
-    found: list[tuple[int, float]] = []
-    with connection.cursor() as cursor:
-        for document_id, low, high in spans:
-            cursor.execute(sql, [match, low, high, document_id, limit])
-            found += [(int(pk), float(rank)) for pk, rank in cursor.fetchall()]
-    found.sort(key=lambda hit: (-hit[1], hit[0]))
-    return found[:limit]
+    found: list[tuple[float, int]] = []
+    for span in spans:
+        found += _sqlite_match_ranked(match, span)
+    return [pk for _, pk in sorted(found)[:CANDIDATES]]
 
 
-def _sqlite_ranked(match: str, expected: list[int], limit: int) -> list[tuple[int, float]]:
-    marks = ",".join("%s" for _ in expected) or "NULL"
+def _sqlite_match(match: str, span: tuple[int, int] | None) -> list[int]:
+    return [pk for _, pk in _sqlite_match_ranked(match, span)]
+
+
+def _sqlite_match_ranked(match: str, span: tuple[int, int] | None) -> list[tuple[float, int]]:
+    within = "AND rowid BETWEEN %s AND %s" if span else ""
     sql = f"""
-        SELECT p.id, -bm25(normagpt_page_fts) AS rank
-        FROM normagpt_page_fts JOIN normagpt_normpage p ON p.id = normagpt_page_fts.rowid
-        JOIN normagpt_normdocument d ON d.id = p.document_id
-        WHERE normagpt_page_fts MATCH %s
-        ORDER BY (p.document_id IN ({marks})) DESC, (d.status = %s) ASC, rank DESC, p.id
-        LIMIT %s
+        SELECT bm25(normagpt_clause_fts) AS rank, rowid FROM normagpt_clause_fts
+        WHERE normagpt_clause_fts MATCH %s {within}
+        ORDER BY rank, rowid LIMIT %s
     """  # noqa: S608 (only placeholders are interpolated)
-    params: list[Any] = [match, *expected, NormDocument.Status.REPLACED.value, limit]
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return [(int(pk), float(rank)) for pk, rank in cursor.fetchall()]
+        cursor.execute(sql, [match, *(span or ()), CANDIDATES])
+        return [(float(rank), int(pk)) for rank, pk in cursor.fetchall()]
+
+
+def _rows(ids: list[int]) -> dict[int, dict[str, Any]]:
+    sql = f"""
+        SELECT c.id, c.document_id, c.search_text, d.status FROM normagpt_normclause c
+        JOIN normagpt_normdocument d ON d.id = c.document_id WHERE c.id IN ({_marks(ids)})
+    """  # noqa: S608 (only placeholders are interpolated)
+    out = {}
+    for pk, document, text, status in _fetch(sql, ids):
+        heading, _, body = text.partition(PART)
+        statement, _, rest = body.partition(PART)
+        out[pk] = {
+            "id": pk,
+            "document": document,
+            "heading": heading.split(),
+            "statement": statement.split(),
+            "stems": [*heading.split(), *statement.split(), *rest.split()],
+            "replaced": status == NormDocument.Status.REPLACED,
+        }
+    return out
+
+
+def _ranked_rows(
+    rows: dict[int, dict[str, Any]],
+    query: Query,
+    vocabulary: _Vocabulary,
+    named: set[int],
+    expected: set[int],
+) -> list[tuple[float, dict[str, Any]]]:
+    """The clauses best first: named ones, then those of the expected documents, then those
+    of documents in force, each by score."""
+    said = {stem for row in rows.values() for stem in row["statement"]}
+    said -= set(vocabulary.variants)
+    ordered = sorted(said)
+    sql = f"SELECT term, clauses FROM normagpt_normterm WHERE term IN ({_marks(ordered)})"  # noqa: S608
+    counts = _fetch(sql, ordered)
+    other = {stem: _idf(n, vocabulary.total) for stem, n in counts}
+    local = _locally_weighted(rows, vocabulary)
+    scored = [(_score(row, query, local, other), row) for row in rows.values()]
+
+    def order(item: tuple[float, dict[str, Any]]) -> tuple[bool, bool, bool, float, int]:
+        score, row = item
+        outside = row["document"] not in expected
+        replaced = row["replaced"] and outside  # a replaced document named is not put below
+        return (row["id"] not in named, outside, replaced, -score, row["id"])
+
+    return sorted(scored, key=order)
+
+
+def _locally_weighted(rows: dict[int, dict[str, Any]], vocabulary: _Vocabulary) -> _Vocabulary:
+    """The vocabulary with each stem weighed also by how few of the candidates hold it: the
+    candidates share the words of what is asked, and the words that set one apart from the
+    others (a condition: «в производственных помещениях») tell which it is."""
+    if len(rows) < LOCAL_MIN_ROWS:
+        return vocabulary
+    held: dict[str, int] = {}
+    for row in rows.values():
+        for term in {vocabulary.variants[s] for s in row["stems"] if s in vocabulary.variants}:
+            held[term] = held.get(term, 0) + 1
+    weights = {
+        term: weight * (LOCAL + 1 - held.get(term, 0) / len(rows))
+        for term, weight in vocabulary.weights.items()
+    }
+    return _Vocabulary(weights, vocabulary.counts, vocabulary.variants, vocabulary.total)
+
+
+def _score(
+    row: dict[str, Any], query: Query, vocabulary: _Vocabulary, other: dict[str, float]
+) -> float:
+    """The weight of the query's stems the clause holds, plus the neighbour bonus, less the
+    weight of what its statement says beyond the query (another subject, another
+    condition: the clause is about something else)."""
+    weights, variants = vocabulary.weights, vocabulary.variants
+    positions: dict[str, list[int]] = {}
+    for index, stem in enumerate(row["stems"]):
+        term = variants.get(stem)
+        if term is not None:
+            positions.setdefault(term, []).append(index)
+    score = 0.0
+    for phrase in query.phrases:  # each phrase a concept: covering all of them counts most
+        terms = set(phrase) & set(weights)
+        total = sum(weights[t] for t in terms)
+        held = sum(weights[t] for t in terms if t in positions)
+        if total:
+            score += total * (held / total) ** COVERAGE
+        for a, b in itertools.pairwise(phrase):
+            if a in positions and b in positions and a != b:
+                gap = min(abs(j - i) for i in positions[a] for j in positions[b])
+                bonus = PHRASE if gap == 1 else NEAR if gap <= 3 else 0.0
+                score += bonus * (weights[a] + weights[b]) / 2
+    said = set(row["statement"])
+    beyond = said - set(variants) - set(row["heading"])
+    if said:
+        score -= BEYOND * sum(other.get(stem, 0.0) for stem in beyond) / len(said)
+    return score

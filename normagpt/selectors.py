@@ -11,12 +11,12 @@ from django.db.models import Prefetch, Q, QuerySet
 from django.utils import timezone
 
 from normagpt.exceptions import DocumentNotFound, PageNotFound, RunNotFound
-from normagpt.models import AgentRun, AgentStep, NormDocument, NormPage
+from normagpt.models import AgentRun, AgentStep, ClaimCheck, NormClause, NormDocument, NormPage
 
 
 def runs_visible(viewer: AbstractBaseUser | AnonymousUser) -> QuerySet[AgentRun]:
-    """The runs `viewer` may see: staff every run, a signed-in user their own, a signed-out
-    visitor none."""
+    """The runs `viewer` may see, the one rule of every channel (pages, REST, MCP): staff
+    every run (they review), a user their own, a signed-out visitor none."""
     if not viewer.is_authenticated:
         return AgentRun.objects.none()
     if getattr(viewer, "is_staff", False):
@@ -24,17 +24,32 @@ def runs_visible(viewer: AbstractBaseUser | AnonymousUser) -> QuerySet[AgentRun]
     return AgentRun.objects.filter(user_id=viewer.pk)
 
 
-def run_get(*, run_id: int, viewer: AbstractBaseUser | AnonymousUser | None = None) -> AgentRun:
-    """The run with its steps (in order); RunNotFound otherwise — also when `viewer` (if
-    given) may not see it: another's run is answered as if it did not exist."""
-    runs = runs_visible(viewer) if viewer is not None else AgentRun.objects.all()
-    run = (
-        runs.prefetch_related(Prefetch("steps", queryset=AgentStep.objects.order_by("index")))
-        .filter(pk=run_id)
-        .first()
+def _with_steps(runs: QuerySet[AgentRun]) -> QuerySet[AgentRun]:
+    return runs.prefetch_related(
+        Prefetch("steps", queryset=AgentStep.objects.order_by("index")),
+        Prefetch("checks", queryset=ClaimCheck.objects.order_by("index")),
     )
+
+
+def run_get(*, run_id: int, viewer: AbstractBaseUser | AnonymousUser | None = None) -> AgentRun:
+    """The run with this primary key (inside the process: tasks, services) with its steps
+    (in order); RunNotFound otherwise — also when `viewer` (if given) may not see it."""
+    runs = runs_visible(viewer) if viewer is not None else AgentRun.objects.all()
+    run = _with_steps(runs).filter(pk=run_id).first()
     if run is None:
         raise RunNotFound(f"run {run_id} does not exist", extra={"run_id": run_id})
+    return run
+
+
+def run_get_public(*, public_id: str, viewer: AbstractBaseUser | AnonymousUser | None) -> AgentRun:
+    """The run with this public id — its id everywhere outside the process: URLs, resource
+    URIs, tool arguments — with its steps (in order). RunNotFound otherwise, also when
+    `viewer` may not see it: another's run is answered as if it did not exist. None is the
+    server's operator (a management command), who sees every run."""
+    runs = runs_visible(viewer) if viewer is not None else AgentRun.objects.all()
+    run = _with_steps(runs).filter(public_id=public_id).first()
+    if run is None:
+        raise RunNotFound(f"run {public_id} does not exist", extra={"run_id": public_id})
     return run
 
 
@@ -92,3 +107,27 @@ def page_get(*, page_id: int) -> NormPage:
     if page is None:
         raise PageNotFound(f"page {page_id} does not exist")
     return page
+
+
+def clause_span(*, page: NormPage, number: str) -> tuple[int, int] | None:
+    """Where clause `number` of the page's document is on the page, from its number to the
+    next clause (its start, or the page's end when it runs on): the span in the page's
+    text. A clause begun on an earlier page spans this page's top. None when it is not on
+    the page."""
+    number = number.strip().removeprefix("п.").removeprefix("табл.").strip()
+    if not number:
+        return None
+    units = list(
+        NormClause.objects.filter(document_id=page.document_id)
+        .order_by("position")
+        .values_list("number", "kind", "page__number", "start", "end")
+    )
+    for index, (unit_number, kind, on, start, end) in enumerate(units):
+        if unit_number != number or kind == NormClause.Kind.TEXT:
+            continue
+        if on == page.number:
+            return start, end
+        following = units[index + 1] if index + 1 < len(units) else None
+        if on == page.number - 1 and (following is None or following[2] >= page.number):
+            return 0, following[3] if following and following[2] == page.number else len(page.text)
+    return None

@@ -8,6 +8,7 @@ a broker, on this process's pool without one) once the run is committed.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -21,12 +22,17 @@ from normagpt import selectors
 from normagpt.agent.runner import run_advance, run_fail
 from normagpt.agent.store import store_new
 from normagpt.exceptions import DocumentNotFound, RunNotFound, RunNotResumable
+from normagpt.indexing import document_index, terms_recount
 from normagpt.ingest import document_ingest, document_save
 from normagpt.models import AgentRun, NormDocument
-from normagpt.search import SearchHit, pages_search
+from normagpt.parsing import code_key
+from normagpt.search import ClauseHit, SearchHit, clauses_search, pages_search
 
 __all__ = [
+    "ClauseHit",
     "SearchHit",
+    "clauses_search",
+    "corpus_reindex",
     "document_ingest",
     "document_ingest_start",
     "document_save",
@@ -95,7 +101,7 @@ def run_resume(*, run_id: int, note: str, decision: str | None = None) -> AgentR
         raise RunNotFound(f"run {run_id} does not exist", extra={"run_id": run_id})
     if run.status != AgentRun.Status.NEEDS_REVIEW:
         raise RunNotResumable(
-            f"run {run_id} is {run.status}; only a run waiting for review can be resumed"
+            f"run {run.public_id} is {run.status}; only a run waiting for review can be resumed"
         )
     note = note.strip()
     if not note:
@@ -139,6 +145,29 @@ def run_resume(*, run_id: int, note: str, decision: str | None = None) -> AgentR
     run.save()
     background.start(RUN_TASK, run.pk)
     return run
+
+
+def corpus_reindex(
+    *, codes: list[str] | None = None, progress: Callable[[str, int], None] | None = None
+) -> tuple[int, int]:
+    """Split the stored pages of the named documents (all when none) into clauses again,
+    then count every search stem anew; (documents, distinct stems). DocumentNotFound for a
+    code the corpus does not hold."""
+    documents = NormDocument.objects.order_by("code")
+    if codes:
+        found = {code_key(code): code for code in codes}
+        documents = documents.filter(code_key__in=list(found))
+        missing = set(found) - set(documents.values_list("code_key", flat=True))
+        if missing:
+            names = ", ".join(found[key] for key in sorted(missing))
+            raise DocumentNotFound(f"no document {names} in the corpus")
+    count = 0
+    for document_id, code in documents.values_list("pk", "code"):
+        clauses = document_index(document_id=document_id, count_terms=False)
+        count += 1
+        if progress is not None:
+            progress(code, clauses)
+    return count, terms_recount()
 
 
 @transaction.atomic

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable
 
 from django.conf import settings
@@ -20,6 +19,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from core.exceptions import DomainError
 from normagpt import selectors, services
 from normagpt.agent.runner import cap_ru, reason_ru
+from normagpt.claims import value_spans
 from normagpt.formatting import markdown_html
 from normagpt.models import DOCUMENT_UPLOAD_TO, AgentRun, NormDocument
 
@@ -62,7 +62,7 @@ def index(request: HttpRequest) -> HttpResponse:
         except DomainError as exc:
             messages.error(request, exc.message)
         else:
-            return redirect("normagpt:run", run_id=run.pk)
+            return redirect("normagpt:run", run_id=run.public_id)
     return render(
         request,
         "normagpt/index.html",
@@ -75,10 +75,10 @@ def index(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _run_context(request: HttpRequest, run_id: int) -> dict[str, object]:
+def _run_context(request: HttpRequest, run_id: str) -> dict[str, object]:
     """The run as its page shows it; 404 for a run the user may not see (as if absent)."""
     try:
-        run = selectors.run_get(run_id=run_id, viewer=request.user)
+        run = selectors.run_get_public(public_id=run_id, viewer=request.user)
     except DomainError as exc:
         raise Http404(exc.message) from exc
     shared = run.shared or {}
@@ -96,6 +96,7 @@ def _run_context(request: HttpRequest, run_id: int) -> dict[str, object]:
         "working_since": since if working else None,
         "working_seconds": (timezone.now() - since).total_seconds() if working and since else 0,
         "events": list(run.events.all()),
+        "checks": list(run.checks.all()),
         "incomplete_reason_ru": cap_ru(run.incomplete_reason),
         "review_reason_ru": reason_ru(run.review_reason),
         "plan": shared.get("plan"),
@@ -106,14 +107,14 @@ def _run_context(request: HttpRequest, run_id: int) -> dict[str, object]:
 
 
 @require_GET
-def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
+def run_detail(request: HttpRequest, run_id: str) -> HttpResponse:
     if not request.user.is_authenticated:
         return _sign_in(request)
     return render(request, "normagpt/run.html", _run_context(request, run_id))
 
 
 @require_GET
-def run_fragment(request: HttpRequest, run_id: int) -> HttpResponse:
+def run_fragment(request: HttpRequest, run_id: str) -> HttpResponse:
     """The live part of the run page, polled while the run works."""
     if not request.user.is_authenticated:
         return _sign_in(request)
@@ -127,23 +128,28 @@ def page_detail(request: HttpRequest, page_id: int) -> HttpResponse:
     except DomainError as exc:
         raise Http404(exc.message) from exc
     clause = request.GET.get("clause", "").strip()[:40]
+    span = selectors.clause_span(page=page, number=clause)
     return render(
         request,
         "normagpt/page.html",
-        {"page": page, "clause": clause, "text_html": clause_highlighted(page.text, clause)},
+        {"page": page, "clause": clause, "text_html": clause_highlighted(page.text, span)},
     )
 
 
-def clause_highlighted(text: str, clause: str) -> SafeString:
-    """The page's text, escaped, with the cited clause's number and its paragraph marked."""
-    escaped = escape(text)
-    if not clause:
-        return mark_safe(escaped)  # noqa: S308 (escaped above)
-    pattern = re.compile(rf"(?m)^(.*?)(?<![\d.]){re.escape(escape(clause))}(?![\d]|\.\d)(.*)$")
-    marked, found = pattern.subn(
-        lambda m: f'<mark id="cited">{m.group(0)}</mark>', escaped, count=1
-    )
-    return mark_safe(marked if found else escaped)  # noqa: S308 (escaped above)
+def clause_highlighted(text: str, span: tuple[int, int] | None) -> SafeString:
+    """The page's text, escaped, with the cited clause marked whole (its `span`: from its
+    number to the next clause) and each value in it in bold."""
+    if span is None:
+        return mark_safe(escape(text))  # noqa: S308 (escaped)
+    start, end = span
+    inner = text[start:end]
+    parts, last = [], 0
+    for a, b in value_spans(inner):
+        parts += [escape(inner[last:a]), f'<strong class="value">{escape(inner[a:b])}</strong>']
+        last = b
+    parts.append(escape(inner[last:]))
+    marked = f'{escape(text[:start])}<mark id="cited">{"".join(parts)}</mark>{escape(text[end:])}'
+    return mark_safe(marked)  # noqa: S308 (every piece of text is escaped)
 
 
 @require_GET

@@ -7,13 +7,15 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any, TypeVar
 
 import httpx
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+T = TypeVar("T")
 PYTHON = sys.executable
 MANAGE = str(ROOT / "manage.py")
 
@@ -106,6 +108,21 @@ def anyio_backend() -> str:
 def text_of(result: object) -> str:
     """The text of a CallToolResult's content blocks."""
     return "".join(block.text for block in result.content)  # type: ignore[attr-defined]
+
+
+async def orm(fn: Callable[..., T], *args: Any) -> T:
+    """`fn(*args)`, ORM code, from an async test: on a thread whose database connection is
+    closed after (one left open keeps PostgreSQL from dropping the test database)."""
+    from asgiref.sync import sync_to_async
+    from django.db import connection
+
+    def run() -> T:
+        try:
+            return fn(*args)
+        finally:
+            connection.close()
+
+    return await sync_to_async(run)()
 
 
 @pytest.fixture(scope="session")

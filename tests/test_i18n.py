@@ -77,7 +77,7 @@ def test_the_norms_pages_stay_in_russian_whatever_the_browser_asks(admin_client)
     from normagpt.models import AgentRun
 
     run = AgentRun.objects.create(question="Толщина защитного слоя?", status="completed")
-    page = admin_client.get(f"/normagpt/runs/{run.pk}/", HTTP_ACCEPT_LANGUAGE="en")
+    page = admin_client.get(f"/normagpt/runs/{run.public_id}/", HTTP_ACCEPT_LANGUAGE="en")
     html = page.content.decode()
     assert page["Content-Language"] == "ru"
     assert "Статус" in html

@@ -19,8 +19,9 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import PromptReference
 from PIL import Image
 
+from core.identity import configured_user
 from normagpt.models import AgentRun, NormDocument, NormPage
-from tests.conftest import MANAGE, PYTHON, ROOT, free_port, subprocess_env, wait_for_http
+from tests.conftest import MANAGE, PYTHON, ROOT, free_port, orm, subprocess_env, wait_for_http
 from tests.problems.blocks import block
 from tests.problems.fake_site import FakeSite, serve
 from tests.problems.test_crawl_and_admin import CATALOG
@@ -58,13 +59,17 @@ def world(tmp_path: Path, settings, subprocess_db_env) -> Iterator[dict[str, Any
         "document": document,
         "page": page,
         "theirs": AgentRun.objects.create(question=QUESTION, user=person),  # not started
-        "ours": AgentRun.objects.create(question=QUESTION),  # made over MCP
     }
     server.shutdown()
     server.server_close()
 
 
-async def exercise(client: Client, world: dict[str, Any]) -> None:
+def run_of(username: str) -> AgentRun:
+    """A run (not started) of the user an MCP client acts as."""
+    return AgentRun.objects.create(question=QUESTION, user=configured_user(username))
+
+
+async def exercise(client: Client, world: dict[str, Any], ours: AgentRun) -> None:
     document, page = world["document"], world["page"]
     templates = {
         t.uri_template for t in (await client.list_resource_templates()).resource_templates
@@ -74,7 +79,7 @@ async def exercise(client: Client, world: dict[str, Any]) -> None:
         "sdamgia://{subject}/{exam}/catalog": ("sdamgia://math/ege/catalog", "Прямоугольный"),
         "norms://document/{id}": (f"norms://document/{document.pk}", f"norms://page/{page.pk}"),
         "norms://page/{id}": (f"norms://page/{page.pk}", "10.3.2"),
-        "normagpt://run/{id}": (f"normagpt://run/{world['ours'].pk}", "queued"),
+        "normagpt://run/{id}": (f"normagpt://run/{ours.public_id}", "queued"),
     }
     assert templates == {*reads, "norms://page/{id}/image"}
     for uri, expected in reads.values():
@@ -82,7 +87,7 @@ async def exercise(client: Client, world: dict[str, Any]) -> None:
     image = (await client.read_resource(f"norms://page/{page.pk}/image")).contents[0]
     assert Image.open(io.BytesIO(base64.b64decode(image.blob))).size == (60, 80)  # type: ignore[union-attr]
     with pytest.raises(MCPError) as hidden:
-        await client.read_resource(f"normagpt://run/{world['theirs'].pk}")
+        await client.read_resource(f"normagpt://run/{world['theirs'].public_id}")
     assert hidden.value.error.code == -32002
     with pytest.raises(MCPError) as missing:
         await client.read_resource("norms://document/987654")
@@ -120,18 +125,18 @@ async def exercise(client: Client, world: dict[str, Any]) -> None:
 
 
 async def test_over_stdio(world) -> None:  # type: ignore[no-untyped-def]
+    env = subprocess_env(**world["env"], MCP_STDIO_USER="desktop")
     parameters = StdioServerParameters(
-        command=PYTHON, args=[MANAGE, "runmcp"], cwd=str(ROOT), env=subprocess_env(**world["env"])
+        command=PYTHON, args=[MANAGE, "runmcp"], cwd=str(ROOT), env=env
     )
     async with Client(parameters, read_timeout_seconds=60) as client:
-        await exercise(client, world)
+        await exercise(client, world, await orm(run_of, "desktop"))
 
 
 async def test_over_streamable_http(world, spawn) -> None:  # type: ignore[no-untyped-def]
     port = free_port()
-    proc = spawn(
-        [PYTHON, MANAGE, "runmcp", "--transport", "http", "--port", str(port)], **world["env"]
-    )
+    command = [PYTHON, MANAGE, "runmcp", "--transport", "http", "--port", str(port)]
+    proc = spawn(command, **world["env"], MCP_HTTP_TOKEN="")
     wait_for_http(f"http://127.0.0.1:{port}/mcp", proc)
-    async with http_client(f"http://127.0.0.1:{port}/mcp") as client:
-        await exercise(client, world)
+    async with http_client(f"http://127.0.0.1:{port}/mcp") as client:  # loopback, no token
+        await exercise(client, world, await orm(run_of, "mcp"))  # MCP_HTTP_TOKEN_USER's

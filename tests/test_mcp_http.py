@@ -8,7 +8,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.conftest import MANAGE, PYTHON, free_port, text_of, wait_for_http
+from tests.conftest import MANAGE, PYTHON, free_port, orm, text_of, wait_for_http
 
 pytestmark = pytest.mark.anyio
 
@@ -36,10 +36,11 @@ async def exercise_greet(client: Client) -> None:
     assert "x: unknown argument" in text_of(extra)
 
 
-def start_runmcp(spawn, port: int, host: str = "127.0.0.1", token: str = ""):  # type: ignore[no-untyped-def]
+def start_runmcp(spawn, port: int, host: str = "127.0.0.1", token: str = "", **env: str):  # type: ignore[no-untyped-def]
     proc = spawn(
         [PYTHON, MANAGE, "runmcp", "--transport", "http", "--host", host, "--port", str(port)],
         MCP_HTTP_TOKEN=token,
+        **env,
     )
     wait_for_http(f"http://127.0.0.1:{port}/mcp", proc)
     return proc
@@ -67,32 +68,34 @@ async def test_runmcp_http_with_token_refuses_requests_without_it(spawn) -> None
         await exercise_greet(client)
 
 
-async def test_runmcp_http_beyond_loopback_requires_a_token(spawn) -> None:  # type: ignore[no-untyped-def]
-    refused = spawn(
-        [
-            PYTHON,
-            MANAGE,
-            "runmcp",
-            "--transport",
-            "http",
-            "--host",
-            "0.0.0.0",
-            "--port",
-            str(free_port()),
-        ],
-        MCP_HTTP_TOKEN="",
-    )
-    _, err = refused.communicate(timeout=60)
-    assert refused.returncode == 1
-    assert b"MCP_HTTP_TOKEN" in err
-    assert b"Traceback" not in err
+@pytest.mark.django_db(transaction=True)
+async def test_runmcp_http_beyond_loopback_needs_a_users_token_or_the_shared_one(
+    spawn, subprocess_db_env
+) -> None:  # type: ignore[no-untyped-def]
+    from tests.test_mcp_identity import alice_key
+
+    key = await orm(alice_key)
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    # No shared token: users' API tokens only (a deployment of users needs no shared one).
+    port = free_port()
+    start_runmcp(spawn, port, host="0.0.0.0", **subprocess_db_env)
+    url = f"http://127.0.0.1:{port}/mcp"
+    without = httpx.post(url, json=ping)
+    assert without.status_code == 503
+    assert "POST /api/auth/token/" in without.json()["message"]
+    wrong = httpx.post(url, json=ping, headers={"Authorization": "Bearer wrong"})
+    assert wrong.status_code == 401
+    assert wrong.headers["www-authenticate"].startswith("Bearer")
+    async with http_client(url, token=key) as client:
+        await exercise_greet(client)
 
     port = free_port()
-    start_runmcp(spawn, port, host="0.0.0.0", token=TOKEN)
-    response = httpx.post(f"http://127.0.0.1:{port}/mcp", json={}, headers={})
-    assert response.status_code == 401
-    async with http_client(f"http://127.0.0.1:{port}/mcp", token=TOKEN) as client:
-        await exercise_greet(client)
+    start_runmcp(spawn, port, host="0.0.0.0", token=TOKEN, **subprocess_db_env)
+    url = f"http://127.0.0.1:{port}/mcp"
+    assert httpx.post(url, json={}, headers={}).status_code == 401
+    for token in (TOKEN, key):
+        async with http_client(url, token=token) as client:
+            await exercise_greet(client)
 
 
 async def test_asgi_app_serves_pages_api_and_mcp_in_one_process(spawn) -> None:  # type: ignore[no-untyped-def]

@@ -2,7 +2,8 @@
 
 `NodeContext.ask` sends a YAML prompt, parses the reply tolerantly and validates it with
 the node's schema; an invalid reply is sent back once with the validation error, and a
-second invalid reply raises NodeOutputInvalid (the run then goes to human review).
+second invalid reply raises NodeOutputInvalid (the run then fails). All of a node's model
+attempts share one NodeBudget (NORMAGPT_NODE_BUDGET), from its first call.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from normagpt.client import CallRecord, LlmClient, Message
+from normagpt.client import CallRecord, LlmClient, Message, NodeBudget
 from normagpt.parsing import JsonParseError, parse_json
 from normagpt.prompts import prompt_load
 
@@ -29,7 +30,15 @@ class CapReached(Exception):
 
 
 class NodeOutputInvalid(Exception):
-    """The model's output failed validation twice."""
+    """The model's output failed validation twice (after the corrective retry)."""
+
+    def __init__(self, node: str, error: str) -> None:
+        super().__init__(f"the {node}'s output was invalid twice: {error}")
+        self.node, self.error = node, error
+
+    @property
+    def reason_ru(self) -> str:
+        return f"ответ модели для узла {self.node} дважды не удалось прочитать: {self.error}"
 
 
 @dataclass
@@ -57,9 +66,12 @@ class NodeContext:
     pages_per_step: int
     headers: dict[str, str] = field(default_factory=dict)
     node_tokens: list[int] = field(default_factory=lambda: [0, 0])
+    node_budget: NodeBudget | None = None  # started by the node's first call
 
     def chat(self, messages: list[Message], *, node: str) -> str:
         self.budget.check()
+        if self.node_budget is None:
+            self.node_budget = self.llm.budget_start()
 
         def on_call(call: CallRecord) -> None:
             self.budget.calls += 1
@@ -74,7 +86,12 @@ class NodeContext:
             )
 
         reply = self.llm.chat(
-            messages, node=node, headers=self.headers, on_call=on_call, may_retry=may_retry
+            messages,
+            node=node,
+            headers=self.headers,
+            on_call=on_call,
+            may_retry=may_retry,
+            budget=self.node_budget,
         )
         return reply.text
 
@@ -111,7 +128,7 @@ class NodeContext:
                         ),
                     },
                 ]
-        raise NodeOutputInvalid(f"the {node}'s output was invalid twice: {error}")
+        raise NodeOutputInvalid(node, error)
 
 
 def validation_message(exc: Exception) -> str:

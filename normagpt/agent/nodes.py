@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from core.exceptions import InvalidInput
 from normagpt.agent.context import NodeContext
-from normagpt.agent.store import Store, citations_check, findings_all
+from normagpt.agent.store import Store, citations_check, findings_all, findings_checked
 from normagpt.calculate import expression_evaluate
 from normagpt.models import NormDocument, NormPage
 from normagpt.schemas import FinalAnswer, Plan, StepResult, Verdict
@@ -188,17 +188,24 @@ class Finalizer(Node):
             for result in shared["step_results"].values()
             if result.get("calculation")  # the calculate steps' results, for the answer
         ]
+        findings = findings_all(shared)
+        checked = findings_checked(shared, findings)
         return {
             "user_query": shared["user_query"],
-            "findings": findings_all(shared),
+            "findings": [
+                {**f, "проверка": "подтверждена" if r["verdict"] == "confirmed" else r["reason"]}
+                for f, r in zip(findings, checked, strict=True)
+            ],
             "notes": extra + shared["scratchpad"]["reviewer_notes"],
+            "checked": checked,
         }
 
     def exec(self, prep: dict[str, Any], ctx: NodeContext) -> dict[str, Any]:
-        return ctx.ask(node=self.name, schema=FinalAnswer, values=prep).model_dump()
+        values = {k: v for k, v in prep.items() if k != "checked"}
+        return ctx.ask(node=self.name, schema=FinalAnswer, values=values).model_dump()
 
     def post(self, shared: Store, prep: dict[str, Any], output: dict[str, Any]) -> str:
-        shared["final_answer"] = citations_check(shared, output)
+        shared["final_answer"] = citations_check(shared, output, checked=prep["checked"])
         shared["status"] = "completed"
         return DEFAULT
 

@@ -34,7 +34,7 @@ from normagpt.agent.nodes import NODES
 from normagpt.agent.store import fallback_answer, findings_all
 from normagpt.client import CallRecord, LlmClient
 from normagpt.exceptions import RunNotFound
-from normagpt.models import AgentRun, AgentStep, LlmCall, RunEvent
+from normagpt.models import AgentRun, AgentStep, ClaimCheck, LlmCall, RunEvent
 
 logger = logging.getLogger(__name__)
 
@@ -219,15 +219,10 @@ def _advance_one(run_id: int, owner: str, llm: LlmClient) -> bool:
         output = node.exec(prep, ctx)
     except CapReached as exc:
         return _finish_incomplete(run, owner, shared, exc.reason)
-    except NodeOutputInvalid as exc:
-        shared["review"] = {"node": node_name, "reason": str(exc)}
-        shared["status"] = "needs_review"
-        return _checkpoint(
-            run, owner, shared, node=node_name, summary=node.summary(prep),
-            output={"error": str(exc)}, decision="HUMAN_REVIEW",
-            duration=time.monotonic() - started, tokens=ctx.node_tokens,
-            next_node=node_name, status=Status.NEEDS_REVIEW, extra={"review_reason": str(exc)},
-        )  # fmt: skip
+    except NodeOutputInvalid as exc:  # unreadable after the corrective retry: the run fails
+        if AgentRun.objects.filter(pk=run_id, owner=owner, step_count=run.step_count).exists():
+            run_fail(run_id=run_id, message=exc.reason_ru)  # with what the steps found
+        return False
     action = node.post(shared, prep, output)
     target = ROUTES[node_name].get(action, ROUTES[node_name].get("default", END))
     decision = action if node_name == "judge" else ""
@@ -316,8 +311,11 @@ def history_add(
 
 
 def final_fields(shared: dict[str, Any]) -> dict[str, Any]:
+    """The run's answer fields; a run with an unconfirmed claim is incomplete, that first."""
     final = shared["final_answer"]
-    reason = shared.get("incomplete_reason", "")
+    reason = "; ".join(
+        filter(None, [final.get("unconfirmed", ""), shared.get("incomplete_reason", "")])
+    )
     return {
         "final_answer": final["answer"],
         "sources": final["sources"],
@@ -387,6 +385,8 @@ def _checkpoint(
         if not written:
             logger.warning("run %s: lease lost before checkpoint %s", run.pk, run.step_count)
             return False
+        if "final_answer" in extra:
+            checks_store(run.pk, shared["final_answer"].get("checks", []))
         AgentStep.objects.create(
             run_id=run.pk,
             index=run.step_count,
@@ -399,6 +399,31 @@ def _checkpoint(
             completion_tokens=tokens[1],
         )
     return status == Status.RUNNING
+
+
+def checks_store(run_id: int, checks: list[dict[str, Any]]) -> None:
+    """The claim checks of the run's answer (replacing earlier ones)."""
+    ClaimCheck.objects.filter(run_id=run_id).delete()
+    ClaimCheck.objects.bulk_create(
+        [
+            ClaimCheck(
+                run_id=run_id,
+                index=n,
+                origin=check["origin"],
+                claim=check["claim"],
+                reference=check["reference"][:200],
+                document_code=check["document"][:100],
+                clause_number=check["clause"][:40],
+                page_number=check["page"],
+                clause_id=check["clause_id"],
+                page_id=check["page_id"],
+                verdict=check["verdict"],
+                reason=check["reason"],
+                details=check["details"],
+            )
+            for n, check in enumerate(checks)
+        ]
+    )
 
 
 def llm_call_record(*, run_id: int, step_index: int, call: CallRecord) -> None:
@@ -463,3 +488,5 @@ def run_fail(*, run_id: int, message: str) -> None:
                 else {}
             ),
         )
+        if found:
+            checks_store(run_id, found.get("checks", []))

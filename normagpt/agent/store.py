@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from normagpt.claims import references_find
 from normagpt.parsing import code_matches
+from normagpt.verification import Checker, answer_lead, answer_marked, results_summary
 
 Store = dict[str, Any]
 
@@ -45,13 +47,21 @@ def page_match(shared: Store, document: str, page: int) -> dict[str, Any] | None
     return None
 
 
-def citations_check(shared: Store, output: dict[str, Any]) -> dict[str, Any]:
-    """The final answer with only sources that hold: a page retrieved in this run, and a
-    cited clause that is on that page (its clause list or its text).
+def citations_check(
+    shared: Store,
+    output: dict[str, Any],
+    *,
+    origin: str = "answer",
+    checked: list[dict[str, Any]] | None = None,
+    lead: bool = True,
+) -> dict[str, Any]:
+    """The final answer checked: only sources that hold (a page retrieved in this run and a
+    cited clause on it), and every claim against the text of the clause it cites
+    (`normagpt.verification`), each unconfirmed one marked, the answer saying so first.
 
-    Sources repeat once. A dropped source is listed under `dropped_sources` with why, the
-    answer says so, and a sentence that cited only dropped clauses is marked unconfirmed;
-    the scratchpad's `rejected_sources` records them too.
+    Sources repeat once. A dropped source is listed under `dropped_sources` with why and the
+    answer says so; the scratchpad's `rejected_sources` records them too. `checked` are
+    checks made before (the executor's quotes), kept first.
     """
     kept: list[dict[str, Any]] = []
     dropped: list[dict[str, Any]] = []
@@ -67,7 +77,10 @@ def citations_check(shared: Store, output: dict[str, Any]) -> dict[str, Any]:
                 {**source, "document": ref["document"], "clause": clause, "page_id": ref["page_id"]}
             )
     kept = list({(s["page_id"], s["clause"]): s for s in kept}.values())
-    answer = _unconfirmed_marked(output["answer"], kept, dropped)
+    checker = Checker(sources=output.get("sources", []), pages=shared["retrieved_pages"])
+    checks = list(checked or [])
+    results = checker.answer(output["answer"], origin=origin, start=len(checks))
+    answer = answer_marked(output["answer"], results, lead=lead)
     if dropped:
         names = "; ".join(
             f"{s['document']} п. {s.get('clause') or '—'}, стр. {s['page']} ({s['reason']})"
@@ -83,7 +96,16 @@ def citations_check(shared: Store, output: dict[str, Any]) -> dict[str, Any]:
         "conditions": output.get("conditions", []),
         "clarifying_questions": output.get("clarifying_questions", []),
         "dropped_sources": dropped,
+        "checks": checks + [result.as_dict() for result in results],
+        "unconfirmed": results_summary(results),
+        "lead": answer_lead(results),
     }
+
+
+def findings_checked(shared: Store, findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The executor's quotes, each checked against the clause and page it names."""
+    checker = Checker(sources=[], pages=shared["retrieved_pages"])
+    return [result.as_dict() for result in checker.findings(findings)]
 
 
 def clause_on_page(clause: str, ref: dict[str, Any]) -> bool:
@@ -97,51 +119,41 @@ def clause_on_page(clause: str, ref: dict[str, Any]) -> bool:
 
 
 def _clause_pattern(clause: str) -> re.Pattern[str]:
-    """`10.3.2` as a number of its own: not inside `110.3.2` or `10.3.21`."""
+    """`10.3.2` as a number of its own: not inside `110.3.2` or `10.3.21`; «табл. 5.1» as
+    the table's title «Таблица 5.1»."""
+    tables = [r.number for r in references_find(clause) if r.kind == "table"]
+    if tables:
+        return re.compile(rf"(?i)таблица\s+{re.escape(tables[0])}(?![\d]|\.\d)")
     return re.compile(rf"(?<![\d.]){re.escape(clause)}(?![\d]|\.\d)")
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=[«(\"А-ЯЁA-Z*-])")
-
-
-def _unconfirmed_marked(
-    answer: str, kept: list[dict[str, Any]], dropped: list[dict[str, Any]]
-) -> str:
-    """The answer with each sentence that names a dropped clause and no kept one marked."""
-    gone = [str(s.get("clause") or "") for s in dropped if s.get("clause")]
-    held = [s["clause"] for s in kept if s["clause"]]
-    if not gone:
-        return answer
-    out = []
-    for line in answer.split("\n"):
-        sentences = _SENTENCE_END.split(line)
-        marked = []
-        for sentence in sentences:
-            names_gone = [c for c in gone if _clause_pattern(c).search(sentence)]
-            names_held = [c for c in held if _clause_pattern(c).search(sentence)]
-            if names_gone and not names_held:
-                listed = ", ".join(f"п. {c}" for c in names_gone)
-                sentence += f" *[не подтверждено: ссылка на {listed} удалена]*"
-            marked.append(sentence)
-        out.append(" ".join(marked))
-    return "\n".join(out)
-
-
 def fallback_answer(shared: Store, reason: str) -> dict[str, Any]:
-    """An answer without the model: what the steps found, cited, marked incomplete."""
+    """An answer without the model: what the steps found, cited, each quote checked against
+    its clause, marked incomplete."""
     findings = findings_all(shared)
-    lines = [f"**Ответ не завершён:** {reason}.", ""]
-    sources = []
-    if findings:
-        lines.append("Найдено до остановки:")
-        for f in findings:
-            clause = f" п. {f['clause']}" if f.get("clause") else ""
-            lines.append(f"- {f['document']}{clause}, стр. {f['page']}: «{f.get('quote', '')}»")
-            sources.append(
-                {"document": f["document"], "clause": f.get("clause", ""), "page": f["page"]}
-            )
-    else:
-        lines.append("До остановки ничего подходящего не найдено.")
-    checked = citations_check(shared, {"answer": "\n".join(lines), "sources": sources})
+    head = f"**Ответ не завершён:** {reason}."
+    lines, sources = [], []
+    for f in findings:
+        clause = f" п. {f['clause']}" if f.get("clause") else ""
+        lines.append(f"- {f['document']}{clause}, стр. {f['page']}: «{f.get('quote', '')}»")
+        sources.append(
+            {"document": f["document"], "clause": f.get("clause", ""), "page": f["page"]}
+        )
+    if not lines:
+        return {
+            **citations_check(shared, {"answer": head, "sources": []}, origin="fallback"),
+            "answer": f"{head}\n\nДо остановки ничего подходящего не найдено.",
+            "checks": [],
+            "unconfirmed": "",
+            "lead": "",
+        }
+    checked = citations_check(
+        shared, {"answer": "\n".join(lines), "sources": sources}, origin="fallback", lead=False
+    )
     unique = {(s["page_id"], s["clause"]): s for s in checked["sources"]}
-    return {**checked, "sources": list(unique.values())}
+    parts = [head, checked["lead"], f"Найдено до остановки:\n{checked['answer']}"]
+    return {
+        **checked,
+        "answer": "\n\n".join(part for part in parts if part),
+        "sources": list(unique.values()),
+    }

@@ -7,7 +7,6 @@ from typing import Any
 from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
-from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import AllowAny, IsAdminUser, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -15,13 +14,7 @@ from rest_framework.views import APIView
 
 from normagpt import formatting, schemas, selectors, services
 from normagpt.api import serializers as s
-from normagpt.models import AgentRun, NormDocument, NormPage
-
-
-def _visible_runs(request: Request) -> QuerySet[AgentRun]:
-    """Staff see every run; others their own."""
-    qs = selectors.run_list()
-    return qs if request.user.is_staff else qs.filter(user_id=int(request.user.pk or 0))
+from normagpt.models import NormDocument, NormPage
 
 
 class RunListCreateApi(APIView):
@@ -34,9 +27,7 @@ class RunListCreateApi(APIView):
     )
     def get(self, request: Request) -> Response:
         """Recent runs (50), newest first; staff see everyone's."""
-        qs = _visible_runs(request)
-        if request.query_params.get("status"):
-            qs = qs.filter(status=request.query_params["status"])
+        qs = selectors.run_list(status=request.query_params.get("status"), viewer=request.user)
         return Response(
             {"runs": [formatting.run_as_dict(run, with_steps=False) for run in qs[:50]]}
         )
@@ -55,11 +46,10 @@ class RunDetailApi(APIView):
     permission_classes = (IsAuthenticated,)
 
     @extend_schema(responses=schemas.RunOut)
-    def get(self, request: Request, run_id: int) -> Response:
-        """A run: status, steps, and the answer with its sources once completed."""
-        run = selectors.run_get(run_id=run_id)
-        if not request.user.is_staff and run.user_id != request.user.pk:
-            raise PermissionDenied("this run belongs to another user")
+    def get(self, request: Request, run_id: str) -> Response:
+        """A run: status, steps, and the answer with its sources once completed. Another
+        user's run is a 404, as if it did not exist (staff see every run)."""
+        run = selectors.run_get_public(public_id=run_id, viewer=request.user)
         return Response(formatting.run_as_dict(run))
 
 
@@ -67,12 +57,13 @@ class RunResumeApi(APIView):
     permission_classes = (IsAdminUser,)
 
     @extend_schema(request=s.ResumeSerializer, responses={202: schemas.RunOut})
-    def post(self, request: Request, run_id: int) -> Response:
+    def post(self, request: Request, run_id: str) -> Response:
         """Resume a run waiting for review with a reviewer's note (staff only)."""
         serializer = s.ResumeSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        services.run_resume(run_id=run_id, **serializer.validated_data)
-        run = selectors.run_get(run_id=run_id)
+        run = selectors.run_get_public(public_id=run_id, viewer=request.user)
+        services.run_resume(run_id=run.pk, **serializer.validated_data)
+        run = selectors.run_get(run_id=run.pk)
         return Response(formatting.run_as_dict(run), status=status.HTTP_202_ACCEPTED)
 
 

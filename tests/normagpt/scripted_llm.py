@@ -4,7 +4,10 @@ The agent names its node in the `X-Normagpt-Node` header (and step in `X-Normagp
 the script gives, per node, the replies in order (the last one repeats). A reply is the
 message content (str), or a dict: {"status": 429} / {"status": 500}, {"sleep": seconds,
 "content": ...} (slower than the client's timeout: a timeout), {"hang": True} (held until
-`release()`; for killing a worker mid-call). Every call is recorded: node, step, run.
+`release()`; for killing a worker mid-call), {"trickle": seconds} (the status line and
+headers at once, then the JSON body one byte per `seconds`, until the client gives up or
+the server closes), or a function of the `Call` returning one of those (a model that reads
+its prompt). Every call is recorded: node, step, run.
 """
 
 from __future__ import annotations
@@ -13,11 +16,10 @@ import json
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-
-Reply = str | dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,9 @@ class Call:
     step: int
     run: int
     messages: list[dict[str, Any]]
+
+
+Reply = str | dict[str, Any] | Callable[[Call], "str | dict[str, Any]"]
 
 
 class ScriptedLLM:
@@ -94,11 +99,16 @@ class ScriptedLLM:
                     int(self.headers.get("X-Normagpt-Run", "0")),
                     body["messages"],
                 )
+                if callable(reply):
+                    reply = reply(call)
                 with llm._lock:
                     llm.calls.append(call)
                 if isinstance(reply, dict) and reply.get("hang"):
                     llm.hanging.set()
                     llm._release.wait(60)
+                    return
+                if isinstance(reply, dict) and "trickle" in reply:
+                    self._trickle(completion(body, reply.get("content", "{}")), reply["trickle"])
                     return
                 if isinstance(reply, dict) and "sleep" in reply:
                     time.sleep(reply["sleep"])
@@ -108,27 +118,23 @@ class ScriptedLLM:
                 content = reply["content"] if isinstance(reply, dict) else reply
                 with llm._lock:
                     llm.answered.append(call)
-                self._send(
-                    200,
-                    {
-                        "id": "chatcmpl-test",
-                        "object": "chat.completion",
-                        "created": 0,
-                        "model": body.get("model", "scripted"),
-                        "choices": [
-                            {
-                                "index": 0,
-                                "message": {"role": "assistant", "content": content},
-                                "finish_reason": "stop",
-                            }
-                        ],
-                        "usage": {
-                            "prompt_tokens": 100,
-                            "completion_tokens": 20,
-                            "total_tokens": 120,
-                        },
-                    },
-                )
+                self._send(200, completion(body, content))
+
+            def _trickle(self, payload: dict[str, Any], interval: float) -> None:
+                data = json.dumps(payload, ensure_ascii=False).encode()
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.flush()
+                    for i in range(len(data)):
+                        if llm._release.wait(interval):
+                            return  # the server closes
+                        self.wfile.write(data[i : i + 1])
+                        self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up at its deadline
 
             def _send(self, status: int, payload: dict[str, Any]) -> None:
                 data = json.dumps(payload, ensure_ascii=False).encode()
@@ -144,6 +150,24 @@ class ScriptedLLM:
                     pass  # the client gave up (timeout) or died
 
         return Handler
+
+
+def completion(body: dict[str, Any], content: str) -> dict[str, Any]:
+    """A chat completion answering `body` with `content`."""
+    return {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "created": 0,
+        "model": body.get("model", "scripted"),
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+    }
 
 
 # --- Replies of the four nodes -------------------------------------------------------------

@@ -19,7 +19,7 @@ from normagpt import services
 from normagpt.demo import FONT_CANDIDATES, cyrillic_font
 from normagpt.exceptions import BadPdf
 from normagpt.ingest import tesseract_available
-from normagpt.models import NormDocument, NormPage
+from normagpt.models import NormClause, NormDocument, NormPage
 from normagpt.parsing import clauses_find, stem
 
 pytestmark = pytest.mark.django_db
@@ -226,21 +226,21 @@ def test_replaced_documents_rank_below_those_in_force_unless_asked_for(corpus) -
         ["анкеровка арматуры"],
     ],
 )
-def test_top_k_without_ranking_every_page_finds_the_same_best_pages(
+def test_matching_with_the_rarest_stems_finds_the_same_best_clause(
     corpus, monkeypatch, keywords
 ) -> None:  # type: ignore[no-untyped-def]
-    """The demo corpus treated as a large one (common words left out of the matching, the
-    candidates in tiers): the best page is the one of ranking every matching page."""
+    """Candidates found with a few rare stems (a large corpus) rank first the clause that
+    matching with every stem ranks first."""
     from normagpt import search
 
-    every = services.pages_search(keywords=keywords, limit=3)
-    monkeypatch.setattr(search, "COMMON_MIN_PAGES", 1)
-    monkeypatch.setattr(search, "COMMON_SHARE", 0.3)  # a dozen pages: "common" is lower
-    search._document_frequency.clear()
-    top = services.pages_search(keywords=keywords, limit=3)
-    assert search._document_frequency  # the large-corpus path ran: words were counted
+    monkeypatch.setattr(search, "MATCH_POSTINGS", 10.0)  # every stem
+    monkeypatch.setattr(search, "MATCH_MAX_TERMS", 32)
+    every = services.clauses_search(keywords=keywords, limit=3)
+    monkeypatch.setattr(search, "MATCH_POSTINGS", 0.0)  # the rarest few only
+    monkeypatch.setattr(search, "MATCH_MIN_TERMS", 1)
+    top = services.clauses_search(keywords=keywords, limit=3)
     assert top
-    assert top[0].page.pk == every[0].page.pk
+    assert top[0].clause.pk == every[0].clause.pk
 
 
 def test_search_limits_and_empty_results(corpus) -> None:  # type: ignore[no-untyped-def]
@@ -256,20 +256,20 @@ def test_the_full_text_index_of_the_database(corpus) -> None:  # type: ignore[no
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             cursor.execute(
-                "SELECT indexdef FROM pg_indexes WHERE indexname = 'normagpt_page_fts_gin'"
+                "SELECT indexdef FROM pg_indexes WHERE indexname = 'normagpt_clause_fts_gin'"
             )
             [(definition,)] = cursor.fetchall()
             assert "gin" in definition.lower()
             assert "search_vector" in definition
             cursor.execute("SET enable_seqscan = off")
             cursor.execute(
-                "EXPLAIN SELECT id FROM normagpt_normpage "
-                "WHERE search_vector @@ plainto_tsquery('russian', 'бетон')"
+                "EXPLAIN SELECT id FROM normagpt_normclause "
+                "WHERE search_vector @@ to_tsquery('simple', 'бетон')"
             )
-            assert "normagpt_page_fts_gin" in " ".join(row[0] for row in cursor.fetchall())
+            assert "normagpt_clause_fts_gin" in " ".join(row[0] for row in cursor.fetchall())
         else:
-            cursor.execute("SELECT count(*) FROM normagpt_page_fts")
-            assert cursor.fetchone()[0] == NormPage.objects.count()
+            cursor.execute("SELECT count(*) FROM normagpt_clause_fts")
+            assert cursor.fetchone()[0] == NormClause.objects.count() > 0
 
 
 def test_parsing_helpers() -> None:

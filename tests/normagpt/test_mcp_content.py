@@ -14,8 +14,10 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import PromptReference
 from PIL import Image
 
+from core.identity import stdio_caller
 from core.mcp_server import build_server
 from normagpt.models import AgentRun, NormDocument, NormPage
+from tests.conftest import orm, text_of
 from tests.normagpt.scripted_llm import ANSWER, straight_script
 from tests.prompt_script import follow, plan
 
@@ -25,7 +27,13 @@ QUESTION = "Какая минимальная толщина защитного 
 
 
 def client() -> Client:
+    """In process there is no HTTP request: the client acts as the stdio user."""
     return Client(build_server(["normagpt"]), read_timeout_seconds=60)
+
+
+async def local_run() -> AgentRun:
+    """A run of the in-process client's user (MCP_STDIO_USER), not started."""
+    return await orm(lambda: AgentRun.objects.create(question=QUESTION, user=stdio_caller()))
 
 
 async def test_a_document_its_page_and_the_page_image_read_as_resources(corpus) -> None:  # type: ignore[no-untyped-def]
@@ -51,6 +59,7 @@ async def test_unknown_ids_are_protocol_errors_naming_them(corpus) -> None:  # t
             ("norms://document/999999", -32002),
             ("norms://page/999999", -32002),
             ("normagpt://run/999999", -32002),
+            ("normagpt://run/AbCdEfGhIjKlMnOpQrStUv", -32002),
             ("norms://page/12ab", -32602),
         ]:
             with pytest.raises(MCPError) as failed:
@@ -59,19 +68,27 @@ async def test_unknown_ids_are_protocol_errors_naming_them(corpus) -> None:  # t
             assert uri.rsplit("/", 1)[-1] in failed.value.error.message
 
 
-async def test_a_persons_run_is_not_readable_over_mcp_but_an_mcp_run_is(corpus, llm) -> None:  # type: ignore[no-untyped-def]
+async def test_anothers_run_is_not_readable_over_mcp_but_the_callers_own_is(corpus, llm) -> None:  # type: ignore[no-untyped-def]
     llm.play(**straight_script())
     person = await get_user_model().objects.acreate_user("engineer", password="pw-123456")
     theirs = await AgentRun.objects.acreate(question=QUESTION, user=person)  # not started
+    nobodys = await AgentRun.objects.acreate(question=QUESTION)  # made before runs had owners
     async with client() as c:
-        with pytest.raises(MCPError) as hidden:
-            await c.read_resource(f"normagpt://run/{theirs.pk}")
-        assert hidden.value.error.code == -32002
-        refused = await c.call_tool("normagpt_get_run", {"run_id": theirs.pk})
-        assert refused.is_error
+        for hidden_run in (theirs, nobodys):
+            with pytest.raises(MCPError) as hidden:
+                await c.read_resource(f"normagpt://run/{hidden_run.public_id}")
+            assert hidden.value.error.code == -32002
+            assert hidden_run.public_id in hidden.value.error.message
+            refused = await c.call_tool("normagpt_get_run", {"run_id": hidden_run.public_id})
+            assert refused.is_error
+            assert f"run {hidden_run.public_id} does not exist" in text_of(refused)
         asked = await c.call_tool("normagpt_ask", {"question": QUESTION, "wait_seconds": 30})
         run_id = asked.structured_content["run_id"]  # type: ignore[index]
         ours = (await c.read_resource(f"normagpt://run/{run_id}")).contents[0]
+    assert isinstance(run_id, str)
+    assert not run_id.isdigit()
+    run = await AgentRun.objects.select_related("user").aget(public_id=run_id)
+    assert run.user.username == "local"  # MCP_STDIO_USER: in process as over stdio
     assert ANSWER in ours.text  # type: ignore[union-attr]
     assert f"/normagpt/runs/{run_id}/" in ours.text  # type: ignore[union-attr]
 
@@ -107,8 +124,8 @@ async def test_document_codes_complete(corpus) -> None:  # type: ignore[no-untyp
 
 @pytest.mark.filterwarnings("ignore:resources/subscribe is removed")  # the older clients' way
 async def test_a_subscribed_run_notifies_its_changes_until_it_is_done() -> None:
-    run = await AgentRun.objects.acreate(question=QUESTION)  # made over MCP, not started
-    uri = f"normagpt://run/{run.pk}"
+    run = await local_run()
+    uri = f"normagpt://run/{run.public_id}"
     updates: list[str] = []
 
     async def on_message(message: Any) -> None:
@@ -135,7 +152,7 @@ async def test_a_subscribed_run_notifies_its_changes_until_it_is_done() -> None:
         person = await get_user_model().objects.acreate_user("engineer", password="pw-123456")
         theirs = await AgentRun.objects.acreate(question=QUESTION, user=person)
         with pytest.raises(MCPError) as hidden:
-            await c.subscribe_resource(f"normagpt://run/{theirs.pk}")
+            await c.subscribe_resource(f"normagpt://run/{theirs.public_id}")
         assert hidden.value.error.code == -32002
         with pytest.raises(MCPError) as unwatched:
             await c.subscribe_resource("norms://document/1")
@@ -146,8 +163,8 @@ async def test_a_subscribed_run_notifies_its_changes_until_it_is_done() -> None:
 
 
 async def test_a_2026_client_listening_on_a_run_hears_its_changes() -> None:
-    run = await AgentRun.objects.acreate(question=QUESTION)
-    uri = f"normagpt://run/{run.pk}"
+    run = await local_run()
+    uri = f"normagpt://run/{run.public_id}"
     heard: list[str] = []
     async with client() as c:
         assert c.protocol_version == "2026-07-28"
@@ -167,3 +184,14 @@ async def test_a_2026_client_listening_on_a_run_hears_its_changes() -> None:
                         if len(heard) == 2:
                             break
     assert heard == [uri, uri]
+
+
+async def test_a_2026_client_cannot_listen_on_anothers_run() -> None:
+    person = await get_user_model().objects.acreate_user("engineer", password="pw-123456")
+    theirs = await AgentRun.objects.acreate(question=QUESTION, user=person)
+    async with client() as c:
+        with pytest.raises(MCPError) as hidden, anyio.fail_after(10):
+            async with c.listen(resource_subscriptions=[f"normagpt://run/{theirs.public_id}"]):
+                pass
+    assert hidden.value.error.code == -32002
+    assert theirs.public_id in hidden.value.error.message

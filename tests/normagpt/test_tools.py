@@ -72,6 +72,7 @@ async def test_ask_reports_each_node_and_answers_with_sources(corpus, llm) -> No
     data = result.structured_content
     assert data["status"] == "completed"
     page_link = f"http://127.0.0.1:8000/normagpt/pages/{data['sources'][0]['page_id']}/"
+    page_link += "?clause=10.3.2#cited"  # the page, at the cited clause
     assert data["sources"][0]["url"] == page_link  # absolute: the default SITE_URL
     assert f"стр. 2 — {page_link}" in text
     assert [m.split(":")[0] for m in messages if m != "queued"][-4:] == [
@@ -91,7 +92,7 @@ async def test_review_then_resume_through_the_tools(corpus, llm) -> None:  # typ
         run_id = asked.structured_content["run_id"]
         assert asked.structured_content["status"] == "needs_review"
         assert "Неясен класс среды" in text_of(asked)
-        assert f"normagpt_resume(run_id={run_id}" in text_of(asked)
+        assert f'normagpt_resume(run_id="{run_id}"' in text_of(asked)
         resumed = await c.call_tool(
             "normagpt_resume",
             {
@@ -183,21 +184,22 @@ async def test_looking_at_a_run_whose_worker_died_never_starts_it_the_sweep_does
     from django.utils import timezone
 
     from core import background
+    from core.identity import stdio_caller
     from normagpt import services
     from normagpt.models import AgentRun
 
     llm.play(**straight_script())
     dead = timezone.now() - timedelta(hours=1)
 
-    def orphan() -> int:
+    def orphan() -> AgentRun:
         with monkeypatch.context() as patch:
             patch.setattr(background, "start", lambda *args, **kwargs: None)  # never started
-            run = services.run_create(question=QUESTION)
+            run = services.run_create(question=QUESTION, user=stdio_caller())
         AgentRun.objects.filter(pk=run.pk).update(
             status="running", owner="dead-worker", heartbeat_at=dead
         )
         connection.close()  # this executor thread outlives the test
-        return run.pk
+        return run
 
     def row(run_id: int) -> tuple[str, str, object]:
         try:
@@ -211,16 +213,16 @@ async def test_looking_at_a_run_whose_worker_died_never_starts_it_the_sweep_does
         finally:
             connection.close()
 
-    run_id = await sync_to_async(orphan)()
+    run = await sync_to_async(orphan)()
     async with client() as c:
         for _ in range(3):  # reads never write: the run is left as it was
-            looked = await c.call_tool("normagpt_get_run", {"run_id": run_id})
+            looked = await c.call_tool("normagpt_get_run", {"run_id": run.public_id})
             assert looked.structured_content["status"] == "running"
-        assert await sync_to_async(row)(run_id) == ("running", "dead-worker", dead)
+        assert await sync_to_async(row)(run.pk) == ("running", "dead-worker", dead)
         assert llm.count() == {}
-        assert await sync_to_async(sweep)() == [run_id]  # what every sweeper thread does
+        assert await sync_to_async(sweep)() == [run.pk]  # what every sweeper thread does
         for _ in range(100):
-            result = await c.call_tool("normagpt_get_run", {"run_id": run_id})
+            result = await c.call_tool("normagpt_get_run", {"run_id": run.public_id})
             if result.structured_content["status"] != "running":
                 break
             await anyio.sleep(0.1)

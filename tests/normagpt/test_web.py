@@ -63,7 +63,7 @@ def test_index_lists_the_users_runs_and_corpus_and_asks_only_signed_in_users(
     assert AgentRun.objects.count() == 1
     client.force_login(user)
     html = client.get("/normagpt/").content.decode()
-    assert f'href="/normagpt/runs/{run.pk}/"' in html
+    assert f'href="/normagpt/runs/{run.public_id}/"' in html
     assert "СП 63.13330.2018" in html
     assert "образец" in html
     assert 'id="ask-form"' in html
@@ -75,19 +75,23 @@ def test_runs_are_their_owners_signed_out_visitors_and_other_users_see_none(
     client, corpus, llm, user, staff
 ) -> None:  # type: ignore[no-untyped-def]
     run = completed_run(llm, user)
-    pages = ["/normagpt/", f"/normagpt/runs/{run.pk}/", f"/normagpt/runs/{run.pk}/live/"]
+    pages = [
+        "/normagpt/",
+        f"/normagpt/runs/{run.public_id}/",
+        f"/normagpt/runs/{run.public_id}/live/",
+    ]
     for path in pages:  # signed out: sent to sign in, nothing shown
         response = client.get(path)
         assert response.status_code == 302, path
         assert response["Location"].startswith("/normagpt/login/")
     other = get_user_model().objects.create_user("stranger", password="pw-123456")
     client.force_login(other)
-    assert f"/normagpt/runs/{run.pk}/" not in client.get("/normagpt/").content.decode()
-    assert client.get(f"/normagpt/runs/{run.pk}/").status_code == 404
-    assert client.get(f"/normagpt/runs/{run.pk}/live/").status_code == 404
+    assert f"/normagpt/runs/{run.public_id}/" not in client.get("/normagpt/").content.decode()
+    assert client.get(f"/normagpt/runs/{run.public_id}/").status_code == 404
+    assert client.get(f"/normagpt/runs/{run.public_id}/live/").status_code == 404
     client.force_login(staff)
-    assert f"/normagpt/runs/{run.pk}/" in client.get("/normagpt/").content.decode()
-    assert client.get(f"/normagpt/runs/{run.pk}/").status_code == 200
+    assert f"/normagpt/runs/{run.public_id}/" in client.get("/normagpt/").content.decode()
+    assert client.get(f"/normagpt/runs/{run.public_id}/").status_code == 200
 
 
 def test_review_and_cap_reasons_read_in_russian_on_the_page(client, corpus, user) -> None:  # type: ignore[no-untyped-def]
@@ -99,7 +103,7 @@ def test_review_and_cap_reasons_read_in_russian_on_the_page(client, corpus, user
         incomplete_reason="the cap of 6 executed steps was reached",
     )
     client.force_login(user)
-    html = client.get(f"/normagpt/runs/{run.pk}/live/").content.decode()
+    html = client.get(f"/normagpt/runs/{run.public_id}/live/").content.decode()
     assert "ответ узла planner дважды не прошёл проверку схемы: steps: Field required" in html
     assert "неполный: достигнут предел: 6 выполненных шагов" in html
     assert "was invalid twice" not in html
@@ -116,7 +120,7 @@ def test_run_page_shows_the_working_node_times_and_events(client, corpus, llm, u
     )
     event_add(run.pk, "takeover", "исполнитель host:9:y не продлевал аренду", node="executor")
     client.force_login(user)
-    html = client.get(f"/normagpt/runs/{run.pk}/live/").content.decode()
+    html = client.get(f"/normagpt/runs/{run.public_id}/live/").content.decode()
     assert '<strong id="working-node">executor</strong>' in html
     assert 'id="times"' in html
     assert 'data-kind="takeover"' in html
@@ -128,14 +132,14 @@ def test_run_page_shows_plan_steps_thumbnails_and_the_answer_with_page_links(
 ) -> None:  # type: ignore[no-untyped-def]
     run = completed_run(llm, user)
     client.force_login(user)
-    html = client.get(f"/normagpt/runs/{run.pk}/").content.decode()
+    html = client.get(f"/normagpt/runs/{run.public_id}/").content.decode()
     page_id = run.sources[0]["page_id"]
     assert "<strong>Не менее 20 мм</strong>" in html
     assert f'href="/normagpt/pages/{page_id}/"' in html
     assert f'src="/normagpt/pages/{page_id}/image/"' in html
     assert html.count('class="step"') == 4
     assert 'data-live="0"' in html
-    live = client.get(f"/normagpt/runs/{run.pk}/live/").content.decode()
+    live = client.get(f"/normagpt/runs/{run.public_id}/live/").content.decode()
     assert 'id="answer"' in live
     assert "<html" not in live
     assert f'href="/normagpt/pages/{page_id}/?clause=10.3.2#cited"' in html
@@ -169,16 +173,25 @@ def test_api_runs_need_authentication_and_belong_to_their_user(corpus, llm, user
     assert created.json()["status"] in ("queued", "running", "completed")
     from tests.normagpt.test_crash import wait_until
 
-    wait_until(lambda: AgentRun.objects.get(pk=run_id).status == "completed", 20, "the run")
+    assert not run_id.isdigit()
+    wait_until(lambda: AgentRun.objects.get(public_id=run_id).status == "completed", 20, "the run")
     detail = api(user).get(f"/api/normagpt/runs/{run_id}/").json()
     assert detail["sources"][0]["document"] == "СП 63.13330.2018"
     assert [s["node"] for s in detail["steps"]] == ["planner", "executor", "judge", "finalizer"]
+    assert detail["url"] == f"http://127.0.0.1:8000/normagpt/runs/{run_id}/"
     other = get_user_model().objects.create_user("other", password="pw-123456")
-    denied = api(other).get(f"/api/normagpt/runs/{run_id}/")
-    assert denied.status_code == 403
-    assert denied.json()["code"] == "permission_denied"
+    hidden = api(other).get(f"/api/normagpt/runs/{run_id}/")  # as if it did not exist
+    assert hidden.status_code == 404
+    assert hidden.json() == {
+        "code": "run_not_found",
+        "message": f"run {run_id} does not exist",
+        "extra": {"run_id": run_id},
+    }
     assert api(other).get("/api/normagpt/runs/").json() == {"runs": []}
+    assert api(staff).get(f"/api/normagpt/runs/{run_id}/").status_code == 200
     assert [r["run_id"] for r in api(staff).get("/api/normagpt/runs/").json()["runs"]] == [run_id]
+    pk = AgentRun.objects.get(public_id=run_id).pk
+    assert api(user).get(f"/api/normagpt/runs/{pk}/").status_code == 404  # not by its pk
     missing = api(user).get("/api/normagpt/runs/999999/")
     assert missing.status_code == 404
     assert missing.json()["code"] == "run_not_found"
@@ -194,12 +207,13 @@ def test_api_resume_is_for_staff(corpus, llm, user, staff) -> None:  # type: ign
         judge=[verdict("HUMAN_REVIEW", "?")],
     )
     run = run_advance(run_id=services.run_create(question=QUESTION).pk)
-    assert api(user).post(f"/api/normagpt/runs/{run.pk}/resume/", {"note": "x"}).status_code == 403
+    resume = f"/api/normagpt/runs/{run.public_id}/resume/"
+    assert api(user).post(resume, {"note": "x"}).status_code == 403
     conflict = api(staff).post("/api/normagpt/runs/999999/resume/", {"note": "x"}, format="json")
     assert conflict.status_code == 404
     run.status = "completed"
     run.save()
-    done = api(staff).post(f"/api/normagpt/runs/{run.pk}/resume/", {"note": "x"}, format="json")
+    done = api(staff).post(resume, {"note": "x"}, format="json")
     assert done.status_code == 409
     assert done.json()["code"] == "run_not_resumable"
 
@@ -317,6 +331,7 @@ def test_admin_review_queue_resumes_a_run_with_the_note(client, staff, corpus, l
     client.force_login(staff)
     queue = client.get("/admin/normagpt/reviewqueuerun/").content.decode()
     assert "Неясен класс среды." in queue
+    assert run.public_id in queue  # the id users see is the one the admin shows
     form = client.get(f"/admin/normagpt/reviewqueuerun/{run.pk}/change/").content.decode()
     assert 'name="reviewer_note"' in form
     response = client.post(
@@ -328,6 +343,8 @@ def test_admin_review_queue_resumes_a_run_with_the_note(client, staff, corpus, l
             "steps-INITIAL_FORMS": "0",
             "events-TOTAL_FORMS": "0",
             "events-INITIAL_FORMS": "0",
+            "checks-TOTAL_FORMS": "0",
+            "checks-INITIAL_FORMS": "0",
         },
     )
     assert response.status_code == 302
@@ -342,3 +359,6 @@ def test_admin_review_queue_resumes_a_run_with_the_note(client, staff, corpus, l
     runs_page = client.get(f"/admin/normagpt/agentrun/{run.pk}/change/").content.decode()
     assert "judge" in runs_page
     assert "finalizer" in runs_page
+    assert f'href="/normagpt/runs/{run.public_id}/"' in runs_page
+    found = client.get("/admin/normagpt/agentrun/", {"q": run.public_id}).content.decode()
+    assert f"/admin/normagpt/agentrun/{run.pk}/change/" in found

@@ -11,12 +11,14 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from core.mcp_http import MCP_PATH, is_loopback, mcp_http_app, require_token_for
+from core.mcp_http import MCP_PATH, is_loopback, mcp_http_app
 from core.mcp_server import build_server, load_registries, tool_specs
 from core.stdio import stdout_to_stderr
 from core.stdio_transport import serve_stdio
 
 logger = logging.getLogger(__name__)
+
+LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "[::1]"]
 
 
 class Command(BaseCommand):
@@ -99,27 +101,19 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
 
     def _serve_http(self, apps: list[str] | None, *, host: str, port: int) -> None:
-        token = settings.MCP_HTTP_TOKEN
-        require_token_for(host, token)
-        allowed = (
-            ["127.0.0.1", "localhost", "[::1]"]
-            if is_loopback(host)
-            else [*settings.ALLOWED_HOSTS, host]
-        )
-        app = mcp_http_app(
-            build_server(apps),
-            allowed_hosts=allowed,
-            token=token,
-            token_required=not is_loopback(host),
-        )
+        # Beyond loopback every request needs a token: a user's API token, or the shared
+        # MCP_HTTP_TOKEN when set (a deployment of users' tokens needs no shared one).
+        open_to_others = not is_loopback(host)
+        allowed = [*settings.ALLOWED_HOSTS, host] if open_to_others else LOOPBACK_HOSTS
+        app = mcp_http_app(build_server(apps), allowed_hosts=allowed, token_required=open_to_others)
         display = f"[{host}]" if ":" in host else host
-        logger.info(
-            "MCP server on http://%s:%s%s (token: %s)",
-            display,
-            port,
-            MCP_PATH,
-            "required" if token else "not required on loopback",
-        )
+        if settings.MCP_HTTP_TOKEN:
+            tokens = "required: MCP_HTTP_TOKEN or a user's API token"
+        elif open_to_others:
+            tokens = "required: a user's API token (no MCP_HTTP_TOKEN)"
+        else:
+            tokens = "not required on loopback"
+        logger.info("MCP server on http://%s:%s%s (token: %s)", display, port, MCP_PATH, tokens)
         uvicorn.run(app, host=host, port=port, log_config=None, access_log=False)
 
     def _print_table(self, apps: list[str] | None) -> None:

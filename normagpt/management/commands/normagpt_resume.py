@@ -1,4 +1,5 @@
-"""`manage.py normagpt_resume RUN_ID --note …`: a reviewer sends a run back to work."""
+"""`manage.py normagpt_resume RUN_ID --note …`: a reviewer sends a run back to work (RUN_ID:
+the run's id in its page's URL, as `--list` shows it)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("run_id", nargs="?", type=int)
+        parser.add_argument("run_id", nargs="?", help="The run's id, as --list shows it.")
         parser.add_argument("--note", help="What the agent should know or do.")
         parser.add_argument("--decision", choices=["CONTINUE", "REPLAN", "FINALIZE"])
         parser.add_argument("--list", action="store_true", help="List runs waiting for review.")
@@ -27,18 +28,19 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         if options["list"]:
             for run in selectors.run_list(status=AgentRun.Status.NEEDS_REVIEW):
-                self.stdout.write(f"{run.pk}\t{run.question[:80]}\t{run.review_reason[:120]}")
+                self.stdout.write(
+                    f"{run.public_id}\t{run.question[:80]}\t{run.review_reason[:120]}"
+                )
             return
         if options["run_id"] is None or not options["note"]:
             raise CommandError("give RUN_ID and --note (or --list)")
         try:
-            services.run_resume(
-                run_id=options["run_id"], note=options["note"], decision=options["decision"]
-            )
+            run = selectors.run_get_public(public_id=options["run_id"], viewer=None)
+            services.run_resume(run_id=run.pk, note=options["note"], decision=options["decision"])
         except DomainError as exc:
             raise CommandError(exc.message) from exc
         background.drain()  # without a broker the run goes on in this process: see it end
-        run = selectors.run_get(run_id=options["run_id"])
-        self.stdout.write(f"run {run.pk}: {run.status}")
+        run = selectors.run_get(run_id=run.pk)
+        self.stdout.write(f"run {run.public_id}: {run.status}")
         if run.final_answer:
             self.stdout.write(run.final_answer)

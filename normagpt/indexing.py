@@ -1,0 +1,144 @@
+"""Indexing a document for search: its pages split into clauses, each with the stems search
+matches; how many clauses hold each stem; the short names its code is known by.
+
+Run after a document's pages are stored (ingestion) and by `manage.py normagpt_reindex`
+for pages stored before clauses existed. The counts of stems change by the difference
+between the document's old clauses and its new ones, in one transaction with them, rows
+locked in one order (two ingestions at once do not deadlock).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+from django.db import connection, transaction
+
+from normagpt.clauses import clauses_split
+from normagpt.models import NormClause, NormDocument, NormDocumentAlias, NormPage, NormTerm
+from normagpt.parsing import alias_key, code_aliases, search_stems
+
+ALL_CLAUSES = ""  # the NormTerm row counting the clauses
+BATCH = 2000
+_UPSERT = (
+    "INSERT INTO normagpt_normterm (term, clauses) VALUES (%s, %s) "
+    "ON CONFLICT (term) DO UPDATE SET clauses = normagpt_normterm.clauses + excluded.clauses"
+)
+
+
+PART = " | "  # between the heading's, the statement's and the rest's stems
+_SENTENCE_END = re.compile(r"(?<=[.;])\s+(?=[«(А-ЯЁA-Z])")
+
+
+def clause_search_text(heading: str, text: str, *, table: bool = False) -> str:
+    """What the clause's full-text index holds: the stems of its heading path, of its first
+    sentence (what it states; a table's title) and of the rest, the parts apart (`PART`; no
+    tokenizer sees the bar, so a phrase still runs across it)."""
+    if table:
+        statement, _, rest = text.strip().partition("\n")
+    else:
+        statement, _, rest = _SENTENCE_END.sub("\n\n", text.strip(), count=1).partition("\n\n")
+    return PART.join(" ".join(search_stems(part)) for part in (heading, statement, rest))
+
+
+def clause_terms(search_text: str) -> set[str]:
+    return set(search_text.split()) - {PART.strip()}
+
+
+@transaction.atomic
+def document_index(*, document_id: int, count_terms: bool = True) -> int:
+    """Split the document's stored pages into clauses and store them with their search text,
+    replacing earlier ones; update the stem counts (unless `count_terms` is false: a bulk
+    load counts once at the end with `terms_recount`) and the code's aliases. The number of
+    clauses."""
+    document = NormDocument.objects.select_for_update().get(pk=document_id)
+    pages = list(NormPage.objects.filter(document=document).order_by("number"))
+    old = NormClause.objects.filter(document=document)
+    removed = _counts(old.values_list("search_text", flat=True)) if count_terms else None
+    old.delete()
+    units = clauses_split([page.text for page in pages])
+    rows = [
+        NormClause(
+            document=document,
+            page=pages[unit.page_index],
+            kind=unit.kind,
+            number=unit.number,
+            heading=unit.heading[:500],
+            text=unit.text,
+            position=unit.position,
+            start=unit.start,
+            end=unit.end,
+            search_text=clause_search_text(unit.heading, unit.text, table=unit.kind == "table"),
+        )
+        for unit in units
+    ]
+    NormClause.objects.bulk_create(rows, batch_size=BATCH)
+    for index, page in enumerate(pages):
+        numbers = [u.number for u in units if u.page_index == index and u.kind == "clause"]
+        if numbers != page.clauses:
+            NormPage.objects.filter(pk=page.pk).update(clauses=numbers)
+    if removed is not None:
+        added = _counts(row.search_text for row in rows)
+        added.subtract(removed)
+        terms_add(added)
+    aliases_refresh(document)
+    return len(rows)
+
+
+@transaction.atomic
+def document_unindex(*, document_id: int) -> None:
+    """Remove the document's clauses and their stems from the counts (before its pages or
+    the document itself are deleted)."""
+    clauses = NormClause.objects.filter(document_id=document_id)
+    removed = _counts(clauses.values_list("search_text", flat=True))
+    clauses.delete()
+    terms_add(Counter({term: -n for term, n in removed.items()}))
+
+
+def _counts(search_texts: Iterable[str]) -> Counter[str]:
+    """How many of the clauses hold each stem, and (under ALL_CLAUSES) how many there are."""
+    counts: Counter[str] = Counter()
+    total = 0
+    for text in search_texts:
+        counts.update(clause_terms(text))
+        total += 1
+    counts[ALL_CLAUSES] = total
+    return counts
+
+
+def terms_add(delta: Counter[str]) -> None:
+    """Add `delta` to the stem counts (rows in term order: concurrent writers lock alike)."""
+    rows = sorted((t, n) for t, n in delta.items() if n and len(t) <= 40)
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), BATCH):
+            cursor.executemany(_UPSERT, rows[start : start + BATCH])
+
+
+@transaction.atomic
+def terms_recount() -> int:
+    """Count every stem of every clause anew (after a bulk load, or rows changed outside
+    Django); the number of distinct stems."""
+    counts = _counts(
+        NormClause.objects.values_list("search_text", flat=True).iterator(chunk_size=5000)
+    )
+    NormTerm.objects.all().delete()
+    NormTerm.objects.bulk_create(
+        [NormTerm(term=t, clauses=n) for t, n in sorted(counts.items()) if len(t) <= 40],
+        batch_size=5000,
+    )
+    return len(counts)
+
+
+def aliases_refresh(document: NormDocument) -> None:
+    """The automatic aliases of the document: the short forms of its code (those a person
+    added stay)."""
+    NormDocumentAlias.objects.filter(document=document, automatic=True).delete()
+    kept = set(NormDocumentAlias.objects.filter(document=document).values_list("key", flat=True))
+    NormDocumentAlias.objects.bulk_create(
+        [
+            NormDocumentAlias(document=document, alias=name, key=alias_key(name), automatic=True)
+            for name in code_aliases(document.code)
+            if alias_key(name) not in kept
+        ]
+    )

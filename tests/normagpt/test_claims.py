@@ -1,0 +1,357 @@
+"""Claims checked against the clause text: reading claims (pure), checking them against the
+demo corpus, and whole runs with a model that errs the way real models do."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from normagpt import claims as c
+from normagpt import services
+from normagpt.agent.store import store_new
+from normagpt.tasks import run_advance_task
+from normagpt.verification import Checker, answer_marked
+from tests.normagpt.scripted_llm import (
+    CORROSION_STEP,
+    COVER_STEP,
+    final,
+    plan,
+    step,
+    verdict,
+)
+
+pytestmark = pytest.mark.django_db
+
+# --- reading claims ------------------------------------------------------------------------
+
+
+def test_sentences_keep_references_whole() -> None:
+    text = (
+        "**Не менее 20 мм** (п. 10.3.2 СП 63.13330.2018). Для сборных — по пп. 10.3.3 и 10.3.4.\n"
+        "- В агрессивной среде 45 мм по п. 5.2.7 СП 2.13130.2020.\n\n"
+        "Уточните класс среды!"
+    )
+    assert c.sentences_split(text) == [
+        "Не менее 20 мм (п. 10.3.2 СП 63.13330.2018).",
+        "Для сборных — по пп. 10.3.3 и 10.3.4.",
+        "В агрессивной среде 45 мм по п. 5.2.7 СП 2.13130.2020.",
+        "Уточните класс среды!",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("claim", "expected"),
+    [
+        ("15 мм (п. 10.3.2 СП 63.13330.2018)", [("clause", "10.3.2", "СП 63.13330.2018")]),
+        ("по пункту 10.3.2 СП 63", [("clause", "10.3.2", "СП 63")]),
+        ("«10.3.2 СП 63…» требует", [("clause", "10.3.2", "СП 63")]),
+        ("СП 28.13330.2017, п. 5.5.1", [("clause", "5.5.1", "СП 28.13330.2017")]),
+        ("по табл. 5.1 и таблице Б.2", [("table", "5.1", ""), ("table", "Б.2", "")]),
+        ("пп. 10.3.3 и 10.3.4", [("clause", "10.3.3", ""), ("clause", "10.3.4", "")]),
+        ("согласно 10.3.2 не менее 20 мм", [("clause", "10.3.2", "")]),
+        ("класса Ф1.3 и высотой 28 м", []),
+        ("коэффициент 1.5 по ГОСТ 10180-2012", []),
+    ],
+)
+def test_references_are_found_however_written(claim: str, expected: list) -> None:
+    found = [(r.kind, r.number, r.document) for r in c.references_find(claim)]
+    assert found == expected
+
+
+def test_values_are_numbers_with_units_and_bounds() -> None:
+    values = c.values_find(
+        "не менее 20 мм; не должна превышать 50 °С; минус 40 °С; от 20 до 30 мм; 0,5 %; "
+        "REI 60 по п. 10.3.2 СП 63.13330.2018 в 2018 году"
+    )
+    assert [(v.number, v.unit, v.bound) for v in values] == [
+        (20.0, "мм", "min"),
+        (50.0, "°c", "max"),
+        (-40.0, "°c", ""),
+        (20.0, "мм", "min"),
+        (30.0, "мм", "max"),
+        (0.5, "%", ""),
+    ]
+
+
+@given(
+    millimetres=st.integers(min_value=1, max_value=99_999),
+    unit=st.sampled_from([("мм", 1), ("см", 10), ("м", 1000)]),
+)
+def test_a_length_is_held_in_any_unit(millimetres: int, unit: tuple[str, int]) -> None:
+    name, per = unit
+    written = f"{millimetres / per:.6g}".replace(".", ",")
+    [claimed] = c.values_find(f"{written} {name}")
+    [held] = c.values_find(f"{millimetres} мм")
+    assert c.value_held(claimed, [held]) is held
+    [other] = c.values_find(f"{millimetres + 1} мм")
+    assert c.value_held(claimed, [other]) is None
+
+
+def test_the_opposite_bound_does_not_hold() -> None:
+    [claimed] = c.values_find("не более 20 мм")
+    held = c.values_find("принимается не менее 20 мм")
+    assert c.value_held(claimed, held) is None
+    assert c.opposite_bound(claimed, held) == held[0]
+
+
+def test_quotes_are_found_across_line_breaks_and_ellipses() -> None:
+    text = "10.3.2 Минимальная толщина защитного слоя бетона рабочей арма-\nтуры для плит"
+    assert c.quote_held("толщина защитного слоя … рабочей арматуры", text)
+    assert not c.quote_held("толщина защитного слоя в бассейнах", text)
+    assert c.quotes_find("по «10.3.2 СП 63» и «защитный слой бетона»") == ["защитный слой бетона"]
+
+
+# --- checking claims against the corpus -------------------------------------------------------
+
+PAGES = [{"document": "СП 63.13330.2018"}, {"document": "СП 28.13330.2017"}]
+
+
+def check(text: str, sources: list | None = None) -> list:
+    return Checker(sources=sources or [], pages=PAGES).answer(text)
+
+
+def test_a_right_claim_is_confirmed(corpus) -> None:  # type: ignore[no-untyped-def]
+    [result] = check("Не менее 20 мм для плит перекрытия (п. 10.3.2 СП 63.13330.2018).")
+    assert result.confirmed, result.reason
+    assert (result.document_code, result.clause_number, result.page_number) == (
+        "СП 63.13330.2018",
+        "10.3.2",
+        2,
+    )
+
+
+def test_a_wrong_value_under_a_real_clause_says_what_the_clause_holds(corpus) -> None:  # type: ignore[no-untyped-def]
+    [result] = check("**15 мм** (п. 10.3.2 СП 63.13330.2018).")
+    assert not result.confirmed
+    assert result.reason.startswith("значения 15 мм нет в п. 10.3.2 СП 63.13330.2018")
+    assert "20 мм" in result.reason
+    assert "25 мм" in result.reason
+
+
+def test_the_same_value_in_other_units_holds_and_the_opposite_bound_does_not(corpus) -> None:  # type: ignore[no-untyped-def]
+    [metres] = check("Не менее 0,02 м для плит (п. 10.3.2 СП 63).")
+    assert metres.confirmed, metres.reason
+    [upper] = check("Не более 20 мм для плит (п. 10.3.2 СП 63).")
+    assert not upper.confirmed
+    assert "не менее 20 мм, а не не более 20 мм" in upper.reason
+
+
+def test_a_clause_named_only_in_the_text_is_checked(corpus) -> None:  # type: ignore[no-untyped-def]
+    [result] = check("В среднеагрессивной среде защитный слой 45 мм по п. 5.5.2 СП 28.13330.2017.")
+    assert not result.confirmed
+    assert "значения 45 мм нет в п. 5.5.2 СП 28.13330.2017" in result.reason
+    assert "30 мм" in result.reason
+
+
+def test_a_missing_clause_or_document_is_said(corpus) -> None:  # type: ignore[no-untyped-def]
+    [clause] = check("Не менее 50 мм (п. 77.7.7 СП 63.13330.2018).")
+    assert clause.reason == "пункта 77.7.7 нет в СП 63.13330.2018"
+    [document] = check("Не менее 50 мм (п. 5.2.7 СП 2.13130.2020).")
+    assert document.reason == "документа СП 2.13130.2020 нет в корпусе"
+
+
+def test_a_clause_cited_on_the_wrong_page_is_unconfirmed(corpus) -> None:  # type: ignore[no-untyped-def]
+    [result] = check(
+        "Расстояние в свету не менее 25 мм (п. 10.4.1 СП 63.13330.2018).",
+        sources=[{"document": "СП 63.13330.2018", "clause": "10.4.1", "page": 2}],
+    )
+    assert not result.confirmed
+    assert result.reason == "п. 10.4.1 СП 63.13330.2018 не на стр. 2: он на стр. 3"
+
+
+def test_a_quote_the_clause_lacks_and_a_word_it_never_says(corpus) -> None:  # type: ignore[no-untyped-def]
+    [quote] = check("По п. 10.3.2 СП 63 «в чашах бассейнов защитный слой» не менее 20 мм.")
+    assert "нет цитаты «в чашах бассейнов защитный слой»" in quote.reason
+    [word] = check("Для чаш бассейнов защитный слой не менее 20 мм (п. 10.3.2 СП 63.13330.2018).")
+    assert not word.confirmed
+    assert "не говорит о «бассейнов»" in word.reason
+
+
+def test_a_claim_without_a_reference_is_checked_against_its_paragraph(corpus) -> None:  # type: ignore[no-untyped-def]
+    results = check(
+        "**Ответ: 25 мм.** Так требует п. 10.3.2 СП 63.13330.2018 для повышенной влажности."
+    )
+    assert [r.confirmed for r in results] == [True, True]
+    [alone] = check("Защитный слой — 12 мм.")
+    assert alone.reason == "не указан пункт, которым подтверждается это утверждение"
+
+
+def test_the_answer_says_first_what_is_unconfirmed(corpus) -> None:  # type: ignore[no-untyped-def]
+    text = "Не менее 20 мм (п. 10.3.2 СП 63). В агрессивной среде — 45 мм (п. 5.5.2 СП 28)."
+    results = check(text)
+    marked = answer_marked(text, results)
+    lead, _, body = marked.partition("\n\n")
+    assert (
+        lead
+        == "**Не всё подтверждено нормами:** 1 из 2 утверждений ответа не подтверждаются текстом пунктов (отмечены ниже)."
+    )
+    assert body.startswith("Не менее 20 мм (п. 10.3.2 СП 63). В агрессивной среде")
+    assert body.endswith("(п. 5.5.2 СП 28). *[не подтверждено: " + results[1].reason + "]*")
+    nothing = answer_marked("Ровно 45 мм (п. 5.5.2 СП 28).", check("Ровно 45 мм (п. 5.5.2 СП 28)."))
+    assert nothing.startswith("**Подтверждённого ответа в нормах корпуса нет:**")
+
+
+def test_an_executor_quote_is_checked_against_its_clause_and_page(corpus) -> None:  # type: ignore[no-untyped-def]
+    checker = Checker(sources=[], pages=PAGES)
+    right, wrong_page, made_up = checker.findings(
+        [
+            {
+                "document": "СП 63.13330.2018",
+                "clause": "10.3.2",
+                "page": 2,
+                "quote": "20 мм — в закрытых помещениях",
+            },
+            {"document": "СП 63.13330.2018", "clause": "10.3.2", "page": 1, "quote": "20 мм"},
+            {
+                "document": "СП 63.13330.2018",
+                "clause": "10.3.2",
+                "page": 2,
+                "quote": "15 мм — в бассейнах",
+            },
+        ]
+    )
+    assert right.confirmed, right.reason
+    assert wrong_page.reason == "п. 10.3.2 СП 63.13330.2018 не на стр. 1: он на стр. 2"
+    assert "значения 15 мм нет" in made_up.reason
+    assert "нет цитаты" in made_up.reason
+
+
+# --- whole runs ------------------------------------------------------------------------------
+
+RIGHT = (
+    "**Не менее 20 мм** для плит перекрытия в закрытых помещениях при нормальной влажности "
+    "(п. 10.3.2 СП 63.13330.2018). В слабоагрессивной среде защитный слой увеличивают не менее "
+    "чем на 5 мм (п. 5.5.1 СП 28.13330.2017)."
+)
+WRONG = (
+    "**Не менее 15 мм** для плит перекрытия (п. 10.3.2 СП 63.13330.2018). "
+    "В среднеагрессивной среде — 45 мм по п. 5.5.2 СП 28.13330.2017. "
+    "Расстояние между стержнями не менее 25 мм (п. 10.4.1 СП 63.13330.2018). "
+    "Пункт 10.3.1 СП 63.13330.2018 требует «защитный слой в чашах бассейнов»."
+)
+FINDINGS = [
+    (
+        "СП 63.13330.2018",
+        "10.3.2",
+        2,
+        "20 мм — в закрытых помещениях при нормальной и пониженной влажности",
+    ),
+    ("СП 28.13330.2017", "5.5.1", 1, "увеличивают не менее чем на 5 мм"),
+]
+
+
+def run_with(llm, answer: str, *sources: tuple[str, str, int]):  # type: ignore[no-untyped-def]
+    llm.play(
+        planner=[plan(COVER_STEP, CORROSION_STEP)],
+        executor=[step(FINDINGS[0]), step(FINDINGS[1])],
+        judge=[verdict("CONTINUE"), verdict("FINALIZE")],
+        finalizer=[final(answer, *sources)],
+    )
+    run = services.run_create(question="Какая толщина защитного слоя бетона плиты?")
+    run_advance_task(run.pk)
+    run.refresh_from_db()
+    return run
+
+
+def test_a_model_that_answers_right_gets_every_claim_confirmed(corpus, llm) -> None:  # type: ignore[no-untyped-def]
+    run = run_with(llm, RIGHT, ("СП 63.13330.2018", "10.3.2", 2), ("СП 28.13330.2017", "5.5.1", 1))
+    assert run.status == "completed"
+    assert not run.incomplete, run.incomplete_reason
+    checks = list(run.checks.order_by("index"))
+    assert [(x.origin, x.verdict) for x in checks] == [
+        ("finding", "confirmed"),
+        ("finding", "confirmed"),
+        ("answer", "confirmed"),
+        ("answer", "confirmed"),
+    ]
+    assert run.final_answer == RIGHT
+
+
+def test_a_model_that_errs_gets_each_wrong_claim_unconfirmed_with_its_reason(corpus, llm) -> None:  # type: ignore[no-untyped-def]
+    run = run_with(
+        llm,
+        WRONG,
+        ("СП 63.13330.2018", "10.3.2", 2),
+        ("СП 63.13330.2018", "10.4.1", 2),  # 10.4.1 is on page 3
+        ("СП 63.13330.2018", "10.3.1", 2),
+    )
+    assert run.status == "completed"
+    assert run.incomplete
+    assert run.incomplete_reason.startswith("4 из 4 утверждений ответа не подтверждаются")
+    assert run.final_answer.startswith("**Подтверждённого ответа в нормах корпуса нет:**")
+    reasons = {
+        x.clause_number: x.reason for x in run.checks.filter(origin="answer", verdict="unconfirmed")
+    }
+    assert reasons["10.3.2"].startswith("значения не менее 15 мм нет в п. 10.3.2 СП 63.13330.2018")
+    assert "в пункте: не менее 20 мм" in reasons["10.3.2"]
+    assert reasons["5.5.2"].startswith("значения 45 мм нет в п. 5.5.2 СП 28.13330.2017")
+    assert reasons["10.4.1"] == "п. 10.4.1 СП 63.13330.2018 не на стр. 2: он на стр. 3"
+    assert "нет цитаты «защитный слой в чашах бассейнов»" in reasons["10.3.1"]
+    for reason in reasons.values():
+        assert f"*[не подтверждено: {reason}]*" in run.final_answer
+
+
+def test_each_check_is_shown_on_the_page_and_over_rest(corpus, llm, admin_client) -> None:  # type: ignore[no-untyped-def]
+    run = run_with(llm, WRONG, ("СП 63.13330.2018", "10.3.2", 2))
+    page = admin_client.get(f"/normagpt/runs/{run.public_id}/").content.decode()
+    unconfirmed = run.checks.filter(origin="answer", verdict="unconfirmed").count()
+    assert unconfirmed >= 3
+    assert page.count('data-verdict="unconfirmed" data-origin="answer"') == unconfirmed
+    assert page.count('data-verdict="confirmed" data-origin="finding"') == 2
+    assert "значения не менее 15 мм нет в п. 10.3.2 СП 63.13330.2018" in page
+    assert "?clause=10.3.2#cited" in page  # the claim's clause, marked on its page
+    detail = admin_client.get(f"/api/normagpt/runs/{run.public_id}/").json()
+    verdicts = [(x["origin"], x["clause"], x["verdict"]) for x in detail["checks"]]
+    assert verdicts[:3] == [
+        ("finding", "10.3.2", "confirmed"),
+        ("finding", "5.5.1", "confirmed"),
+        ("answer", "10.3.2", "unconfirmed"),
+    ]
+
+
+def test_a_table_value_is_held_by_the_row_the_claim_names() -> None:
+    from types import SimpleNamespace
+
+    from normagpt.verification import _Cited, _rows_named
+
+    table = SimpleNamespace(
+        kind="table",
+        text="Таблица 5.1 — Откосы выемок\nГрунт   Крутизна\nПесок   1:1,5\nСуглинок   1:1",
+    )
+    cited = [_Cited([table], c.Reference("table", "5.1", "", "табл. 5.1"))]  # type: ignore[list-item]
+    for claim, rows in [
+        ("Для суглинка по табл. 5.1 крутизна откоса 1:1,5.", "Суглинок   1:1"),
+        ("По табл. 5.1 для условия «Песок» — 1:1.", "Песок   1:1,5"),
+    ]:
+        named = _rows_named(claim, c.said(claim), cited)
+        assert named.splitlines()[1] == rows
+        held = c.values_find(named)
+        assert all(c.value_held(v, held) is None for v in c.values_find(claim))
+
+
+def test_the_failure_fallback_checks_the_executor_quotes(corpus, llm, settings) -> None:  # type: ignore[no-untyped-def]
+    llm.play(
+        planner=[plan(COVER_STEP)],
+        executor=[step(("СП 63.13330.2018", "10.3.2", 2, "15 мм — в бассейнах"))],
+        judge=[verdict("FINALIZE")],
+        finalizer=[{"status": 500}],
+    )
+    settings.NORMAGPT_LLM_RETRIES = 0
+    run = services.run_create(question="Какая толщина защитного слоя бетона плиты?")
+    run_advance_task(run.pk)  # the model fails: the task fails the run
+    run.refresh_from_db()
+    assert run.status == "failed"
+    fallback = list(run.checks.filter(origin="fallback"))
+    assert [x.verdict for x in fallback] == ["unconfirmed"]
+    assert "нет цитаты «15 мм — в бассейнах»" in fallback[0].reason
+    assert "*[не подтверждено:" in run.final_answer
+
+
+def test_a_store_without_findings_checks_nothing(corpus) -> None:  # type: ignore[no-untyped-def]
+    from normagpt.agent.store import fallback_answer
+
+    shared = store_new("Вопрос о защитном слое?")
+    answer = fallback_answer(shared, "предел шагов")
+    assert answer["checks"] == []
+    assert "До остановки ничего подходящего не найдено." in answer["answer"]

@@ -1,0 +1,165 @@
+"""Pages split into clauses at ingestion, the stems counted, aliases made; clause search
+(named clauses and aliased documents first); the page view marking a whole clause."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from normagpt import indexing, services
+from normagpt.clauses import clauses_split
+from normagpt.models import NormClause, NormDocument, NormDocumentAlias, NormPage, NormTerm
+from normagpt.parsing import code_aliases, query_parse, search_stems, stems_related
+
+pytestmark = pytest.mark.django_db
+
+PAGES = [
+    "СП 99.13330.2020\n"
+    "1 Область применения\n"
+    "1.1 Настоящий свод правил распространяется на перекрытия.\n"
+    "10 Конструктивные требования\n"
+    "10.3 Требования к толщине защитного слоя бетона\n"
+    "10.3.1 Защитный слой бетона должен обеспечивать совместную работу\n"
+    "арматуры с бетоном.\n"
+    "10.3.2 Минимальная толщина защитного слоя бетона для плит принимается не\n"
+    "менее:\n"
+    "20 мм — в закрытых помещениях;\n"
+    "10.3.3 Для сборных элементов значения по\n"
+    "10.3.2 уменьшают на 5 мм. Требования приведены по\n"
+    "12.5 Таблице Б.1 и по таблице 10.1.\n"
+    "1",
+    "СП 99.13330.2020\n"
+    "Таблица 10.1 — Толщина защитного слоя, мм\n"
+    "Условия эксплуатации   Толщина, мм\n"
+    "На открытом воздухе   30\n"
+    "10.3.4 Во всех случаях толщина защитного слоя должна быть не менее диаметра\n"
+    "стержня арматуры.\n"
+    "Приложение А\n"
+    "А.1 Общие сведения\n"
+    "А.1.1 Текст приложения.\n"
+    "2",
+]
+
+
+def test_a_document_splits_into_clauses_tables_and_headings() -> None:
+    units = clauses_split(PAGES)
+    assert [(u.kind, u.number) for u in units] == [
+        ("clause", "1.1"),
+        ("clause", "10.3.1"),
+        ("clause", "10.3.2"),
+        ("clause", "10.3.3"),  # the wrapped «10.3.2 уменьшают», «12.5 Таблице» stay inside
+        ("table", "10.1"),
+        ("clause", "10.3.4"),
+        ("clause", "А.1.1"),
+    ]
+    by_number = {u.number: u for u in units}
+    assert by_number["10.3.2"].heading == (
+        "10 Конструктивные требования › 10.3 Требования к толщине защитного слоя бетона"
+    )
+    assert by_number["10.3.2"].text.endswith("20 мм — в закрытых помещениях;")
+    assert "10.3.2 уменьшают на 5 мм" in by_number["10.3.3"].text
+    assert "12.5 Таблице Б.1" in by_number["10.3.3"].text
+    assert by_number["10.1"].page_index == 1
+    assert "На открытом воздухе   30" in by_number["10.1"].text
+    assert by_number["А.1.1"].heading == "Приложение А › А.1 Общие сведения"
+    start, end = by_number["10.3.2"].start, by_number["10.3.2"].end
+    assert PAGES[0][start:end].startswith("10.3.2 Минимальная")
+    assert PAGES[0][start:end].endswith("в закрытых помещениях;")
+    assert not any("СП 99.13330.2020" in u.text for u in units)  # the running header
+
+
+def test_a_wrapped_clause_line_followed_by_the_next_clause_is_not_a_heading() -> None:
+    pages = [
+        "7.1.9 Для залов освещённость принимают не менее 75 лк.\n"
+        "7.1.10 Освещённость в спортивных залах в районах севернее 60° следует принимать\n"
+        "не менее 200 лк.\n"
+        "7.1.11 Освещённость в залах следует принимать не менее 500 лк."
+    ]
+    assert [u.number for u in clauses_split(pages)] == ["7.1.9", "7.1.10", "7.1.11"]
+
+
+def test_stems_and_aliases() -> None:
+    assert search_stems("помещении помещениях категории категорий Ф1.3 7 баллов I степени") == [
+        "помещен", "помещен", "категор", "категор", "ф13", "7", "балл", "i", "степен",
+    ]  # fmt: skip
+    assert stems_related("подва", "подвальн")
+    assert stems_related("стал", "стальн")
+    assert not stems_related("противопожарн", "противодымн")
+    assert code_aliases("СП 63.13330.2018") == [
+        "СП 63.13330.2018", "СП 63.13330", "63.13330.2018", "63.13330", "СП 63",
+    ]  # fmt: skip
+    query = query_parse(["п. 10.3.2 СП 63", "таблица 5.1", "защитный слой"])
+    assert [(c.kind, c.number) for c in query.clauses] == [("clause", "10.3.2"), ("table", "5.1")]
+    assert query.documents == ["СП 63"]
+    assert query.phrases == [["защитн", "сло"]]
+
+
+def stored(code: str, pages: list[str]) -> NormDocument:
+    document = services.document_save(code=code, title="Образец")
+    NormPage.objects.bulk_create(
+        [NormPage(document=document, number=n, text=t) for n, t in enumerate(pages, 1)]
+    )
+    indexing.document_index(document_id=document.pk)
+    return document
+
+
+def test_indexing_counts_stems_once_per_clause_and_undoes_them() -> None:
+    document = stored("СП 99.13330.2020", PAGES)
+    clauses = NormClause.objects.filter(document=document)
+    assert NormTerm.objects.get(term="").clauses == clauses.count() == 7
+    assert NormTerm.objects.get(term="защитн").clauses == sum(
+        "защитн" in c.search_text.split() for c in clauses
+    )
+    assert set(NormDocumentAlias.objects.filter(document=document).values_list("alias", flat=True)) == {
+        "СП 99.13330.2020", "СП 99.13330", "99.13330.2020", "99.13330", "СП 99",
+    }  # fmt: skip
+    assert NormPage.objects.get(document=document, number=1).clauses == [
+        "1.1", "10.3.1", "10.3.2", "10.3.3",
+    ]  # fmt: skip
+    indexing.document_index(document_id=document.pk)  # again: replaced, not counted twice
+    assert NormTerm.objects.get(term="").clauses == 7
+    indexing.document_unindex(document_id=document.pk)
+    assert NormTerm.objects.get(term="").clauses == 0
+    assert NormTerm.objects.get(term="защитн").clauses == 0
+    assert indexing.terms_recount() >= 1
+
+
+def test_a_clause_named_by_number_comes_first(corpus) -> None:  # type: ignore[no-untyped-def]
+    [first, *_] = services.clauses_search(keywords=["п. 10.4.1"], expected_documents=["СП 63"])
+    assert (first.clause.document.code, first.clause.number, first.named) == (
+        "СП 63.13330.2018",
+        "10.4.1",
+        True,
+    )
+    hits = services.clauses_search(keywords=["защитный слой бетона", "пункт 5.5.2 СП 28"])
+    assert (hits[0].clause.document.code, hits[0].clause.number) == ("СП 28.13330.2017", "5.5.2")
+
+
+@pytest.mark.parametrize("alias", ["сп63", "СП 63", "63.13330"])
+def test_a_document_named_by_an_alias_comes_first(corpus, alias) -> None:  # type: ignore[no-untyped-def]
+    for hits in (
+        services.clauses_search(keywords=["защитный слой бетона", alias]),
+        services.clauses_search(keywords=["защитный слой бетона"], expected_documents=[alias]),
+    ):
+        assert hits[0].clause.document.code == "СП 63.13330.2018"
+        assert hits[0].expected
+
+
+def test_the_phrase_and_its_condition_rank_the_clause_that_says_them_first(corpus) -> None:  # type: ignore[no-untyped-def]
+    hits = services.clauses_search(keywords=["толщина защитного слоя бетона плит", "фундаменты"])
+    assert (hits[0].clause.document.code, hits[0].clause.number) == ("СП 63.13330.2018", "10.3.2")
+    [table_question] = services.clauses_search(keywords=["в слабоагрессивной среде"], limit=1)
+    assert table_question.clause.number == "5.5.1"
+
+
+def test_the_page_view_marks_the_whole_clause_and_its_values(corpus, admin_user) -> None:  # type: ignore[no-untyped-def]
+    page = NormPage.objects.get(document__code="СП 63.13330.2018", number=2)
+    client = Client()
+    html = client.get(f"/normagpt/pages/{page.pk}/?clause=10.3.2").content.decode()
+    marked = html.split('<mark id="cited">', 1)[1].split("</mark>", 1)[0]
+    assert marked.startswith("10.3.2 Минимальная толщина")
+    assert "40 мм" in marked.replace('<strong class="value">', "").replace("</strong>", "")
+    assert '<strong class="value">20 мм</strong>' in marked
+    assert "10.3.3" not in marked  # the next clause is not part of it
+    absent = client.get(f"/normagpt/pages/{page.pk}/?clause=99.9").content.decode()
+    assert "<mark" not in absent
