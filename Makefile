@@ -88,6 +88,7 @@ bench: $(DEV_STAMP)
 	$(PY) bench/problems.py
 	$(PY) bench/problems_photo.py
 	$(PY) bench/normagpt.py
+	$(PY) bench/normagpt_agent.py
 	$(PY) bench/scale.py
 
 clean:

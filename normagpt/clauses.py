@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 HEADING_MAX_CHARS = 120
 SECTION_STEP_MAX = 3  # a section number at most this far past the last one
+LOOKAHEAD_LINES = 40  # how far a numbering that jumps is checked against what follows
 BOILERPLATE_SHARE = 0.5
 EDGE_LINES = 3  # where a page's running header and footer are
 
@@ -171,6 +172,8 @@ class _Splitter:
         heading = self._is_heading(number, rest, index)
         if key <= self.last_clause or not (heading or self._follows(key)):
             return False  # a wrapped cross-reference or value, not a new clause
+        if not heading and self._skipped_over(key, index):
+            return False  # «…согласно / 9.2. Толщину…» where 6.2.11 comes next
         if self.last_clause and key[0] != self.last_clause[0] and 1 not in self.headings:
             self.headings = {}  # an appendix without its «Приложение» line
         elif self.last_clause and key[0] != self.last_clause[0]:
@@ -194,11 +197,26 @@ class _Splitter:
         self._set_heading(1, number, rest)
         return True
 
-    def _follows(self, key: tuple[int, ...]) -> bool:
-        """Whether `key` can be the next clause after the last: one level's number a little
-        past the last's (a gap of a clause or two is tolerated), the levels below it
-        starting again (10.3.4 → 10.3.5, 10.4, 10.4.1, 11.1.1; not 12.5 or 10.3.40)."""
-        last = self.last_clause
+    def _skipped_over(self, key: tuple[int, ...], index: int) -> bool:
+        """Whether the next numbered line continues the last clause's numbering and not
+        `key`'s: `key` jumped away from it (a reference wrapped to a line's start)."""
+        if not self.last_clause or key[:2] == self.last_clause[:2]:  # the same section
+            return False
+        for line in self.lines[index + 1 : index + 1 + LOOKAHEAD_LINES]:
+            match = _NUMBERED.match(line.text)
+            if match is None or "." not in match.group(1):
+                continue
+            following = number_key(match.group(1))
+            if following > self.last_clause and self._follows(following):
+                return not self._follows(following, after=key)
+        return False
+
+    def _follows(self, key: tuple[int, ...], after: tuple[int, ...] | None = None) -> bool:
+        """Whether `key` can be the next clause after the last (or `after`): one level's
+        number a little past the last's (a gap of a clause or two is tolerated), the levels
+        below it starting again (10.3.4 → 10.3.5, 10.4, 10.4.1, 11.1.1; not 12.5 or
+        10.3.40)."""
+        last = self.last_clause if after is None else after
         if not last:
             return True
         if key[0] != last[0]:

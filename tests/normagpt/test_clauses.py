@@ -78,6 +78,19 @@ def test_a_wrapped_clause_line_followed_by_the_next_clause_is_not_a_heading() ->
     assert [u.number for u in clauses_split(pages)] == ["7.1.9", "7.1.10", "7.1.11"]
 
 
+def test_a_reference_wrapped_to_a_line_start_is_not_a_clause() -> None:
+    pages = [
+        "6.2.10 Толщину проката принимают не менее 6 мм. Требования к стойкам фахверка по\n"
+        "9.2. Толщину проката стоек назначают по расчёту.\n"
+        "6.2.11 Опирание прогонов предусматривают на длину не менее 80 мм.\n"
+        "7 Требования к узлам\n"
+        "7.1 Узлы проектируют по расчёту."
+    ]
+    units = clauses_split(pages)
+    assert [u.number for u in units] == ["6.2.10", "6.2.11", "7.1"]
+    assert "9.2. Толщину проката стоек" in units[0].text
+
+
 def test_stems_and_aliases() -> None:
     assert search_stems("помещении помещениях категории категорий Ф1.3 7 баллов I степени") == [
         "помещен", "помещен", "категор", "категор", "ф13", "7", "балл", "i", "степен",

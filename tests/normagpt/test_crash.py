@@ -130,7 +130,7 @@ def test_without_beat_a_live_worker_takes_over_each_killed_worker_s_run(
     """Two workers and no beat; ten runs, each killed inside a node picked at random (every
     kind at least once): the other worker's sweeper takes each run over once the lease
     lapses, every run finishes, and no finished node runs again. (The time from the kill
-    to the next checkpoint is measured by bench/normagpt.py.)"""
+    to the next checkpoint is measured by bench/normagpt_agent.py.)"""
     import os
     import signal
 
