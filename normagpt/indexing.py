@@ -12,12 +12,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
+from typing import Any
 
 from django.db import connection, transaction
 
 from normagpt.clauses import clauses_split
 from normagpt.models import NormClause, NormDocument, NormDocumentAlias, NormPage, NormTerm
-from normagpt.parsing import alias_key, code_aliases, search_stems
+from normagpt.parsing import alias_key, clauses_find, code_aliases, search_stems
 
 ALL_CLAUSES = ""  # the NormTerm row counting the clauses
 BATCH = 2000
@@ -75,7 +76,7 @@ def document_index(*, document_id: int, count_terms: bool = True) -> int:
     ]
     NormClause.objects.bulk_create(rows, batch_size=BATCH)
     for index, page in enumerate(pages):
-        numbers = [u.number for u in units if u.page_index == index and u.kind == "clause"]
+        numbers = page_numbers(page.text, [u for u in units if u.page_index == index])
         if numbers != page.clauses:
             NormPage.objects.filter(pk=page.pk).update(clauses=numbers)
     if removed is not None:
@@ -84,6 +85,17 @@ def document_index(*, document_id: int, count_terms: bool = True) -> int:
         terms_add(added)
     aliases_refresh(document)
     return len(rows)
+
+
+def page_numbers(text: str, units: list[Any]) -> list[str]:
+    """The clause numbers a page holds, in order: its clauses' and the headings over them
+    («5.1 Общие требования» above «5.1.2»), not a number wrapped to a line's start."""
+    clauses = [u.number for u in units if u.kind == "clause"]
+    found = clauses_find(text)
+    headings = [n for n in found if any(x.startswith(f"{n}.") for x in clauses)]
+    kept = set(clauses) | set(headings)
+    ordered = [n for n in found if n in kept]
+    return list(dict.fromkeys([*ordered, *clauses]))
 
 
 @transaction.atomic

@@ -127,8 +127,12 @@ def test_indexing_counts_stems_once_per_clause_and_undoes_them() -> None:
         "СП 99.13330.2020", "СП 99.13330", "99.13330.2020", "99.13330", "СП 99",
     }  # fmt: skip
     assert NormPage.objects.get(document=document, number=1).clauses == [
-        "1.1", "10.3.1", "10.3.2", "10.3.3",
-    ]  # fmt: skip
+        "1.1",
+        "10.3",
+        "10.3.1",
+        "10.3.2",
+        "10.3.3",
+    ]  # fmt: skip  (the heading «10.3 …» is cited too; the wrapped «12.5» is not a clause)
     indexing.document_index(document_id=document.pk)  # again: replaced, not counted twice
     assert NormTerm.objects.get(term="").clauses == 7
     indexing.document_unindex(document_id=document.pk)

@@ -99,9 +99,12 @@ def test_a_generated_pdf_is_ingested_page_by_page(tmp_path: Path, settings) -> N
     assert not second.has_text_layer
     assert second.ocr
     assert "бетона" in second.text.lower()
-    # the OCR text is searchable
+    # the OCR text is searchable: the scan continues clause 5.1.2 (no number of its own), so
+    # the clause is found, on the page where it starts
     [hit] = services.pages_search(keywords=["фундаментов"])
-    assert hit.page == second
+    assert [c.clause.number for c in hit.clauses] == ["5.1.2"]
+    assert "фундаментов" in hit.clauses[0].clause.text.lower()
+    assert hit.page == first
 
 
 def test_without_tesseract_a_scanned_page_is_only_flagged(tmp_path: Path, settings) -> None:  # type: ignore[no-untyped-def]
