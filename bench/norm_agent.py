@@ -61,6 +61,14 @@ class ReadingModel:
         return plan((q.text, q.keywords, q.expected_documents), goal=q.text)
 
     def executor(self, call: Call) -> str:
+        from django.db import connection
+
+        try:
+            return self._read(call)
+        finally:
+            connection.close()  # this request's thread ends: its connection goes back
+
+    def _read(self, call: Call) -> str:
         turn = self._turn()
         shown = _SHOWN.findall(_prompt(call))
         clause = None

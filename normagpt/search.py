@@ -54,8 +54,8 @@ MAX_LIMIT = 50
 _POINTER = re.compile(r"^\S+ [^.]*(?:по|в) таблиц[еаы] [\w.]+\.?$")
 MAX_TERMS = 32
 CANDIDATES = 120  # clauses the database ranks for the final ranking here
-MATCH_POSTINGS = 0.02  # match with the rarest stems while they hold under this share…
-MATCH_MIN_TERMS, MATCH_MAX_TERMS = 3, 8  # …but at least 3 stems and at most 8
+PAIR_TERMS = 3  # a candidate holds two of the query's this many rarest stems…
+PAIRS_FEW = 20  # …or, when fewer clauses hold two, any of them
 NAMED_MAX = 200  # clauses looked up by number (every document's «4.1»)
 PHRASE, NEAR = 1.0, 0.5  # the bonus for neighbours in a phrase, of their mean weight
 LOCAL, LOCAL_MIN_ROWS = 0.5, 20  # a stem every candidate holds weighs LOCAL of one none holds
@@ -276,38 +276,46 @@ def _named(query: Query, expected: list[int]) -> list[int]:
 
 
 def _match_terms(vocabulary: _Vocabulary) -> list[str]:
-    """The rarest query stems while together they hold under MATCH_POSTINGS of the clauses
-    (at least MATCH_MIN_TERMS of them, at most MATCH_MAX_TERMS)."""
+    """The query's PAIR_TERMS rarest stems: a clause holding two of them is a candidate."""
     counts = vocabulary.counts
-    chosen: list[str] = []
-    held = 0
-    for term in sorted(counts, key=lambda t: (counts[t], t)):
-        held += counts[term]
-        if len(chosen) >= MATCH_MIN_TERMS and held > MATCH_POSTINGS * vocabulary.total:
-            break
-        chosen.append(term)
-    return chosen[:MATCH_MAX_TERMS]
+    return sorted(counts, key=lambda t: (counts[t], t))[:PAIR_TERMS]
 
 
 def _candidates(vocabulary: _Vocabulary, expected: list[int]) -> list[int]:
     """The best CANDIDATES clauses by the database's ranking: in the expected documents
-    (with every stem), then in the corpus (with the rarer stems), each with its variants."""
+    (with any stem), then in the corpus (with two of the rarer stems: the index intersects
+    their postings, so the database ranks hundreds of clauses, not every one that holds a
+    common word; any of them when no clause holds two), each stem with its variants."""
     if not vocabulary.counts:
         return []
     found: list[int] = []
     if expected:
-        found = _ranked(vocabulary.forms(vocabulary.counts), expected)
-    return found + _ranked(vocabulary.forms(_match_terms(vocabulary)), [])
+        found = _ranked([[vocabulary.forms(vocabulary.counts)]], expected)
+    groups = [vocabulary.forms([term]) for term in _match_terms(vocabulary)]
+    pairs = [[a, b] for a, b in itertools.combinations(groups, 2)] or [groups]
+    corpus = _ranked(pairs, [])
+    if len(corpus) < PAIRS_FEW and len(groups) > 1:
+        corpus += _ranked([[group] for group in groups], [])
+    return found + list(dict.fromkeys(corpus))
 
 
-def _ranked(terms: list[str], documents: list[int]) -> list[int]:
+def _ranked(alternatives: list[list[list[str]]], documents: list[int]) -> list[int]:
+    """Clauses holding every group of one of the `alternatives` (a group: a stem's forms,
+    any of them), best first."""
     if connection.vendor == "postgresql":
-        return _postgres(terms, documents)
-    return _sqlite(terms, documents)
+        query = " | ".join(
+            "(" + " & ".join("(" + " | ".join(g) + ")" for g in groups) + ")"
+            for groups in alternatives
+        )  # stems are [0-9a-zа-я]+: nothing to escape
+        return _postgres(query, documents)
+    match = " OR ".join(
+        "(" + " AND ".join("(" + " OR ".join(f'"{t}"' for t in g) + ")" for g in groups) + ")"
+        for groups in alternatives
+    )
+    return _sqlite(match, documents)
 
 
-def _postgres(terms: list[str], documents: list[int]) -> list[int]:
-    query = " | ".join(terms)  # stems are [0-9a-zа-я]+: nothing to escape
+def _postgres(query: str, documents: list[int]) -> list[int]:
     within = "AND document_id = ANY(%s)" if documents else ""
     sql = f"""
         SELECT id FROM normagpt_normclause
@@ -321,8 +329,7 @@ def _postgres(terms: list[str], documents: list[int]) -> list[int]:
         return [int(pk) for (pk,) in cursor.fetchall()]
 
 
-def _sqlite(terms: list[str], documents: list[int]) -> list[int]:
-    match = " OR ".join(f'"{term}"' for term in terms)
+def _sqlite(match: str, documents: list[int]) -> list[int]:
     if not documents:
         return _sqlite_match(match, None)
     # FTS5 seeks to a document's span of clause ids (they are stored together)
@@ -390,7 +397,8 @@ def _ranked_rows(
     counts = _fetch(sql, ordered)
     other = {stem: _idf(n, vocabulary.total) for stem, n in counts}
     local = _locally_weighted(rows, vocabulary)
-    scored = [(_score(row, query, local, other), row) for row in rows.values()]
+    phrases = _phrases(query, local)
+    scored = [(_score(row, phrases, local, other), row) for row in rows.values()]
 
     def order(item: tuple[float, dict[str, Any]]) -> tuple[bool, bool, bool, float, int]:
         score, row = item
@@ -418,8 +426,30 @@ def _locally_weighted(rows: dict[int, dict[str, Any]], vocabulary: _Vocabulary) 
     return _Vocabulary(weights, vocabulary.counts, vocabulary.variants, vocabulary.total)
 
 
+@dataclass(frozen=True)
+class _Phrase:
+    terms: frozenset[str]  # its stems the corpus knows
+    total: float  # their weight
+    pairs: tuple[tuple[str, str, float], ...]  # neighbours and their mean weight
+
+
+def _phrases(query: Query, vocabulary: _Vocabulary) -> list[_Phrase]:
+    """The query's phrases as `_score` weighs them (once per search, not per clause)."""
+    weights = vocabulary.weights
+    out = []
+    for phrase in query.phrases:
+        terms = frozenset(phrase) & weights.keys()
+        pairs = tuple(
+            (a, b, (weights[a] + weights[b]) / 2)
+            for a, b in itertools.pairwise(phrase)
+            if a != b and a in weights and b in weights
+        )
+        out.append(_Phrase(terms, sum(weights[t] for t in terms), pairs))
+    return out
+
+
 def _score(
-    row: dict[str, Any], query: Query, vocabulary: _Vocabulary, other: dict[str, float]
+    row: dict[str, Any], phrases: list[_Phrase], vocabulary: _Vocabulary, other: dict[str, float]
 ) -> float:
     """The weight of the query's stems the clause holds, plus the neighbour bonus, less the
     weight of what its statement says beyond the query (another subject, another
@@ -431,19 +461,16 @@ def _score(
         if term is not None:
             positions.setdefault(term, []).append(index)
     score = 0.0
-    for phrase in query.phrases:  # each phrase a concept: covering all of them counts most
-        terms = set(phrase) & set(weights)
-        total = sum(weights[t] for t in terms)
-        held = sum(weights[t] for t in terms if t in positions)
-        if total:
-            score += total * (held / total) ** COVERAGE
-        for a, b in itertools.pairwise(phrase):
-            if a in positions and b in positions and a != b:
+    for phrase in phrases:  # each phrase a concept: covering all of them counts most
+        if phrase.total:
+            held = sum(weights[t] for t in phrase.terms if t in positions)
+            score += phrase.total * (held / phrase.total) ** COVERAGE
+        for a, b, weight in phrase.pairs:
+            if a in positions and b in positions:
                 gap = min(abs(j - i) for i in positions[a] for j in positions[b])
-                bonus = PHRASE if gap == 1 else NEAR if gap <= 3 else 0.0
-                score += bonus * (weights[a] + weights[b]) / 2
+                score += (PHRASE if gap == 1 else NEAR if gap <= 3 else 0.0) * weight
     said = set(row["statement"])
-    beyond = said - set(variants) - set(row["heading"])
+    beyond = said - variants.keys() - set(row["heading"])
     if said:
         score -= BEYOND * sum(other.get(stem, 0.0) for stem in beyond) / len(said)
     return score

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+import traceback
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -100,7 +101,11 @@ class ScriptedLLM:
                     body["messages"],
                 )
                 if callable(reply):
-                    reply = reply(call)
+                    try:
+                        reply = reply(call)
+                    except Exception:  # a script's bug: said, answered as a server error
+                        traceback.print_exc()
+                        reply = {"status": 500}
                 with llm._lock:
                     llm.calls.append(call)
                 if isinstance(reply, dict) and reply.get("hang"):

@@ -232,15 +232,15 @@ def test_replaced_documents_rank_below_those_in_force_unless_asked_for(corpus) -
 def test_matching_with_the_rarest_stems_finds_the_same_best_clause(
     corpus, monkeypatch, keywords
 ) -> None:  # type: ignore[no-untyped-def]
-    """Candidates found with a few rare stems (a large corpus) rank first the clause that
-    matching with every stem ranks first."""
+    """Candidates found with a clause holding two of a few rare stems (a large corpus) rank
+    first the clause that matching with every stem ranks first."""
     from normagpt import search
 
-    monkeypatch.setattr(search, "MATCH_POSTINGS", 10.0)  # every stem
-    monkeypatch.setattr(search, "MATCH_MAX_TERMS", 32)
+    monkeypatch.setattr(search, "PAIR_TERMS", 32)  # two of every stem
+    monkeypatch.setattr(search, "PAIRS_FEW", 10_000)  # …and any of them
     every = services.clauses_search(keywords=keywords, limit=3)
-    monkeypatch.setattr(search, "MATCH_POSTINGS", 0.0)  # the rarest few only
-    monkeypatch.setattr(search, "MATCH_MIN_TERMS", 1)
+    monkeypatch.setattr(search, "PAIR_TERMS", 2)  # the two rarest only
+    monkeypatch.setattr(search, "PAIRS_FEW", 0)
     top = services.clauses_search(keywords=keywords, limit=3)
     assert top
     assert top[0].clause.pk == every[0].clause.pk
