@@ -38,17 +38,23 @@ def thumbnail(page: NormPage, width: int = 90) -> SafeString:
     return format_html('<img src="{}" style="width:{}px;border:1px solid #ddd">', src, width)
 
 
-class NormPageInline(admin.TabularInline):
-    model = NormPage
-    fields = ["number", "thumb", "clause_list", "has_text_layer", "ocr"]
-    readonly_fields = ["number", "thumb", "clause_list", "has_text_layer", "ocr"]
+class ReadOnlyInline(admin.TabularInline):
+    """Rows shown with their parent, made elsewhere (ingestion, the agent): no adding,
+    deleting or empty forms."""
+
     extra = 0
     can_delete = False
-    show_change_link = True
-    ordering = ["number"]
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+class NormPageInline(ReadOnlyInline):
+    model = NormPage
+    fields = ["number", "thumb", "clause_list", "has_text_layer", "ocr"]
+    readonly_fields = ["number", "thumb", "clause_list", "has_text_layer", "ocr"]
+    show_change_link = True
+    ordering = ["number"]
 
     @admin.display(description=_("page"))
     def thumb(self, obj: NormPage) -> SafeString:
@@ -174,18 +180,13 @@ class NormClauseAdmin(admin.ModelAdmin):
         return obj.heading if len(obj.heading) <= 80 else obj.heading[:77] + "…"
 
 
-class ClaimCheckInline(admin.TabularInline):
+class ClaimCheckInline(ReadOnlyInline):
     """Every claim of the answer (and the executor's quotes) against the clause it cites."""
 
     model = ClaimCheck
     fields = ["index", "origin", "verdict", "claim", "reference", "page_link", "reason"]
     readonly_fields = ["index", "origin", "verdict", "claim", "reference", "page_link", "reason"]
-    extra = 0
-    can_delete = False
     ordering = ["index"]
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     @admin.display(description=_("page"))
     def page_link(self, obj: ClaimCheck) -> SafeString:
@@ -195,34 +196,24 @@ class ClaimCheckInline(admin.TabularInline):
         return format_html('<a href="{}">{}</a>', url, obj.page_number)
 
 
-class AgentStepInline(admin.TabularInline):
+class AgentStepInline(ReadOnlyInline):
     model = AgentStep
     fields = ["index", "node", "input_summary", "decision", "output", "duration", "tokens"]
     readonly_fields = ["index", "node", "input_summary", "decision", "output", "duration", "tokens"]
-    extra = 0
-    can_delete = False
     ordering = ["index"]
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     @admin.display(description=_("tokens"))
     def tokens(self, obj: AgentStep) -> int:
         return obj.prompt_tokens + obj.completion_tokens
 
 
-class RunEventInline(admin.TabularInline):
+class RunEventInline(ReadOnlyInline):
     """Takeovers, failed model calls, caps, failures: what happened besides the nodes."""
 
     model = RunEvent
     fields = ["created_at", "kind", "node", "message"]
     readonly_fields = ["created_at", "kind", "node", "message"]
-    extra = 0
-    can_delete = False
     ordering = ["created_at", "id"]
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 class ReviewForm(forms.ModelForm):

@@ -34,11 +34,7 @@ def _with_steps(runs: QuerySet[AgentRun]) -> QuerySet[AgentRun]:
 def run_get(*, run_id: int, viewer: AbstractBaseUser | AnonymousUser | None = None) -> AgentRun:
     """The run with this primary key (inside the process: tasks, services) with its steps
     (in order); RunNotFound otherwise — also when `viewer` (if given) may not see it."""
-    runs = runs_visible(viewer) if viewer is not None else AgentRun.objects.all()
-    run = _with_steps(runs).filter(pk=run_id).first()
-    if run is None:
-        raise RunNotFound(f"run {run_id} does not exist", extra={"run_id": run_id})
-    return run
+    return _run_seen(viewer, run_id, pk=run_id)
 
 
 def run_get_public(*, public_id: str, viewer: AbstractBaseUser | AnonymousUser | None) -> AgentRun:
@@ -46,10 +42,16 @@ def run_get_public(*, public_id: str, viewer: AbstractBaseUser | AnonymousUser |
     URIs, tool arguments — with its steps (in order). RunNotFound otherwise, also when
     `viewer` may not see it: another's run is answered as if it did not exist. None is the
     server's operator (a management command), who sees every run."""
+    return _run_seen(viewer, public_id, public_id=public_id)
+
+
+def _run_seen(
+    viewer: AbstractBaseUser | AnonymousUser | None, said: object, **lookup: object
+) -> AgentRun:
     runs = runs_visible(viewer) if viewer is not None else AgentRun.objects.all()
-    run = _with_steps(runs).filter(public_id=public_id).first()
+    run = _with_steps(runs).filter(**lookup).first()
     if run is None:
-        raise RunNotFound(f"run {public_id} does not exist", extra={"run_id": public_id})
+        raise RunNotFound(f"run {said} does not exist", extra={"run_id": said})
     return run
 
 
