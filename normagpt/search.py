@@ -55,7 +55,9 @@ _POINTER = re.compile(r"^\S+ [^.]*(?:по|в) таблиц[еаы] [\w.]+\.?$")
 MAX_TERMS = 32
 CANDIDATES = 120  # clauses the database ranks for the final ranking here
 PAIR_TERMS = 3  # a candidate holds two of the query's this many rarest stems…
-PAIRS_FEW = 20  # …or, when fewer clauses hold two, any of them
+PAIRS_FEW = 20  # …or, when fewer clauses hold two, the rarest alone
+RANK_MAX, CORRELATED = 3000, 3  # pairs likely to match more: all of the rarest at once…
+AND_TERMS = 5  # …up to this many
 NAMED_MAX = 200  # clauses looked up by number (every document's «4.1»)
 PHRASE, NEAR = 1.0, 0.5  # the bonus for neighbours in a phrase, of their mean weight
 LOCAL, LOCAL_MIN_ROWS = 0.5, 20  # a stem every candidate holds weighs LOCAL of one none holds
@@ -276,27 +278,41 @@ def _named(query: Query, expected: list[int]) -> list[int]:
 
 
 def _match_terms(vocabulary: _Vocabulary) -> list[str]:
-    """The query's PAIR_TERMS rarest stems: a clause holding two of them is a candidate."""
+    """The query's stems, rarest first."""
     counts = vocabulary.counts
-    return sorted(counts, key=lambda t: (counts[t], t))[:PAIR_TERMS]
+    return sorted(counts, key=lambda t: (counts[t], t))
 
 
 def _candidates(vocabulary: _Vocabulary, expected: list[int]) -> list[int]:
     """The best CANDIDATES clauses by the database's ranking: in the expected documents
-    (with any stem), then in the corpus (with two of the rarer stems: the index intersects
-    their postings, so the database ranks hundreds of clauses, not every one that holds a
-    common word; any of them when no clause holds two), each stem with its variants."""
+    (with any stem), then in the corpus with two of the PAIR_TERMS rarest stems (the index
+    intersects their postings: the database ranks hundreds of clauses, not every one that
+    holds a common word). When even those pairs are common (their expected matches over
+    RANK_MAX), with all of the rarest stems at once; when few clauses hold two, with the
+    rarest alone. Each stem with its variants."""
     if not vocabulary.counts:
         return []
     found: list[int] = []
     if expected:
         found = _ranked([[vocabulary.forms(vocabulary.counts)]], expected)
-    groups = [vocabulary.forms([term]) for term in _match_terms(vocabulary)]
+    terms = _match_terms(vocabulary)
+    groups = [vocabulary.forms([term]) for term in terms[:PAIR_TERMS]]
     pairs = [[a, b] for a, b in itertools.combinations(groups, 2)] or [groups]
-    corpus = _ranked(pairs, [])
+    common = len(groups) > 2 and _pairs_matched(vocabulary, terms[:PAIR_TERMS]) > RANK_MAX
+    corpus = _ranked([[vocabulary.forms([t]) for t in terms[:AND_TERMS]]], []) if common else []
+    if not common or len(corpus) < PAIRS_FEW:
+        corpus += _ranked(pairs, [])
     if len(corpus) < PAIRS_FEW and len(groups) > 1:
-        corpus += _ranked([[group] for group in groups], [])
+        corpus += _ranked([[groups[0]]], [])
     return found + list(dict.fromkeys(corpus))
+
+
+def _pairs_matched(vocabulary: _Vocabulary, terms: list[str]) -> float:
+    """About how many clauses hold two of `terms` (stems of one text go together more often
+    than by chance: CORRELATED times)."""
+    counts, total = vocabulary.counts, vocabulary.total
+    pairs = itertools.combinations(terms, 2)
+    return CORRELATED * sum(counts[a] * counts[b] / total for a, b in pairs)
 
 
 def _ranked(alternatives: list[list[list[str]]], documents: list[int]) -> list[int]:
