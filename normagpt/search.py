@@ -483,8 +483,11 @@ def _score(
             score += phrase.total * (held / phrase.total) ** COVERAGE
         for a, b, weight in phrase.pairs:
             if a in positions and b in positions:
-                gap = min(abs(j - i) for i in positions[a] for j in positions[b])
-                score += (PHRASE if gap == 1 else NEAR if gap <= 3 else 0.0) * weight
+                after = set(positions[b])  # neighbours: a word apart, or two or three
+                if any(i + 1 in after or i - 1 in after for i in positions[a]):
+                    score += PHRASE * weight
+                elif any(i + d in after for i in positions[a] for d in (-3, -2, 2, 3)):
+                    score += NEAR * weight
     said = set(row["statement"])
     beyond = said - variants.keys() - set(row["heading"])
     if said:
