@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection, transaction
@@ -29,62 +30,108 @@ _UPSERT = (
 
 
 PART = " | "  # between the heading's, the statement's and the rest's stems
+TABLE_MARK = "0tbl"  # a token no text yields, after a table's heading stems: search finds tables
 _SENTENCE_END = re.compile(r"(?<=[.;])\s+(?=[«(А-ЯЁA-Z])")
 
 
 def clause_search_text(heading: str, text: str, *, table: bool = False) -> str:
     """What the clause's full-text index holds: the stems of its heading path, of its first
     sentence (what it states; a table's title) and of the rest, the parts apart (`PART`; no
-    tokenizer sees the bar, so a phrase still runs across it)."""
+    tokenizer sees the bar, so a phrase still runs across it). A table's heading part ends
+    with TABLE_MARK."""
     if table:
         statement, _, rest = text.strip().partition("\n")
     else:
         statement, _, rest = _SENTENCE_END.sub("\n\n", text.strip(), count=1).partition("\n\n")
-    return PART.join(" ".join(search_stems(part)) for part in (heading, statement, rest))
+    parts = [search_stems(part) for part in (heading, statement, rest)]
+    if table:
+        parts[0].append(TABLE_MARK)
+    return PART.join(" ".join(part) for part in parts)
 
 
 def clause_terms(search_text: str) -> set[str]:
-    return set(search_text.split()) - {PART.strip()}
+    return set(search_text.split()) - {PART.strip(), TABLE_MARK}
+
+
+@dataclass(frozen=True)
+class Indexed:
+    """A document's pages split for search (`pages_indexed`): its clauses as rows, each
+    (page index, kind, number, heading, text, position, start, end, search text), and each
+    page's clause numbers."""
+
+    clauses: list[tuple[Any, ...]]
+    page_clauses: list[list[str]]
+
+
+def pages_indexed(texts: list[str]) -> Indexed:
+    """Split a document's page texts into clauses with their search text (pure: a bulk load
+    runs it in worker processes)."""
+    units = clauses_split(texts)
+    rows = [
+        (
+            unit.page_index,
+            unit.kind,
+            unit.number,
+            unit.heading[:500],
+            unit.text,
+            unit.position,
+            unit.start,
+            unit.end,
+            clause_search_text(unit.heading, unit.text, table=unit.kind == "table"),
+        )
+        for unit in units
+    ]
+    by_page: list[list[Any]] = [[] for _ in texts]
+    for unit in units:
+        by_page[unit.page_index].append(unit)
+    return Indexed(rows, [page_numbers(text, by_page[i]) for i, text in enumerate(texts)])
 
 
 @transaction.atomic
-def document_index(*, document_id: int, count_terms: bool = True) -> int:
+def document_index(
+    *, document_id: int, count_terms: bool = True, indexed: Indexed | None = None
+) -> int:
     """Split the document's stored pages into clauses and store them with their search text,
-    replacing earlier ones; update the stem counts (unless `count_terms` is false: a bulk
-    load counts once at the end with `terms_recount`) and the code's aliases. The number of
-    clauses."""
+    replacing earlier ones (`indexed`: the split made already, of these pages); update the
+    stem counts (unless `count_terms` is false: a bulk load counts once at the end with
+    `terms_recount`) and the code's aliases. The number of clauses."""
     document = NormDocument.objects.select_for_update().get(pk=document_id)
     pages = list(NormPage.objects.filter(document=document).order_by("number"))
     old = NormClause.objects.filter(document=document)
     removed = _counts(old.values_list("search_text", flat=True)) if count_terms else None
     old.delete()
-    units = clauses_split([page.text for page in pages])
-    rows = [
-        NormClause(
-            document=document,
-            page=pages[unit.page_index],
-            kind=unit.kind,
-            number=unit.number,
-            heading=unit.heading[:500],
-            text=unit.text,
-            position=unit.position,
-            start=unit.start,
-            end=unit.end,
-            search_text=clause_search_text(unit.heading, unit.text, table=unit.kind == "table"),
-        )
-        for unit in units
-    ]
-    NormClause.objects.bulk_create(rows, batch_size=BATCH)
-    for index, page in enumerate(pages):
-        numbers = page_numbers(page.text, [u for u in units if u.page_index == index])
+    if indexed is None:
+        indexed = pages_indexed([page.text for page in pages])
+    _clauses_insert(document.pk, [page.pk for page in pages], indexed.clauses)
+    for page, numbers in zip(pages, indexed.page_clauses, strict=True):
         if numbers != page.clauses:
             NormPage.objects.filter(pk=page.pk).update(clauses=numbers)
     if removed is not None:
-        added = _counts(row.search_text for row in rows)
+        added = _counts(row[-1] for row in indexed.clauses)
         added.subtract(removed)
         terms_add(added)
     aliases_refresh(document)
-    return len(rows)
+    return len(indexed.clauses)
+
+
+_CLAUSE_COLUMNS = (
+    "document_id", "page_id", "kind", "number", "heading", "text", "position", "start", "end",
+    "search_text",
+)  # fmt: skip
+
+
+def _clauses_insert(document_id: int, page_ids: list[int], rows: list[tuple[Any, ...]]) -> None:
+    """The rows written out (thousands per document: no model instance is built for each)."""
+    quote = connection.ops.quote_name
+    sql = "INSERT INTO {} ({}) VALUES ({})".format(  # noqa: S608 (names from the model)
+        quote(NormClause._meta.db_table),
+        ", ".join(quote(c) for c in _CLAUSE_COLUMNS),
+        ", ".join(["%s"] * len(_CLAUSE_COLUMNS)),
+    )
+    values = [(document_id, page_ids[row[0]], *row[1:]) for row in rows]
+    with connection.cursor() as cursor:
+        for start in range(0, len(values), BATCH):
+            cursor.executemany(sql, values[start : start + BATCH])
 
 
 def page_numbers(text: str, units: list[Any]) -> list[str]:

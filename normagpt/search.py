@@ -35,7 +35,8 @@ from django.db import connection
 from django.db.models import Max, Min, Q
 
 from core.exceptions import InvalidInput
-from normagpt.indexing import ALL_CLAUSES, PART
+from core.rows import JoinedLoader
+from normagpt.indexing import ALL_CLAUSES, PART, TABLE_MARK
 from normagpt.models import NormClause, NormDocument, NormDocumentAlias, NormPage
 from normagpt.parsing import (
     VARIANT_MIN,
@@ -54,6 +55,7 @@ MAX_LIMIT = 50
 _POINTER = re.compile(r"^\S+ [^.]*(?:по|в) таблиц[еаы] [\w.]+\.?$")
 MAX_TERMS = 32
 CANDIDATES = 120  # clauses the database ranks for the final ranking here
+TABLES = 20  # tables besides, on SQLite, when the candidates are that many
 PAIR_TERMS = 3  # a candidate holds two of the query's this many rarest stems…
 PAIRS_FEW = 20  # …or, when fewer clauses hold two, the rarest alone
 RANK_MAX, CORRELATED = 3000, 3  # pairs likely to match more: all of the rarest at once…
@@ -135,9 +137,7 @@ def clauses_search(
     named = _named(query, expected)
     ids = list(dict.fromkeys([*named, *_candidates(vocabulary, expected)]))
     best = _ranked_rows(_rows(ids), query, vocabulary, set(named), set(expected))[:limit]
-    clauses = NormClause.objects.select_related(
-        "page", "document", "document__replaced_by"
-    ).in_bulk([row["id"] for _, row in best])
+    clauses = _clauses_loaded([row["id"] for _, row in best])
     hits = [
         ClauseHit(
             clause=clauses[row["id"]],
@@ -151,6 +151,22 @@ def clauses_search(
     return _with_tables(hits)[:limit]
 
 
+_LOADER = JoinedLoader(NormClause, page=NormPage, document=NormDocument)
+
+
+def _clauses_loaded(ids: list[int]) -> dict[int, NormClause]:
+    """The clauses with their page, document and its successor, in two queries written out
+    (the ORM's compiling of the joins cost more than running them)."""
+    clauses: dict[int, Any] = _LOADER.by_ids(ids)
+    successors = {c.document.replaced_by_id for c in clauses.values()} - {None}
+    by_pk = NormDocument.objects.in_bulk(successors) if successors else {}
+    for clause in clauses.values():
+        clause.page.document = clause.document
+        if clause.document.replaced_by_id in by_pk:
+            clause.document.replaced_by = by_pk[clause.document.replaced_by_id]
+    return clauses
+
+
 def _with_tables(hits: list[ClauseHit]) -> list[ClauseHit]:
     """Each clause that points to a table of its document («… принимают по таблице 5.3») is
     joined by that table: before it when the clause only points (the values are in the
@@ -161,11 +177,9 @@ def _with_tables(hits: list[ClauseHit]) -> list[ClauseHit]:
     wanted = Q()
     for document, number in pointed:
         wanted |= Q(document_id=document, number=number)
+    found = NormClause.objects.filter(wanted, kind=NormClause.Kind.TABLE).values_list("pk")
     tables = {
-        (t.document_id, t.number): t
-        for t in NormClause.objects.select_related(
-            "page", "document", "document__replaced_by"
-        ).filter(wanted, kind=NormClause.Kind.TABLE)
+        (t.document_id, t.number): t for t in _clauses_loaded([pk for (pk,) in found]).values()
     }
     seen = {hit.clause.pk for hit in hits}
     out: list[ClauseHit] = []
@@ -299,11 +313,17 @@ def _candidates(vocabulary: _Vocabulary, expected: list[int]) -> list[int]:
     groups = [vocabulary.forms([term]) for term in terms[:PAIR_TERMS]]
     pairs = [[a, b] for a, b in itertools.combinations(groups, 2)] or [groups]
     common = len(groups) > 2 and _pairs_matched(vocabulary, terms[:PAIR_TERMS]) > RANK_MAX
-    corpus = _ranked([[vocabulary.forms([t]) for t in terms[:AND_TERMS]]], []) if common else []
+    every = [[vocabulary.forms([t]) for t in terms[:AND_TERMS]]]
+    corpus = _ranked(every, []) if common else []
+    asked = every
     if not common or len(corpus) < PAIRS_FEW:
         corpus += _ranked(pairs, [])
+        asked = pairs
     if len(corpus) < PAIRS_FEW and len(groups) > 1:
         corpus += _ranked([[groups[0]]], [])
+    if connection.vendor == "sqlite" and len(corpus) >= CANDIDATES:
+        # bm25 puts long clauses last: a table (its rows) is asked for apart
+        corpus += _ranked([[*groups, [TABLE_MARK]] for groups in asked], [], TABLES)
     return found + list(dict.fromkeys(corpus))
 
 
@@ -315,23 +335,24 @@ def _pairs_matched(vocabulary: _Vocabulary, terms: list[str]) -> float:
     return CORRELATED * sum(counts[a] * counts[b] / total for a, b in pairs)
 
 
-def _ranked(alternatives: list[list[list[str]]], documents: list[int]) -> list[int]:
+def _ranked(alternatives: list[list[list[str]]], documents: list[int], limit: int = 0) -> list[int]:
     """Clauses holding every group of one of the `alternatives` (a group: a stem's forms,
-    any of them), best first."""
+    any of them), best first: at most `limit` (CANDIDATES)."""
+    limit = limit or CANDIDATES
     if connection.vendor == "postgresql":
         query = " | ".join(
             "(" + " & ".join("(" + " | ".join(g) + ")" for g in groups) + ")"
             for groups in alternatives
         )  # stems are [0-9a-zа-я]+: nothing to escape
-        return _postgres(query, documents)
+        return _postgres(query, documents, limit)
     match = " OR ".join(
         "(" + " AND ".join("(" + " OR ".join(f'"{t}"' for t in g) + ")" for g in groups) + ")"
         for groups in alternatives
     )
-    return _sqlite(match, documents)
+    return _sqlite(match, documents, limit)
 
 
-def _postgres(query: str, documents: list[int]) -> list[int]:
+def _postgres(query: str, documents: list[int], limit: int) -> list[int]:
     within = "AND document_id = ANY(%s)" if documents else ""
     sql = f"""
         SELECT id FROM normagpt_normclause
@@ -339,15 +360,15 @@ def _postgres(query: str, documents: list[int]) -> list[int]:
         ORDER BY ts_rank(search_vector, to_tsquery('simple', %s)) DESC, id
         LIMIT %s
     """  # noqa: S608 (only placeholders are interpolated)
-    params: list[Any] = [query, *([documents] if documents else []), query, CANDIDATES]
+    params: list[Any] = [query, *([documents] if documents else []), query, limit]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return [int(pk) for (pk,) in cursor.fetchall()]
 
 
-def _sqlite(match: str, documents: list[int]) -> list[int]:
+def _sqlite(match: str, documents: list[int], limit: int) -> list[int]:
     if not documents:
-        return _sqlite_match(match, None)
+        return [pk for _, pk in _sqlite_match_ranked(match, None, limit)]
     # FTS5 seeks to a document's span of clause ids (they are stored together)
     spans = (
         NormClause.objects.filter(document_id__in=documents)
@@ -357,15 +378,13 @@ def _sqlite(match: str, documents: list[int]) -> list[int]:
     )
     found: list[tuple[float, int]] = []
     for span in spans:
-        found += _sqlite_match_ranked(match, span)
-    return [pk for _, pk in sorted(found)[:CANDIDATES]]
+        found += _sqlite_match_ranked(match, span, limit)
+    return [pk for _, pk in sorted(found)[:limit]]
 
 
-def _sqlite_match(match: str, span: tuple[int, int] | None) -> list[int]:
-    return [pk for _, pk in _sqlite_match_ranked(match, span)]
-
-
-def _sqlite_match_ranked(match: str, span: tuple[int, int] | None) -> list[tuple[float, int]]:
+def _sqlite_match_ranked(
+    match: str, span: tuple[int, int] | None, limit: int
+) -> list[tuple[float, int]]:
     within = "AND rowid BETWEEN %s AND %s" if span else ""
     sql = f"""
         SELECT bm25(normagpt_clause_fts) AS rank, rowid FROM normagpt_clause_fts
@@ -373,7 +392,7 @@ def _sqlite_match_ranked(match: str, span: tuple[int, int] | None) -> list[tuple
         ORDER BY rank, rowid LIMIT %s
     """  # noqa: S608 (only placeholders are interpolated)
     with connection.cursor() as cursor:
-        cursor.execute(sql, [match, *(span or ()), CANDIDATES])
+        cursor.execute(sql, [match, *(span or ()), limit])
         return [(float(rank), int(pk)) for rank, pk in cursor.fetchall()]
 
 

@@ -283,3 +283,82 @@ def test_parsing_helpers() -> None:
     ]
     assert stem("защитного") == "защитн"
     assert stem("плиты") == stem("плита") == stem("плит") == "плит"
+
+
+def test_a_table_is_found_among_many_short_clauses_repeating_its_words() -> None:
+    """More clauses than the database ranks hold the asked condition with the query's rarest
+    words, others the asked quantity; the table whose row answers holds both but is long
+    (its rows), which SQLite's bm25 puts last. It still comes first."""
+    from normagpt.indexing import document_index, terms_recount
+
+    elements = ["плит", "балок", "колонн", "стен", "ригелей", "фундаментов", "свай", "ростверков"]
+    places = [
+        "покрытия", "перекрытия", "подвала", "цоколя", "чердака", "лестниц", "галерей",
+        "тоннелей", "резервуаров", "эстакад", "градирен", "дымовых труб", "опор", "мостов",
+        "причалов", "шахт", "складов",
+    ]  # fmt: skip
+    clauses = [
+        f"4.1.{n} Для рабочей арматуры {e} {p} в помещениях с повышенной влажностью применяют "
+        f"бетон марки по водонепроницаемости не ниже W{4 + n % 3 * 2}."
+        for n, (e, p) in enumerate(((e, p) for e in elements for p in places), 1)
+    ]
+    table = [
+        "Таблица 5.2 — Минимальная толщина защитного слоя бетона рабочей арматуры, мм",
+        "Условия эксплуатации конструкций   Толщина защитного слоя, мм",
+        "В закрытых помещениях при нормальной и пониженной влажности   20",
+        "В закрытых помещениях при повышенной влажности (при отсутствии мер защиты)   25",
+        "На открытом воздухе (при отсутствии мер защиты)   30",
+        "В грунте (при отсутствии мер защиты), в фундаментах при наличии бетонной подготовки   40",
+        "В монолитных фундаментах при отсутствии бетонной подготовки   70",
+        "В сборных фундаментах под колонны на песчаной подушке   35",
+        "В конструкциях, подвергающихся попеременному замораживанию и оттаиванию   35",
+        "В конструкциях с напрягаемой арматурой класса А800 и выше   40",
+        "В конструкциях, эксплуатируемых в слабоагрессивной газовой среде   30",
+        "В конструкциях, эксплуатируемых в среднеагрессивной газовой среде   35",
+        "В конструкциях, эксплуатируемых в сильноагрессивной газовой среде   40",
+        "В подземных сооружениях при отсутствии гидроизоляции   45",
+    ]
+    others = [  # the quantity asked, in other conditions: more of them than of the above
+        f"6.{k}.{n} Минимальную толщину защитного слоя бетона {e} {p} в сухих условиях "
+        f"принимают не менее {10 + n % 4 * 5} мм."
+        if n
+        else f"6.{k} Сухие условия, случай {k}"
+        for k in (1, 2)
+        for n, (e, p) in enumerate([("", ""), *((e, p) for e in elements for p in places)])
+    ]
+    unrelated = [
+        f"7.{k}.{n} {template.format(e=e, p=p, n=n)}" if n else f"7.{k} Требования раздела {k}"
+        for k, template in enumerate(
+            [
+                "Класс бетона {e} {p} по прочности на сжатие принимают не ниже B{n}.",
+                "Нагрузку от снега на {e} {p} определяют по карте районов, не менее {n} кПа.",
+                "Огнестойкость {e} {p} обеспечивают облицовкой толщиной не менее {n} мм.",
+                "Прогиб {e} {p} от нормативных нагрузок не должен превышать 1/{n} пролёта.",
+            ],
+            1,
+        )
+        for n, (e, p) in enumerate([("", ""), *((e, p) for e in elements for p in places)])
+    ]
+    lines = [
+        "4 Материалы", "4.1 Бетон", *clauses, "5 Конструктивные требования", "5.1 Общие", *table,
+        "6 Защитный слой", *others, "7 Прочие требования", *unrelated,
+    ]  # fmt: skip
+    texts = ["\n".join(lines[i : i + 40]) for i in range(0, len(lines), 40)]
+    document = NormDocument.objects.create(
+        code="СП 990.13330.2099", title="Свод", page_count=len(texts)
+    )
+    NormPage.objects.bulk_create(
+        [NormPage(document=document, number=n, text=t) for n, t in enumerate(texts, 1)]
+    )
+    document_index(document_id=document.pk)
+    terms_recount()
+    assert len(clauses) > 120  # more than the database ranks (search.CANDIDATES)
+
+    hits = services.clauses_search(
+        keywords=[
+            "Минимальная толщина защитного слоя бетона рабочей арматуры",
+            "в помещениях с повышенной влажностью",
+        ],
+        limit=5,
+    )
+    assert (hits[0].clause.kind, hits[0].clause.number) == ("table", "5.2")

@@ -1,0 +1,51 @@
+"""core.rows.JoinedLoader: instances as the ORM's, relations attached, values converted."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from core.rows import JoinedLoader
+from normagpt.models import NormClause, NormDocument, NormPage
+
+pytestmark = pytest.mark.django_db
+
+
+def _clause() -> NormClause:
+    document = NormDocument.objects.create(code="СП 1.13330.2020", title="Свод", is_sample=True)
+    page = NormPage.objects.create(document=document, number=3, text="5.1 Текст", clauses=["5.1"])
+    return NormClause.objects.create(
+        document=document, page=page, number="5.1", text="Текст", search_text="текст"
+    )
+
+
+def test_loads_the_instances_with_their_relations_in_one_query() -> None:
+    clause = _clause()
+    loader = JoinedLoader(NormClause, page=NormPage, document=NormDocument)
+    with CaptureQueriesContext(connection) as queries:
+        loaded = loader.by_ids([clause.pk, clause.pk, 10**9])
+        found = loaded[clause.pk]
+        assert (found.page.number, found.document.code) == (3, "СП 1.13330.2020")
+    assert len(queries) == 1
+    assert list(loaded) == [clause.pk]
+    fetched = NormClause.objects.select_related("page", "document").get(pk=clause.pk)
+    for field in NormClause._meta.concrete_fields:
+        assert getattr(found, field.attname) == getattr(fetched, field.attname), field.name
+    # converted as the ORM does: a JSON list, a boolean, an aware datetime
+    assert found.page.clauses == ["5.1"]
+    assert found.document.is_sample is True
+    assert found.document.created_at == fetched.document.created_at
+    assert not found._state.adding
+    found.text = "Другой текст"
+    found.save(update_fields=["text"])
+    assert NormClause.objects.get(pk=clause.pk).text == "Другой текст"
+
+
+def test_no_ids_no_query_and_a_wrong_relation_refused() -> None:
+    loader = JoinedLoader(NormClause, page=NormPage)
+    with CaptureQueriesContext(connection) as queries:
+        assert loader.by_ids([]) == {}
+    assert not queries
+    with pytest.raises(ValueError, match="not a foreign key"):
+        JoinedLoader(NormClause, page=NormDocument)
