@@ -38,9 +38,12 @@ class JoinedLoader:
             return {}
         connection = connections[using]
         sql, parts = self._prepare(using)
-        marks = ",".join(["%s"] * len(wanted))
+        if connection.vendor == "postgresql":  # one text whatever the count: parsed once
+            where, params = "= ANY(%s)", [wanted]
+        else:
+            where, params = f"IN ({','.join(['%s'] * len(wanted))})", wanted
         with connection.cursor() as cursor:
-            cursor.execute(sql.format(marks=marks), wanted)
+            cursor.execute(sql.format(where=where), params)
             rows = cursor.fetchall()
         out: dict[int, models.Model] = {}
         for row in rows:
@@ -85,7 +88,7 @@ class JoinedLoader:
         )
         # names from the models' metadata; the ids are parameters
         table, pk = quote(self.base._meta.db_table), _pk(self.base, quote)
-        sql = f"SELECT {', '.join(columns)} FROM {table} t0 {joins} WHERE t0.{pk} IN ({{marks}})"  # noqa: S608
+        sql = f"SELECT {', '.join(columns)} FROM {table} t0 {joins} WHERE t0.{pk} {{where}}"  # noqa: S608
         self._prepared[using] = (sql, parts)
         return self._prepared[using]
 

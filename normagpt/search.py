@@ -270,8 +270,13 @@ def _fetch(sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
         return list(cursor.fetchall())
 
 
-def _marks(values: Iterable[Any]) -> str:
-    return ",".join("%s" for _ in values) or "NULL"
+def _within(column: str, values: list[Any]) -> tuple[str, list[Any]]:
+    """`column` among `values`: one array parameter on PostgreSQL (its driver parses a query
+    once per text; a list of placeholders makes a new text for every length), a list of
+    placeholders elsewhere."""
+    if connection.vendor == "postgresql":
+        return f"{column} = ANY(%s)", [list(values)]
+    return f"{column} IN ({','.join('%s' for _ in values) or 'NULL'})", list(values)
 
 
 def _idf(count: int, total: int) -> float:
@@ -397,12 +402,13 @@ def _sqlite_match_ranked(
 
 
 def _rows(ids: list[int]) -> dict[int, dict[str, Any]]:
+    where, params = _within("c.id", ids)
     sql = f"""
         SELECT c.id, c.document_id, c.search_text, d.status FROM normagpt_normclause c
-        JOIN normagpt_normdocument d ON d.id = c.document_id WHERE c.id IN ({_marks(ids)})
+        JOIN normagpt_normdocument d ON d.id = c.document_id WHERE {where}
     """  # noqa: S608 (only placeholders are interpolated)
     out = {}
-    for pk, document, text, status in _fetch(sql, ids):
+    for pk, document, text, status in _fetch(sql, params):
         heading, _, body = text.partition(PART)
         statement, _, rest = body.partition(PART)
         out[pk] = {
@@ -428,8 +434,8 @@ def _ranked_rows(
     said = {stem for row in rows.values() for stem in row["statement"]}
     said -= set(vocabulary.variants)
     ordered = sorted(said)
-    sql = f"SELECT term, clauses FROM normagpt_normterm WHERE term IN ({_marks(ordered)})"  # noqa: S608
-    counts = _fetch(sql, ordered)
+    where, params = _within("term", ordered)
+    counts = _fetch(f"SELECT term, clauses FROM normagpt_normterm WHERE {where}", params)  # noqa: S608
     other = {stem: _idf(n, vocabulary.total) for stem, n in counts}
     local = _locally_weighted(rows, vocabulary)
     phrases = _phrases(query, local)
