@@ -5,7 +5,8 @@ A norm is numbered: sections («10 Конструктивные требован
 with tables («Таблица 5.1 — …») between them. A clause runs from its number to the next
 clause or table, across a page break if need be; the headings above it make its heading
 path. Text before the first number (a cover, an introduction) is kept per page as
-unnumbered text. Lines repeated on most pages (running headers and footers, a banner)
+unnumbered text, and so is text past the page after a clause's first (SPAN_PAGES): no
+clause runs on for pages. Lines repeated on most pages (running headers and footers, a banner)
 are left out of the clauses' text.
 
 A line that only looks like a clause (a wrapped cross-reference «…по\\n10.3.2 СП 63», a
@@ -24,6 +25,9 @@ SECTION_STEP_MAX = 3  # a section number at most this far past the last one
 LOOKAHEAD_LINES = 40  # how far a numbering that jumps is checked against what follows
 BOILERPLATE_SHARE = 0.5
 EDGE_LINES = 3  # where a page's running header and footer are
+# the pages after its first a unit runs on to: a clause ends on the next page at the latest, a
+# table («Продолжение таблицы») may go on; past that, the text is kept page by page
+SPAN_PAGES = {"clause": 1, "table": 3}
 
 # «10.3.2 Текст», «10.3.2. Текст», «А.1.2 Текст», «п. 4.1 Текст»
 _NUMBERED = re.compile(
@@ -137,7 +141,11 @@ class _Splitter:
 
     def _continue(self, line: _Line) -> None:
         unit = self.current
-        if unit is None or (unit.kind == "text" and unit.page_index != line.page):
+        if (
+            unit is None
+            or (unit.kind == "text" and unit.page_index != line.page)
+            or line.page - unit.page_index > SPAN_PAGES.get(unit.kind, 0)
+        ):  # past what a clause spans: numbering the splitter could not follow
             self._open("text", "", self._heading_path(99), line)
             return
         unit.lines.append(line.text)
