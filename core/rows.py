@@ -38,10 +38,11 @@ class JoinedLoader:
             return {}
         connection = connections[using]
         sql, parts = self._prepare(using)
+        params: list[Any]
         if connection.vendor == "postgresql":  # one text whatever the count: parsed once
             where, params = "= ANY(%s)", [wanted]
         else:
-            where, params = f"IN ({','.join(['%s'] * len(wanted))})", wanted
+            where, params = f"IN ({','.join(['%s'] * len(wanted))})", list(wanted)
         with connection.cursor() as cursor:
             cursor.execute(sql.format(where=where), params)
             rows = cursor.fetchall()

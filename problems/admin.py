@@ -154,7 +154,7 @@ class ProblemAdmin(admin.ModelAdmin):
             items = services.problems_get_many(
                 site=Site(problem.subject, problem.exam), problem_ids=ids
             )
-            failed = [i for i in items if i.error]
+            failed = [i for i in items if i.error or i.stale]  # stale: not fetched
             level = messages.SUCCESS if not failed else messages.WARNING
             self.message_user(
                 request,

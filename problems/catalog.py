@@ -1,4 +1,8 @@
-"""Use cases of the catalog tree, category listings and tests (fetch-through, stored)."""
+"""Use cases of the catalog tree, category listings and tests (fetch-through, stored).
+
+`*_get` are strict (a crawl must know the site was not read); `*_read`, for readers,
+answer from the stored copy when the site fails (`problems.stored`).
+"""
 
 from __future__ import annotations
 
@@ -20,8 +24,10 @@ from problems.parsing import (
     parse_catalog,
     parse_category_page,
     parse_test_page,
+    says_not_found,
 )
 from problems.services import problem_store
+from problems.stored import Answer, fetch_or_stored
 from problems.subjects import Site
 
 LISTING_MAX_PAGES = 200
@@ -55,6 +61,17 @@ def catalog_get(*, site: Site, refresh: bool = False) -> list[Topic]:
         raise SdamgiaBadPage(f"the catalog of {site.label}.sdamgia.ru has no topics")
     catalog_store(site=site, topics=parsed)
     return selectors.catalog_topics(site=site)
+
+
+def catalog_read(*, site: Site, refresh: bool = False) -> Answer[list[Topic]]:
+    """`catalog_get` for a reader: when the site fails, the stored catalog of any age,
+    marked stale; without one, the site's error."""
+    return fetch_or_stored(
+        lambda: catalog_get(site=site, refresh=refresh),
+        lambda: selectors.catalog_topics(site=site) or None,
+        lambda topics: min(topic.fetched_at for topic in topics),
+        refresh=refresh,
+    )
 
 
 @transaction.atomic
@@ -120,6 +137,30 @@ def category_problems_get(
     category = listing_store(site=site, category_id=category_id, problems=parsed, pages=pages)
     ids = [p.problem_id for p in parsed]
     return CategoryOutcome(category, ids[offset : offset + limit], len(ids), True)
+
+
+def category_problems_read(
+    *, site: Site, category_id: str, limit: int = 20, offset: int = 0, refresh: bool = False
+) -> Answer[CategoryOutcome]:
+    """`category_problems_get` for a reader: when the site fails, the stored listing of
+    any age, marked stale; without one, the site's error."""
+    category_id = _id_check(category_id, "category_id")
+
+    def stored() -> CategoryOutcome | None:
+        category = selectors.category_get(site=site, category_id=category_id)
+        if category is None or category.listing_fetched_at is None:
+            return None
+        ids = selectors.category_problem_ids(category=category)
+        return CategoryOutcome(category, ids[offset : offset + limit], len(ids), True)
+
+    return fetch_or_stored(
+        lambda: category_problems_get(
+            site=site, category_id=category_id, limit=limit, offset=offset, refresh=refresh
+        ),
+        stored,
+        lambda outcome: outcome.category.listing_fetched_at,
+        refresh=refresh,
+    )
 
 
 async def _read_listing(
@@ -220,16 +261,30 @@ def exam_test_get(*, site: Site, test_id: str, refresh: bool = False) -> Test:
         page = await client.test_page(site, test_id)
         try:
             return parse_test_page(page.text, base_url=site_base_url(site))
-        except PageStructureError:
-            raise ProblemNotFound(
-                f"test {test_id} was not found on {site.label}.sdamgia.ru",
-                extra={"test_id": test_id},
-            ) from None
+        except PageStructureError as exc:
+            if says_not_found(page.text) or "prob_list" in page.text:  # the site's own "none"
+                raise ProblemNotFound(
+                    f"test {test_id} was not found on {site.label}.sdamgia.ru",
+                    extra={"test_id": test_id},
+                ) from None
+            raise SdamgiaBadPage.unreadable(site.label, f"page of test {test_id}", exc) from None
 
     parsed = run_with_client(fetch)
     if not parsed.ids and not parsed.ids_hidden and not parsed.problem_count:
         raise ProblemNotFound(f"test {test_id} was not found on {site.label}.sdamgia.ru")
     return exam_test_store(site=site, test_id=test_id, parsed=parsed)
+
+
+def exam_test_read(*, site: Site, test_id: str, refresh: bool = False) -> Answer[Test]:
+    """`exam_test_get` for a reader: when the site fails, the stored test of any age,
+    marked stale; without one, the site's error."""
+    test_id = _id_check(test_id, "test_id")
+    return fetch_or_stored(
+        lambda: exam_test_get(site=site, test_id=test_id, refresh=refresh),
+        lambda: selectors.exam_test_cached(site=site, test_id=test_id),
+        lambda test: test.fetched_at,
+        refresh=refresh,
+    )
 
 
 @transaction.atomic

@@ -5,7 +5,10 @@ The same dicts back the MCP tools' structured output and the REST API.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
+
+from django.utils import timezone
 
 from problems.catalog import CategoryOutcome
 from problems.client import problem_page_url
@@ -13,6 +16,7 @@ from problems.fuzzy import FuzzyOutcome
 from problems.models import Problem, Test, Topic
 from problems.photo import PhotoOutcome
 from problems.services import BatchItem, SearchOutcome
+from problems.stored import Staleness
 from problems.subjects import Site
 
 
@@ -21,7 +25,52 @@ def problem_url(problem: Problem) -> str:
     return problem_page_url(site, problem.problem_id)
 
 
-def problem_as_dict(problem: Problem) -> dict[str, Any]:
+def _when(moment: datetime | None) -> str:
+    if moment is None:
+        return "at an unknown time"
+    days = (timezone.now() - moment).days
+    ago = "today" if days < 1 else "1 day ago" if days == 1 else f"{days} days ago"
+    return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC ({ago})"
+
+
+def stale_warning(stale: Staleness) -> str:
+    """The warning of an answer served from the stored copy: why, and how old it is."""
+    if stale.refresh:
+        return (
+            f"refresh failed: {stale.reason}; answered from the stored copy fetched "
+            f"{_when(stale.fetched_at)}, which may be out of date"
+        )
+    return f"stored copy fetched {_when(stale.fetched_at)}: {stale.reason}"
+
+
+def stale_as_dict(stale: Staleness | None) -> dict[str, Any]:
+    """`stale` and `warnings` of an answer (`fetched_at` is the answer's own)."""
+    return {"stale": stale is not None, "warnings": [stale_warning(stale)] if stale else []}
+
+
+def stale_markdown(stale: Staleness | None) -> list[str]:
+    """The lines that open a stored copy's Markdown (none for the site's own answer)."""
+    if stale is None:
+        return []
+    when = _when(stale.fetched_at)
+    if stale.refresh:
+        line = (
+            f"> **Warning**: `refresh: true` failed ({stale.reason}); this is the stored "
+            f"copy, fetched {when}, and may be out of date."
+        )
+    else:
+        line = (
+            f"> **Stored copy**, fetched {when}: the site could not be read "
+            f"({stale.reason}). It may be out of date."
+        )
+    return [line, ""]
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment is not None else None
+
+
+def problem_as_dict(problem: Problem, stale: Staleness | None = None) -> dict[str, Any]:
     return {
         "id": problem.problem_id,
         "subject": problem.subject,
@@ -47,6 +96,7 @@ def problem_as_dict(problem: Problem) -> dict[str, Any]:
         "codifier": problem.codifier,
         "categories": [c.category_id for c in problem.categories.all()] if problem.pk else [],
         "fetched_at": problem.fetched_at.isoformat(),
+        **stale_as_dict(stale),
     }
 
 
@@ -56,8 +106,11 @@ SOLUTION_NOTES = {
 }
 
 
-def problem_markdown(problem: Problem, *, heading: str = "#") -> str:
+def problem_markdown(
+    problem: Problem, *, heading: str = "#", stale: Staleness | None = None
+) -> str:
     lines = [f"{heading} Problem {problem.problem_id} ({problem.subject}-{problem.exam})", ""]
+    lines += stale_markdown(stale)
     meta = [f"**Type**: {problem.type_number}"] if problem.type_number else []
     meta.append(f"**URL**: {problem_url(problem)}")
     lines += [" · ".join(meta), ""]
@@ -82,11 +135,12 @@ def problem_markdown(problem: Problem, *, heading: str = "#") -> str:
 
 def batch_as_dict(items: list[BatchItem]) -> dict[str, Any]:
     return {
-        "problems": [problem_as_dict(i.problem) for i in items if i.problem is not None],
+        "problems": [problem_as_dict(i.problem, i.stale) for i in items if i.problem is not None],
         "errors": [
             {"id": i.problem_id, "code": i.error_code, "message": i.error} for i in items if i.error
         ],
         "requested": len(items),
+        "stale": any(i.stale for i in items),
     }
 
 
@@ -95,7 +149,8 @@ def batch_markdown(items: list[BatchItem]) -> str:
     parts = [f"# {found} of {len(items)} problems", ""]
     for item in items:
         if item.problem is not None:
-            parts += [problem_markdown(item.problem, heading="##"), "", "---", ""]
+            block = problem_markdown(item.problem, heading="##", stale=item.stale)
+            parts += [block, "", "---", ""]
         else:
             parts += [f"## Problem {item.problem_id}: error", item.error, "", "---", ""]
     return "\n".join(parts).strip()
@@ -108,16 +163,35 @@ def search_as_dict(outcome: SearchOutcome, *, offset: int) -> dict[str, Any]:
         "offset": offset,
         "total_found": outcome.total_found,
         "exhausted": outcome.exhausted,
+        "offline": outcome.offline,
+        "fetched_at": _iso(outcome.stale.fetched_at) if outcome.stale else None,
+        **stale_as_dict(outcome.stale),
     }
 
 
 def search_markdown(outcome: SearchOutcome, *, offset: int) -> str:
+    offline = _offline_markdown(outcome)
     if not outcome.ids:
-        return f"No problems found for «{outcome.query}» (offset {offset})."
+        nothing = "No stored problem holds every keyword of" if offline else "No problems found for"
+        return "\n".join([*offline, f"{nothing} «{outcome.query}» (offset {offset})."])
     more = "" if outcome.exhausted else " (more may follow: raise offset)"
     lines = [f"# Search «{outcome.query}»: {len(outcome.ids)} ids from offset {offset}{more}", ""]
+    lines += offline
     lines += [f"{offset + n}. {pid}" for n, pid in enumerate(outcome.ids, start=1)]
     return "\n".join(lines)
+
+
+def _offline_markdown(outcome: SearchOutcome) -> list[str]:
+    """The line that opens a keyword search answered from the stored problems."""
+    if outcome.stale is None:
+        return []
+    oldest = outcome.stale.fetched_at
+    line = (
+        f"> **Offline**: the site's search could not be asked ({outcome.stale.reason}). "
+        "These are the stored problems holding every keyword (a local search, not the site's)"
+    )
+    line += f"; the oldest of them was fetched {_when(oldest)}." if oldest else "."
+    return [line, ""]
 
 
 def fuzzy_as_dict(outcome: FuzzyOutcome) -> dict[str, Any]:
@@ -173,7 +247,7 @@ def fuzzy_markdown(outcome: FuzzyOutcome) -> str:
     return "\n".join(lines)
 
 
-def catalog_as_dict(topics: list[Topic]) -> dict[str, Any]:
+def catalog_as_dict(topics: list[Topic], stale: Staleness | None = None) -> dict[str, Any]:
     return {
         "topics": [
             {
@@ -187,12 +261,15 @@ def catalog_as_dict(topics: list[Topic]) -> dict[str, Any]:
                 ],
             }
             for t in topics
-        ]
+        ],
+        "fetched_at": _iso(min((t.fetched_at for t in topics), default=None)),
+        **stale_as_dict(stale),
     }
 
 
-def catalog_markdown(topics: list[Topic], site: Site) -> str:
+def catalog_markdown(topics: list[Topic], site: Site, stale: Staleness | None = None) -> str:
     lines = [f"# Catalog of {site.label}.sdamgia.ru ({site.name})", ""]
+    lines += stale_markdown(stale)
     for topic in topics:
         extra = " *(additional)*" if topic.is_additional else ""
         count = f" — {topic.count}" if topic.count is not None else ""
@@ -204,19 +281,26 @@ def catalog_markdown(topics: list[Topic], site: Site) -> str:
     return "\n".join(lines).strip()
 
 
-def category_as_dict(outcome: CategoryOutcome, *, offset: int) -> dict[str, Any]:
+def category_as_dict(
+    outcome: CategoryOutcome, *, offset: int, stale: Staleness | None = None
+) -> dict[str, Any]:
     return {
         "category_id": outcome.category.category_id,
         "title": outcome.category.title,
         "ids": outcome.ids,
         "offset": offset,
         "total": outcome.total,
+        "fetched_at": _iso(outcome.category.listing_fetched_at),
+        **stale_as_dict(stale),
     }
 
 
-def category_markdown(outcome: CategoryOutcome, *, offset: int) -> str:
+def category_markdown(
+    outcome: CategoryOutcome, *, offset: int, stale: Staleness | None = None
+) -> str:
     title = outcome.category.title or f"category {outcome.category.category_id}"
     lines = [f"# {title}: {len(outcome.ids)} of {outcome.total} problems from offset {offset}", ""]
+    lines += stale_markdown(stale)
     lines += [f"{offset + n}. {pid}" for n, pid in enumerate(outcome.ids, start=1)]
     return "\n".join(lines)
 
@@ -224,7 +308,7 @@ def category_markdown(outcome: CategoryOutcome, *, offset: int) -> str:
 HIDDEN = "problem numbers hidden by the test's author"
 
 
-def exam_test_as_dict(test: Test) -> dict[str, Any]:
+def exam_test_as_dict(test: Test, stale: Staleness | None = None) -> dict[str, Any]:
     return {
         "test_id": test.test_id,
         "title": test.title,
@@ -232,11 +316,14 @@ def exam_test_as_dict(test: Test) -> dict[str, Any]:
         "ids_hidden": test.ids_hidden,
         "problem_count": test.problem_count,
         "note": HIDDEN if test.ids_hidden else "",
+        "fetched_at": test.fetched_at.isoformat(),
+        **stale_as_dict(stale),
     }
 
 
-def exam_test_markdown(test: Test) -> str:
+def exam_test_markdown(test: Test, stale: Staleness | None = None) -> str:
     lines = [f"# Test {test.test_id}" + (f": {test.title}" if test.title else ""), ""]
+    lines += stale_markdown(stale)
     if test.ids_hidden:
         lines.append(f"{test.problem_count} problems; {HIDDEN}.")
     else:

@@ -56,6 +56,15 @@ def matching_form(text: str) -> str:
     return normalize(text)
 
 
+def keyword_terms(text: str) -> list[str]:
+    """The words of a keyword query as `Problem.search_text` holds them, each of five
+    letters or more cut to a stem so that another ending still matches («ромба» finds
+    «ромб»); stop words are left out unless they are all there is."""
+    words = normalize(text).split()
+    telling = [word for word in words if word not in STOP_WORDS] or words
+    return list(dict.fromkeys(w[: max(4, len(w) - 2)] if len(w) >= 5 else w for w in telling))
+
+
 _FOLDED_STOP_WORDS = frozenset(word.translate(_OCR_FOLD) for word in STOP_WORDS)
 
 

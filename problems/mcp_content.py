@@ -35,16 +35,19 @@ def register(registry: ToolRegistry) -> None:
 
 def problem_resource(subject: str, exam: str, id: str) -> str:
     """A problem as Markdown: condition with figure links, solution, answer, codifier.
-    Read from the database; fetched from the site when missing."""
+    Read from the database; fetched from the site when missing or past its TTL (the stored
+    copy, marked, when the site fails)."""
     site = site_resolve(subject=subject, exam=exam)
-    problem = services.problem_get(site=site, problem_id=services.problem_id_check(id, field="id"))
-    return formatting.problem_markdown(problem)
+    problem_id = services.problem_id_check(id, field="id")
+    read = services.problem_read(site=site, problem_id=problem_id)
+    return formatting.problem_markdown(read.value, stale=read.stale)
 
 
 def catalog_resource(subject: str, exam: str) -> str:
     """The site's catalog as Markdown: task types with their categories and their ids."""
     site = site_resolve(subject=subject, exam=exam)
-    return formatting.catalog_markdown(catalog.catalog_get(site=site), site)
+    read = catalog.catalog_read(site=site)
+    return formatting.catalog_markdown(read.value, site, read.stale)
 
 
 # --- Completion ----------------------------------------------------------------------------

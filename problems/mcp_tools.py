@@ -60,9 +60,11 @@ def get_problem(
 ) -> CallToolResult:
     """Get one problem by its number: condition (formulas as text, figure URLs), solution, answer, analogs, codifier."""
     site = site_resolve(subject=subject, exam=exam)
-    problem = services.problem_get(site=site, problem_id=problem_id, refresh=refresh)
+    read = services.problem_read(site=site, problem_id=problem_id, refresh=refresh)
     return respond(
-        formatting.problem_as_dict(problem), formatting.problem_markdown(problem), response_format
+        formatting.problem_as_dict(read.value, read.stale),
+        formatting.problem_markdown(read.value, stale=read.stale),
+        response_format,
     )
 
 
@@ -224,10 +226,10 @@ def get_catalog(
 ) -> CallToolResult:
     """The subject's catalog: exam task types (topics) with their categories, ids and problem counts."""
     site = site_resolve(subject=subject, exam=exam)
-    topics = catalog.catalog_get(site=site, refresh=refresh)
+    read = catalog.catalog_read(site=site, refresh=refresh)
     return respond(
-        formatting.catalog_as_dict(topics),
-        formatting.catalog_markdown(topics, site),
+        formatting.catalog_as_dict(read.value, read.stale),
+        formatting.catalog_markdown(read.value, site, read.stale),
         response_format,
     )
 
@@ -250,12 +252,12 @@ def get_category_problems(
 ) -> CallToolResult:
     """Problem numbers of a catalog category (the whole listing is read and its problems stored)."""
     site = site_resolve(subject=subject, exam=exam)
-    outcome = catalog.category_problems_get(
+    read = catalog.category_problems_read(
         site=site, category_id=category_id, limit=limit, offset=offset, refresh=refresh
     )
     return respond(
-        formatting.category_as_dict(outcome, offset=offset),
-        formatting.category_markdown(outcome, offset=offset),
+        formatting.category_as_dict(read.value, offset=offset, stale=read.stale),
+        formatting.category_markdown(read.value, offset=offset, stale=read.stale),
         response_format,
     )
 
@@ -276,9 +278,11 @@ def get_test(
 ) -> CallToolResult:
     """The problem numbers of a test (variant), in order — or a note that its author hid them."""
     site = site_resolve(subject=subject, exam=exam)
-    test = catalog.exam_test_get(site=site, test_id=test_id, refresh=refresh)
+    read = catalog.exam_test_read(site=site, test_id=test_id, refresh=refresh)
     return respond(
-        formatting.exam_test_as_dict(test), formatting.exam_test_markdown(test), response_format
+        formatting.exam_test_as_dict(read.value, read.stale),
+        formatting.exam_test_markdown(read.value, read.stale),
+        response_format,
     )
 
 

@@ -294,6 +294,17 @@ def _blocks(root: Any, base_url: str) -> list[ParsedProblem]:
 
 
 _NOTHING_FOUND = re.compile(r"ничего не найдено|не найдено|нет заданий", re.IGNORECASE)
+_NOT_FOUND = re.compile(r"не\s+найден|не\s+существует|нет\s+такого", re.IGNORECASE)
+
+
+def says_not_found(html: str | bytes) -> bool:
+    """Whether a page without the thing asked says that it does not exist («Задание не
+    найдено»): the site's own answer, unlike a maintenance or error page, which says
+    nothing of the kind."""
+    try:
+        return bool(_NOT_FOUND.search(_root(html).text_content()))
+    except PageStructureError:
+        return False
 
 
 def _listing_root(html: str | bytes, kind: str) -> Any:

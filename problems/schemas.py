@@ -1,8 +1,24 @@
-"""Pydantic shapes of the problem tools' structured output (their output schemas)."""
+"""Pydantic shapes of the problem tools' structured output (their output schemas).
+
+Every read answers `stale` (true: the stored copy, served because the site could not be
+read), `warnings` (why, and how old the copy is) and its `fetched_at`. Those fields are in
+every answer but left out of the advertised schemas (`SkipJsonSchema`): `tools/list` has
+a token budget (tests/test_tools_list.py) they would overrun; README documents them.
+"""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import BaseModel, Field
+from pydantic.json_schema import SkipJsonSchema
+
+Warnings = Annotated[SkipJsonSchema[list[str]], Field(default_factory=list)]
+
+
+class StaleOut(BaseModel):
+    stale: SkipJsonSchema[bool] = False
+    warnings: Warnings
 
 
 class ConditionOut(BaseModel):
@@ -24,7 +40,7 @@ class CodifierOut(BaseModel):
     title: str
 
 
-class ProblemOut(BaseModel):
+class ProblemOut(StaleOut):
     id: str
     subject: str
     exam: str
@@ -51,14 +67,17 @@ class BatchOut(BaseModel):
     problems: list[ProblemOut]
     errors: list[BatchErrorOut]
     requested: int
+    stale: SkipJsonSchema[bool] = False  # some problems are stored copies (each says so)
 
 
-class SearchOut(BaseModel):
+class SearchOut(StaleOut):
     query: str
     ids: list[str]
     offset: int
     total_found: int
     exhausted: bool
+    offline: SkipJsonSchema[bool] = False  # the site failed: a keyword search of stored problems
+    fetched_at: SkipJsonSchema[str | None] = None  # offline: the oldest stored copy shown
 
 
 class FuzzyMatchOut(BaseModel):
@@ -100,19 +119,21 @@ class TopicOut(BaseModel):
     categories: list[CategoryRefOut]
 
 
-class CatalogOut(BaseModel):
+class CatalogOut(StaleOut):
     topics: list[TopicOut]
+    fetched_at: SkipJsonSchema[str | None] = None
 
 
-class CategoryOut(BaseModel):
+class CategoryOut(StaleOut):
     category_id: str
     title: str
     ids: list[str]
     offset: int
     total: int
+    fetched_at: SkipJsonSchema[str | None] = None
 
 
-class TestOut(BaseModel):
+class TestOut(StaleOut):
     __test__ = False  # not a pytest class
 
     test_id: str
@@ -121,3 +142,4 @@ class TestOut(BaseModel):
     ids_hidden: bool
     problem_count: int
     note: str
+    fetched_at: SkipJsonSchema[str | None] = None

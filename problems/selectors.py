@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from django.db.models import Prefetch, QuerySet
+from django.db.models.functions import Length
 from django.utils import timezone
 
 from problems.models import Category, CategoryProblem, Problem, Test, Topic
@@ -29,6 +30,15 @@ def problems_by_ids(
     if fresh_after is not None:
         qs = qs.filter(fetched_at__gte=fresh_after)
     return {problem.problem_id: problem for problem in qs}
+
+
+def problems_holding(*, site: Site, terms: list[str]) -> QuerySet[Problem]:
+    """The site's stored problems whose search text holds every term, in id order (a scan:
+    for when the site's own search cannot be asked)."""
+    qs = problem_list(site=site) if terms else Problem.objects.none()
+    for term in terms:
+        qs = qs.filter(search_text__contains=term)
+    return qs.order_by(Length("problem_id"), "problem_id")
 
 
 def catalog_topics(*, site: Site, fresh_after: datetime | None = None) -> list[Topic]:
@@ -56,7 +66,10 @@ def category_problem_ids(*, category: Category) -> list[str]:
     )
 
 
-def exam_test_cached(*, site: Site, test_id: str, fresh_after: datetime) -> Test | None:
-    return Test.objects.filter(
-        subject=site.subject, exam=site.exam, test_id=test_id, fetched_at__gte=fresh_after
-    ).first()
+def exam_test_cached(
+    *, site: Site, test_id: str, fresh_after: datetime | None = None
+) -> Test | None:
+    qs = Test.objects.filter(subject=site.subject, exam=site.exam, test_id=test_id)
+    if fresh_after is not None:
+        qs = qs.filter(fetched_at__gte=fresh_after)
+    return qs.first()

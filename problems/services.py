@@ -1,7 +1,8 @@
 """Use cases of the problem bank: fetch-through reads of problems and searches.
 
 What was fetched once is served from the database until its TTL expires (`refresh=True`
-fetches anyway). Every problem a page carries is stored, so later reads are local.
+fetches anyway). Every problem a page carries is stored, so later reads are local. When
+the site fails, readers get the stored copy of any age, marked stale (`problems.stored`).
 Catalog, category and test use cases live in `problems.catalog`; fuzzy search in
 `problems.fuzzy`.
 """
@@ -9,9 +10,10 @@ Catalog, category and test use cases live in `problems.catalog`; fuzzy search in
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from django.conf import settings
@@ -23,11 +25,17 @@ from core.exceptions import DomainError, InvalidInput
 from problems import selectors
 from problems.client import SdamgiaClient, gather_settled, run_with_client, site_base_url
 from problems.entities import ParsedProblem
-from problems.exceptions import ProblemNotFound, SdamgiaBadPage
+from problems.exceptions import ProblemNotFound, SdamgiaBadPage, SdamgiaUnavailable
 from problems.index import revision_next
-from problems.matching import matching_form
+from problems.matching import keyword_terms, matching_form
 from problems.models import Problem
-from problems.parsing import PageStructureError, parse_problem_page, parse_search_page
+from problems.parsing import (
+    PageStructureError,
+    parse_problem_page,
+    parse_search_page,
+    says_not_found,
+)
+from problems.stored import Answer, Staleness, fetch_or_stored
 from problems.subjects import Site
 from problems.subjects import site_resolve as site_resolve  # re-exported for other apps
 
@@ -129,19 +137,7 @@ async def problem_fetch(client: SdamgiaClient, site: Site, problem_id: str) -> P
     except PageStructureError:
         parsed = None
     if parsed is None or not parsed.problem_id:
-        if "prob_maindiv" in page.text:
-            raise SdamgiaBadPage(
-                f"the page of problem {problem_id} on {where} is truncated or changed; "
-                "nothing was stored"
-            )
-        if "<html" not in page.text[:4000].lower():
-            raise SdamgiaBadPage(
-                f"СДАМ ГИА answered something that is not a web page for problem {problem_id}"
-            )
-        raise ProblemNotFound(
-            f"problem {problem_id} was not found on {where}",
-            extra={"problem_id": problem_id, "site": site.label},
-        )
+        raise _no_problem_error(page.text, problem_id, where, site)
     if parsed.problem_id != problem_id:
         raise ProblemNotFound(
             f"problem {problem_id} was not found on {where} "
@@ -155,8 +151,34 @@ async def problem_fetch(client: SdamgiaClient, site: Site, problem_id: str) -> P
     return parsed
 
 
+def _no_problem_error(text: str, problem_id: str, where: str, site: Site) -> DomainError:
+    """Why a /problem page holds no problem. Only a page saying so means "not found"; a
+    maintenance, error or garbage page is the site failing (a stored copy may answer)."""
+    if "prob_maindiv" in text:
+        return SdamgiaBadPage(
+            f"the page of problem {problem_id} on {where} is truncated or changed; "
+            "nothing was stored"
+        )
+    if "<html" not in text[:4000].lower():
+        return SdamgiaBadPage(
+            f"СДАМ ГИА answered something that is not a web page for problem {problem_id}"
+        )
+    if says_not_found(text):
+        return ProblemNotFound(
+            f"problem {problem_id} was not found on {where}",
+            extra={"problem_id": problem_id, "site": site.label},
+        )
+    return SdamgiaBadPage(
+        f"СДАМ ГИА ({where}) answered with a page that is not a problem page for problem "
+        f"{problem_id} (a maintenance or error page?); nothing was stored",
+        extra={"problem_id": problem_id, "site": site.label},
+    )
+
+
 def problem_get(*, site: Site, problem_id: str, refresh: bool = False) -> Problem:
-    """One problem, from the database while fresh, else from the site (and stored)."""
+    """One problem, from the database while fresh, else from the site (and stored).
+
+    Strict: the site failing is an error. Readers use `problem_read`."""
     problem_id = problem_id_check(problem_id)
     if not refresh:
         fresh_after = selectors.fresh_since(settings.SDAMGIA_TTL_PROBLEM)
@@ -169,12 +191,25 @@ def problem_get(*, site: Site, problem_id: str, refresh: bool = False) -> Proble
     return problem_store(site=site, parsed=parsed)
 
 
+def problem_read(*, site: Site, problem_id: str, refresh: bool = False) -> Answer[Problem]:
+    """`problem_get` for a reader: when the site fails, the stored copy of any age, marked
+    stale (`problems.stored`); without one, the site's error."""
+    problem_id = problem_id_check(problem_id)
+    return fetch_or_stored(
+        lambda: problem_get(site=site, problem_id=problem_id, refresh=refresh),
+        lambda: selectors.problems_by_ids(site=site, problem_ids=[problem_id]).get(problem_id),
+        lambda problem: problem.fetched_at,
+        refresh=refresh,
+    )
+
+
 @dataclass
 class BatchItem:
     problem_id: str
     problem: Problem | None = None
     error: str = ""
     error_code: str = ""
+    stale: Staleness | None = None  # the stored copy, served because the site failed
 
 
 def problems_fetch_missing(
@@ -223,7 +258,11 @@ def problems_get_many(
     refresh: bool = False,
     progress: Progress | None = None,
 ) -> list[BatchItem]:
-    """Up to 50 problems in request order, each with its problem or its own error."""
+    """Up to 50 problems in request order, each with its problem or its own error.
+
+    An id the site fails on (`SdamgiaUnavailable`) is answered by its stored copy of any
+    age, marked stale; a site's "not found" stays an error.
+    """
     if not problem_ids:
         raise InvalidInput("problem_ids must hold at least one id", field="problem_ids")
     if len(problem_ids) > BATCH_MAX:
@@ -241,14 +280,21 @@ def problems_get_many(
     missing = [pid for pid in dict.fromkeys(ids) if pid not in cached]
     errors = problems_fetch_missing(site=site, problem_ids=missing, progress=progress)
     stored = selectors.problems_by_ids(site=site, problem_ids=missing) if missing else {}
-    items = []
-    for pid in ids:
-        error = errors.get(pid)
-        if error is not None:
-            items.append(BatchItem(pid, error=error.message, error_code=error.code))
-        else:
-            items.append(BatchItem(pid, problem=cached.get(pid) or stored.get(pid)))
-    return items
+    return [
+        _batch_item(pid, cached.get(pid) or stored.get(pid), errors.get(pid), refresh)
+        for pid in ids
+    ]
+
+
+def _batch_item(
+    problem_id: str, problem: Problem | None, error: DomainError | None, refresh: bool
+) -> BatchItem:
+    if error is None:
+        return BatchItem(problem_id, problem=problem)
+    if problem is not None and isinstance(error, SdamgiaUnavailable):
+        stale = Staleness(problem.fetched_at, error.message, refresh)
+        return BatchItem(problem_id, problem=problem, stale=stale)
+    return BatchItem(problem_id, error=error.message, error_code=error.code)
 
 
 @dataclass
@@ -259,6 +305,8 @@ class SearchOutcome:
     total_found: int = 0  # ids collected so far
     exhausted: bool = False  # the site has no more pages
     pages_read: int = 0
+    offline: bool = False  # the site failed: a keyword search of the stored problems
+    stale: Staleness | None = None
 
 
 def problems_search(
@@ -267,19 +315,28 @@ def problems_search(
     """Keyword search on the site, following pages until offset+limit ids or the end.
 
     The site repeats its last page forever, so a page that brings no new id ends the
-    search. Every problem on the pages read is stored.
+    search. Every problem on the pages read is stored. When the site fails, the stored
+    problems holding every keyword answer (`offline`, stale); with none stored, the
+    site's error.
     """
     query = " ".join(query.split())
     if not 3 <= len(query) <= 500:
         raise InvalidInput("query must be 3–500 characters", field="query")
-    key = f"sdamgia:search:{site.label}:{query.lower()}"
+    # hashed: a key with spaces or Cyrillic is not portable across cache backends
+    key = f"sdamgia:search:{site.label}:{hashlib.sha256(query.lower().encode()).hexdigest()}"
     state = None if refresh else cache.get(key)
     ids: list[str] = state["ids"] if state else []
     exhausted: bool = state["exhausted"] if state else False
     pages_read: int = state["pages"] if state else 0
     wanted = offset + limit
     if len(ids) < wanted and not exhausted:
-        ids, exhausted, pages_read = _search_pages(site, query, ids, pages_read, wanted)
+        try:
+            ids, exhausted, pages_read = _search_pages(site, query, ids, pages_read, wanted)
+        except SdamgiaUnavailable as exc:
+            if not selectors.problem_list(site=site).exists():
+                raise
+            failure = Staleness(None, exc.message, refresh)
+            return _search_stored(site, query, offset, wanted, failure)
         cache.set(
             key, {"ids": ids, "exhausted": exhausted, "pages": pages_read}, SEARCH_CACHE_SECONDS
         )
@@ -290,6 +347,27 @@ def problems_search(
         total_found=len(ids),
         exhausted=exhausted,
         pages_read=pages_read,
+    )
+
+
+def _search_stored(
+    site: Site, query: str, offset: int, wanted: int, failure: Staleness
+) -> SearchOutcome:
+    """The stored problems holding every keyword of `query` (stems: another ending still
+    matches), in id order; `fetched_at` of the failure: the oldest copy shown."""
+    found = selectors.problems_holding(site=site, terms=keyword_terms(query))
+    rows = list(found.values_list("problem_id", "fetched_at")[:wanted])
+    window = rows[offset:]
+    total = found.count() if len(rows) == wanted else len(rows)
+    oldest = min((fetched_at for _, fetched_at in window), default=None)
+    return SearchOutcome(
+        query=query,
+        ids=[pid for pid, _ in window],
+        all_ids=[pid for pid, _ in rows],
+        total_found=total,
+        exhausted=total <= wanted,
+        offline=True,
+        stale=replace(failure, fetched_at=oldest),
     )
 
 

@@ -70,12 +70,13 @@ class ProblemListApi(generics.ListAPIView):
 class ProblemDetailApi(SiteView):
     @extend_schema(parameters=[*SITE_PARAMS, s.SiteQuerySerializer], responses=schemas.ProblemOut)
     def get(self, request: Request, subject: str, exam: str, problem_id: str) -> Response:
-        """One problem: from the database while fresh, else fetched from the site."""
+        """One problem: from the database while fresh, else fetched from the site; when the
+        site fails, the stored copy of any age (`stale`, `fetched_at`, `warnings`)."""
         query = _query(s.SiteQuerySerializer, request)
-        problem = services.problem_get(
+        read = services.problem_read(
             site=self.site(), problem_id=problem_id, refresh=query["refresh"]
         )
-        return Response(formatting.problem_as_dict(problem))
+        return Response(formatting.problem_as_dict(read.value, read.stale))
 
 
 class ProblemBatchApi(SiteView):
@@ -97,8 +98,8 @@ class CatalogApi(SiteView):
     def get(self, request: Request, subject: str, exam: str) -> Response:
         """The catalog tree: topics with categories."""
         query = _query(s.SiteQuerySerializer, request)
-        topics = catalog.catalog_get(site=self.site(), refresh=query["refresh"])
-        return Response(formatting.catalog_as_dict(topics))
+        read = catalog.catalog_read(site=self.site(), refresh=query["refresh"])
+        return Response(formatting.catalog_as_dict(read.value, read.stale))
 
 
 class CategoryProblemsApi(SiteView):
@@ -108,8 +109,10 @@ class CategoryProblemsApi(SiteView):
     def get(self, request: Request, subject: str, exam: str, category_id: str) -> Response:
         """Problem ids of a category listing (its problems are stored)."""
         query = _query(s.WindowQuerySerializer, request)
-        outcome = catalog.category_problems_get(site=self.site(), category_id=category_id, **query)
-        return Response(formatting.category_as_dict(outcome, offset=query["offset"]))
+        read = catalog.category_problems_read(site=self.site(), category_id=category_id, **query)
+        return Response(
+            formatting.category_as_dict(read.value, offset=query["offset"], stale=read.stale)
+        )
 
 
 class ExamTestApi(SiteView):
@@ -117,8 +120,8 @@ class ExamTestApi(SiteView):
     def get(self, request: Request, subject: str, exam: str, test_id: str) -> Response:
         """A test's problem ids, or the note that its author hid them."""
         query = _query(s.SiteQuerySerializer, request)
-        test = catalog.exam_test_get(site=self.site(), test_id=test_id, refresh=query["refresh"])
-        return Response(formatting.exam_test_as_dict(test))
+        read = catalog.exam_test_read(site=self.site(), test_id=test_id, refresh=query["refresh"])
+        return Response(formatting.exam_test_as_dict(read.value, read.stale))
 
 
 class ImageSearchApi(SiteView):

@@ -38,6 +38,10 @@ CHALLENGE = (
     "<body>Checking your browser before accessing. cf-chl captcha</body></html>"
 )
 EMPTY_SEARCH = PAGE.format(body='<div class="prob_list" data-total="0"></div>')
+# What the site shows during works: its own frame, no problem, no "not found".
+MAINTENANCE = PAGE.format(
+    body="<h1>Сайт на обслуживании</h1><p>Ведутся технические работы. Зайдите позже.</p>"
+)
 SEARCH_MOST = 0.75  # the share of a phrase's words a problem must hold to be found
 SEARCH_PAGE_SIZE = 10
 _TAG = re.compile(r"<[^>]+>")
@@ -48,7 +52,7 @@ TRUNCATED_BLOCK = '<div class="prob_maindiv" id="maindiv1"><div class="nobreak">
 
 @dataclass
 class Fault:
-    kind: str  # slow | drop | status | challenge | garbage | truncated | huge | redirect
+    kind: str  # slow | drop | status | challenge | garbage | maintenance | truncated | huge | redirect
     status: int = 503
     delay: float = 0.0
     times: int = 10**9  # how many requests it hits before the site recovers
@@ -188,6 +192,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, CHALLENGE.encode())
         elif fault.kind == "garbage":
             self._send(200, b"\x00\xff<<<>>> not html at all <div class=")
+        elif fault.kind == "maintenance":
+            self._send(200, MAINTENANCE.encode())
         elif fault.kind == "truncated":
             self._send(200, PAGE.format(body=TRUNCATED_BLOCK).encode())
         elif fault.kind == "huge":
