@@ -9,8 +9,9 @@ among clauses that repeat its words. Three ways in, best first:
 2. A document named by its code or a short name («СП 63», «сп63», «63.13330») resolves
    through the alias table; its clauses come before others.
 3. Full-text candidates: the clauses holding the query's rarer stems, best by the
-   database's own ranking — PostgreSQL's `ts_rank` over a stored tsvector with a GIN index,
-   SQLite's FTS5 `bm25` — at most CANDIDATES of them.
+   database's own ranking — SQLite's FTS5 `bm25`; on PostgreSQL (a stored tsvector with a
+   GIN index) in tiers of which rare stems they hold, since `ts_rank` knows no word's
+   rarity — at most CANDIDATES of them, and the tables holding them besides.
 
 The candidates are then ranked here, the same on every database: the weight (idf) of each
 query stem the clause holds, more when neighbouring stems of a phrase are neighbours in the
@@ -321,15 +322,44 @@ def _candidates(vocabulary: _Vocabulary, expected: list[int]) -> list[int]:
     every = [[vocabulary.forms([t]) for t in terms[:AND_TERMS]]]
     corpus = _ranked(every, []) if common else []
     asked = every
-    if not common or len(corpus) < PAIRS_FEW:
+    if (not common or len(corpus) < PAIRS_FEW) and _tiered(groups):
+        few = _pairs_matched(vocabulary, terms[:PAIR_TERMS]) <= CANDIDATES
+        corpus += _tiers(groups, CANDIDATES - len(corpus), few=few)
+        asked = pairs
+    elif not common or len(corpus) < PAIRS_FEW:
         corpus += _ranked(pairs, [])
         asked = pairs
     if len(corpus) < PAIRS_FEW and len(groups) > 1:
         corpus += _ranked([[groups[0]]], [])
-    if connection.vendor == "sqlite" and len(corpus) >= CANDIDATES:
-        # bm25 puts long clauses last: a table (its rows) is asked for apart
+    if len(corpus) >= CANDIDATES:  # a table (its rows: a long text) is asked for apart
         corpus += _ranked([[*groups, [TABLE_MARK]] for groups in asked], [], TABLES)
     return found + list(dict.fromkeys(corpus))
+
+
+def _tiered(groups: list[list[str]]) -> bool:
+    return connection.vendor == "postgresql" and len(groups) == 3
+
+
+def _tiers(groups: list[list[str]], limit: int, *, few: bool) -> list[int]:
+    """PostgreSQL's candidates holding two of the three rarest stems (`groups`), in the
+    tiers bm25 would make of them (`ts_rank` knows no word's rarity): all three first, then
+    the rarest pair, and so on; each tier fills what is left of `limit`. Within a tier the
+    database does not rank (`ts_rank` puts first the clauses that repeat the words, most
+    often long ones on another subject, as the benchmark shows): the ranking here does.
+    When `few` clauses are likely to hold two, one query takes them all."""
+    a, b, c = ["(" + " | ".join(g) + ")" for g in groups]
+    if few:
+        return _postgres(f"({a} & {b}) | ({a} & {c}) | ({b} & {c})", [], limit, ranked=False)
+    found: list[int] = []
+    for query in (
+        f"{a} & {b} & {c}",
+        f"{a} & {b} & !{c}",
+        f"{a} & {c} & !{b}",
+        f"{b} & {c} & !{a}",
+    ):
+        if len(found) < limit:
+            found += _postgres(query, [], limit - len(found), ranked=False)
+    return found
 
 
 def _pairs_matched(vocabulary: _Vocabulary, terms: list[str]) -> float:
@@ -357,17 +387,17 @@ def _ranked(alternatives: list[list[list[str]]], documents: list[int], limit: in
     return _sqlite(match, documents, limit)
 
 
-def _postgres(query: str, documents: list[int], limit: int) -> list[int]:
+def _postgres(query: str, documents: list[int], limit: int, *, ranked: bool = True) -> list[int]:
     within = "AND document_id = ANY(%s)" if documents else ""
+    order = "ts_rank(search_vector, to_tsquery('simple', %s)) DESC, id" if ranked else "id"
     sql = f"""
         SELECT id FROM normagpt_normclause
         WHERE search_vector @@ to_tsquery('simple', %s) {within}
-        ORDER BY ts_rank(search_vector, to_tsquery('simple', %s)) DESC, id
-        LIMIT %s
+        ORDER BY {order} LIMIT %s
     """  # noqa: S608 (only placeholders are interpolated)
-    params: list[Any] = [query, *([documents] if documents else []), query, limit]
+    params: list[Any] = [query, *([documents] if documents else []), *([query] if ranked else [])]
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(sql, [*params, limit])
         return [int(pk) for (pk,) in cursor.fetchall()]
 
 
