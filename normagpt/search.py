@@ -332,8 +332,19 @@ def _candidates(vocabulary: _Vocabulary, expected: list[int]) -> list[int]:
     if len(corpus) < PAIRS_FEW and len(groups) > 1:
         corpus += _ranked([[groups[0]]], [])
     if len(corpus) >= CANDIDATES:  # a table (its rows: a long text) is asked for apart
-        corpus += _ranked([[*groups, [TABLE_MARK]] for groups in asked], [], TABLES)
+        corpus += _tables(asked)
     return found + list(dict.fromkeys(corpus))
+
+
+def _tables(alternatives: list[list[list[str]]]) -> list[int]:
+    """The best TABLES tables holding one of the `alternatives`: on PostgreSQL through the
+    tables' own index (migration 0010), on SQLite by the mark in their search text."""
+    if connection.vendor != "postgresql":
+        return _ranked([[*groups, [TABLE_MARK]] for groups in alternatives], [], TABLES)
+    query = " | ".join(
+        "(" + " & ".join("(" + " | ".join(g) + ")" for g in groups) + ")" for groups in alternatives
+    )
+    return _postgres(query, [], TABLES, tables=True)
 
 
 def _tiered(groups: list[list[str]]) -> bool:
@@ -387,8 +398,11 @@ def _ranked(alternatives: list[list[list[str]]], documents: list[int], limit: in
     return _sqlite(match, documents, limit)
 
 
-def _postgres(query: str, documents: list[int], limit: int, *, ranked: bool = True) -> list[int]:
+def _postgres(
+    query: str, documents: list[int], limit: int, *, ranked: bool = True, tables: bool = False
+) -> list[int]:
     within = "AND document_id = ANY(%s)" if documents else ""
+    within += " AND kind = 'table'" if tables else ""
     order = "ts_rank(search_vector, to_tsquery('simple', %s)) DESC, id" if ranked else "id"
     sql = f"""
         SELECT id FROM normagpt_normclause
