@@ -1,4 +1,4 @@
-"""Problem bank benchmark: parsing, cold and warm fuzzy search, fuzzy-search quality.
+"""Problem bank benchmark: parsing, cold and warm fuzzy search, fuzzy-search quality, twins.
 
     .venv/bin/python bench/problems.py [--quick]
 
@@ -13,6 +13,7 @@ import json
 import math
 import os
 import random
+import re
 import statistics
 import subprocess
 import sys
@@ -39,9 +40,10 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
 from bench.common import celery_worker_command, percentile, print_table  # noqa: E402
-from bench.damage import damage, damage_kept, holds_every  # noqa: E402
+from bench.damage import SENTENCE, damage, damage_kept, holds_every  # noqa: E402
 from core import background  # noqa: E402
 from problems import fuzzy, matching  # noqa: E402
+from problems.differences import RIVALS  # noqa: E402
 from problems.entities import ParsedProblem  # noqa: E402
 from problems.index import generation_next  # noqa: E402
 from problems.models import Problem  # noqa: E402
@@ -283,15 +285,132 @@ def quality(conditions: dict[str, str], reps: int) -> list[str]:
     ]
 
 
+_RIVAL_STARTS = [list(dict.fromkeys(s[0] for s in group.values())) for group in RIVALS]
+
+
+def twin_of(text: str, kind: str, rng: random.Random, step: int = 1) -> str | None:
+    """`text` with one number (`step` added), one single-letter label or one word that
+    changes the task replaced; None when it has none."""
+    if kind == "number":
+        found = list(re.finditer(r"(?<![\d,.])\d+(?![\d,.])", text))
+        if not found:
+            return None
+        m = rng.choice(found)
+        return text[: m.start()] + str(int(m.group()) + step) + text[m.end() :]
+    if kind == "label":
+        found = list(re.finditer(r"(?<![A-Za-z])[A-Z](?![A-Za-z0-9])", text))
+        if not found:
+            return None
+        m = found[-1]  # the one asked about, usually
+        other = "ABCDEHKMOP".replace(m.group(), "")[step - 1]
+        return text[: m.start()] + other + text[m.end() :]
+    for starts in _RIVAL_STARTS:
+        for start in starts:
+            m = re.search(rf"(?<![а-яё]){start}", text)
+            if m:
+                rival = starts[(starts.index(start) + step) % len(starts)]
+                return text[: m.start()] + rival + text[m.end() :]
+    return None
+
+
+def twins(conditions: dict[str, str], limit: int) -> list[list[str]]:
+    """The real problems and their twins (one number, one label or one function word
+    changed) stored and on the site; queried with each real problem, with variants of it
+    stored nowhere (another number, another label, another function word with another
+    number) and with its last sentence alone (few telling words). A match of a problem of
+    the family (the real one and its twins) whose text is not the query's must carry its
+    differences (`same_prototype`); one whose text is, `same`. Confident-wrong: answered
+    from the store alone (`site_asked` false) with a first match that is not the query's
+    text."""
+    fake = FakeSite(latency=0, search_engine=True)
+    server, template = serve(fake)
+    settings.SDAMGIA_URL_TEMPLATE = template
+    settings.SDAMGIA_MIN_INTERVAL = 0
+    Problem.objects.all().delete()
+    rng = random.Random(25)
+    real = dict(list(conditions.items())[:limit])
+    family: dict[str, str] = {}  # problem id → the real problem's id
+    texts: dict[str, str] = {}
+    for n, (pid, text) in enumerate(real.items()):
+        made = [(pid, text)]
+        for k, kind in enumerate(("number", "label", "word")):
+            twin = twin_of(text, kind, rng)
+            if twin:
+                made.append((str(2_000_000 + 3 * n + k), twin))
+        for tid, body in made:
+            fake.add_problem("math-ege", tid, block(tid, body))
+            family[tid], texts[tid] = pid, body
+    problems_store(
+        site=MATH, parsed=[ParsedProblem(problem_id=p, condition_text=t) for p, t in texts.items()]
+    )
+    stored = {matching.normalize(t) for t in texts.values()}
+    queries: dict[str, list[tuple[str, str]]] = {
+        "as stored": [],
+        "stored nowhere": [],
+        "last sentence": [],
+    }
+    for pid, text in real.items():
+        queries["as stored"].append((pid, text))
+        for kind in ("number", "label"):
+            variant = twin_of(text, kind, random.Random(pid), step=2)
+            if variant and matching.normalize(variant) not in stored:
+                queries["stored nowhere"].append((pid, variant))
+        word = twin_of(text, "word", rng)
+        variant = twin_of(word, "number", random.Random(pid), step=2) if word else None
+        if variant and matching.normalize(variant) not in stored:
+            queries["stored nowhere"].append((pid, variant))
+        last = SENTENCE.split(text.strip())[-1]
+        if len(last) >= 10 and last != text:
+            queries["last sentence"].append((pid, last))
+    rows = []
+    for name, asked in queries.items():
+        differ = carried = same = same_ok = confident = wrong = 0
+        for pid, query in asked:
+            outcome = fuzzy.problems_search_fuzzy(site=MATH, condition_text=query, limit=5)
+            q = matching.normalize(query)
+            for m in outcome.matches:
+                if family.get(m.problem.problem_id) != pid:
+                    continue
+                if matching.normalize(m.problem.condition_text) == q:
+                    same += 1
+                    same_ok += m.verdict == "same"
+                elif name != "last sentence":
+                    differ += 1
+                    carried += m.verdict == "same_prototype" and bool(m.differences)
+            if not outcome.site_asked:
+                confident += 1
+                first = outcome.matches[0].problem.condition_text if outcome.matches else ""
+                wrong += matching.normalize(first) != q
+        rows.append(
+            [
+                name,
+                str(len(asked)),
+                str(differ),
+                f"{100 * carried / differ:.1f}%" if differ else "-",
+                f"{100 * same_ok / same:.1f}%" if same else "-",
+                str(confident),
+                str(wrong),
+            ]
+        )
+    server.shutdown()
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="Problem bank benchmark")
     parser.add_argument("--quick", action="store_true", help="fewer rounds (for a smoke run)")
-    quick = parser.parse_args().quick
+    parser.add_argument("--twins", action="store_true", help="the twins part only")
+    args = parser.parse_args()
+    quick = args.quick
     call_command("migrate", verbosity=0)
     blocks = real_blocks()
     conditions = {
         pid: parse_problem_block(html, base_url=BASE).condition_text for pid, html in blocks.items()
     }
+
+    if args.twins:
+        print_twins(conditions, quick)
+        return
 
     print("1. Parsing the real problem blocks\n")
     print_table(["blocks", "time", "rate"], [bench_parsing(blocks, 2 if quick else 10)])
@@ -348,6 +467,20 @@ def main() -> None:
     print_table(
         ["problems", "queries", "top-1", "top-5"], [quality(conditions, 3 if quick else 10)]
     )
+
+    print_twins(conditions, quick)
+
+
+def print_twins(conditions: dict[str, str], quick: bool) -> None:
+    print(
+        "\n5. Twins: the real problems and their twins (one number, label or function word "
+        "changed) stored; queries as stored, stored nowhere, and a last sentence alone\n"
+    )
+    print_table(
+        ["queries", "count", "family matches that differ", "carry their differences",
+         "same text: verdict same", "confident", "confident-wrong"],
+        twins(conditions, 40 if quick else len(conditions)),
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

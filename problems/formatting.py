@@ -12,7 +12,8 @@ from django.utils import timezone
 
 from problems.catalog import CategoryOutcome
 from problems.client import problem_page_url
-from problems.fuzzy import FuzzyOutcome
+from problems.differences import Difference
+from problems.fuzzy import FuzzyMatch, FuzzyOutcome
 from problems.models import Problem, Test, Topic
 from problems.photo import PhotoOutcome
 from problems.services import BatchItem, SearchOutcome
@@ -200,6 +201,11 @@ def fuzzy_as_dict(outcome: FuzzyOutcome) -> dict[str, Any]:
             {
                 "id": m.problem.problem_id,
                 "score": m.score,
+                "verdict": m.verdict,
+                "differences": [
+                    {"kind": d.kind, "query": d.query, "problem": d.problem, "of": d.of}
+                    for d in m.differences
+                ],
                 "snippet": m.snippet,
                 "url": problem_url(m.problem),
             }
@@ -237,14 +243,40 @@ def fuzzy_markdown(outcome: FuzzyOutcome) -> str:
         head += " — a stored problem matched confidently; `refresh: true` asks the site too"
     lines = [head, ""]
     for n, match in enumerate(outcome.matches, start=1):
-        lines.append(
-            f"{n}. **{match.problem.problem_id}** — score {match.score:.2f}: {match.snippet}"
-        )
+        lines.append(f"{n}. **{match.problem.problem_id}** — {_match_line(match)}")
     if not outcome.matches:
         lines.append("No problem reached the threshold; lower `threshold` or check the text.")
     for warning in outcome.warnings + [f"{k}: {v}" for k, v in outcome.fetch_errors.items()]:
         lines.append(f"- warning: {warning}")
     return "\n".join(lines)
+
+
+DIFFERENCE_NAMES = {"number": "other numbers", "label": "other labels", "word": "other words"}
+
+
+def _match_line(match: FuzzyMatch) -> str:
+    """A match as the model must read it: what differs first, then the verdict."""
+    score = f"score {match.score:.2f}: {match.snippet}"
+    if match.verdict == "other":
+        return f"another problem, {score}"
+    if match.verdict == "same":
+        return f"same text and values, {score}"
+    differs = differences_line(match.differences)
+    return f"{differs} — NOT the problem asked (its text, other values), {score}"
+
+
+def differences_line(differences: list[Difference]) -> str:
+    """«other numbers: BC = 7, not 8; other words: косинус, not синус»."""
+    parts = []
+    for kind, name in DIFFERENCE_NAMES.items():
+        pairs = [
+            (f"{d.of} = " if d.of else "") + f"{d.problem}, not {d.query}"
+            for d in differences
+            if d.kind == kind
+        ]
+        if pairs:
+            parts.append(f"{name}: {' and '.join(pairs)}")
+    return "; ".join(parts)
 
 
 def catalog_as_dict(topics: list[Topic], stale: Staleness | None = None) -> dict[str, Any]:

@@ -1,8 +1,11 @@
 """`problems_search_fuzzy`: find problems by a (possibly OCR-damaged) condition text.
 
-First the stored problems (`problems.index`): a confident match — a high score, well
-ahead of the runner-up, holding every number of the query in order — is the answer,
-without asking the site (`refresh=True` always asks). Otherwise the candidates are the
+Each match carries what differs from the query — numbers, labels, words that change the
+task (`problems.differences`) — and a verdict: `same`, `same_prototype` (the text with
+other values) or `other`. First the stored problems (`problems.index`): a confident match
+— a high score, well ahead of the runner-up, a query of enough telling words, all of them
+in it in order, and nothing different — is the answer, without asking the site
+(`refresh=True` always asks). Otherwise the candidates are the
 site's search with 1–3 distinctive phrases of the text (the union of the first pages),
 plus every problem of the site already in the database. Candidates not yet stored are
 fetched — in chunks by the Celery workers when one answers, else here with bounded
@@ -19,6 +22,7 @@ from dataclasses import dataclass, field
 from core import background
 from core.exceptions import DomainError, InvalidInput, UpstreamError
 from problems.client import SdamgiaClient, gather_settled, run_with_client, site_base_url
+from problems.differences import Difference, Token, Verdict, compare, tokens, verdict_of
 from problems.entities import ListingPage
 from problems.exceptions import SdamgiaBadPage
 from problems.index import site_index
@@ -51,13 +55,18 @@ ROUNDS = 4  # of site searches at most (see _site_candidates)
 PAGES = 3  # of one phrase at most
 THIN = 0.8  # a problem shown this good, holding the query's anchors, ends the search rounds
 CONFIDENT = 0.85  # a stored match this good …
-MARGIN = 0.03  # … and this far ahead of the runner-up answers without the site
+MARGIN = 0.03  # … and this far ahead of the runner-up answers without the site …
+TELLING = 4  # … when the query holds this many telling words (numbers, labels, long words)
+CLOSE = 0.8  # a match this good, or holding HELD of the query's tokens in place, is the
+HELD = 0.75  # query's text (`same` or `same_prototype`); below both, `other`
 
 
 @dataclass
 class FuzzyMatch:
     problem: Problem
     score: float
+    verdict: Verdict = "other"
+    differences: list[Difference] = field(default_factory=list)
 
     @property
     def snippet(self) -> str:
@@ -99,12 +108,14 @@ def problems_search_fuzzy(
     if not 1 <= limit <= 50:
         raise InvalidInput("limit must be between 1 and 50", field="limit")
     query = Query.from_text(text)
+    asked = tokens(text)
     local: list[tuple[Candidate, float]] = []
     if not refresh:
         local = site_index.search(site, query, threshold=0, limit=max(limit, 10))
-        if _confident(text, local):
+        if _confident(text, asked, local):
             outcome = FuzzyOutcome(site_asked=False, local_candidates=site_index.size(site))
-            outcome.matches = _matches([(c, s) for c, s in local if s >= threshold][:limit])
+            kept = [(c, s) for c, s in local if s >= threshold][:limit]
+            outcome.matches = _matches(asked, kept)
             return outcome
     outcome = FuzzyOutcome()
     site_ids = _site_candidates(site, query, text, outcome, [c for c, _ in local[:3]])
@@ -117,29 +128,45 @@ def problems_search_fuzzy(
     if missing:
         outcome.fetch_errors = _fetch_missing(site, missing, progress)
         outcome.fetched = len(missing) - len(outcome.fetch_errors)
-    outcome.matches = _matches(site_index.search(site, query, threshold=threshold, limit=limit))
+    ranked = site_index.search(site, query, threshold=threshold, limit=limit)
+    outcome.matches = _matches(asked, ranked)
     outcome.local_candidates = site_index.size(site)
     return outcome
 
 
-def _confident(text: str, ranked: Sequence[tuple[Candidate, float]]) -> bool:
+def _confident(text: str, asked: list[Token], ranked: Sequence[tuple[Candidate, float]]) -> bool:
     """Whether the best stored match is the answer: its score, its lead over the runner-up
-    of another text (a problem stored twice under two numbers is one answer), and every
-    anchor of the query in it, in order (`repair.anchors`: a sibling of the prototype with
-    another number, labels swapped, `синус` for `косинус` are other problems)."""
+    of another text (a problem stored twice under two numbers is one answer), a query of
+    TELLING words or more (`Найдите угол B. Ответ дайте в градусах.` is in a hundred
+    problems), every one of them in it, in order (`repair.anchors`), and no difference
+    (a sibling of the prototype with another number, label or function is another
+    problem)."""
     if not ranked or ranked[0][1] < CONFIDENT:
         return False
     best, top = ranked[0]
     runner_up = next((s for c, s in ranked[1:] if c.folded != best.folded), 0.0)
     if top - runner_up < MARGIN:
         return False
-    return anchors_held(anchors(words_repair(text, edits=False)), best.folded)
+    pinned = anchors(words_repair(text, edits=False))
+    if len(pinned) < TELLING or not anchors_held(pinned, best.folded):
+        return False
+    matches = _matches(asked, ranked[:1])
+    return bool(matches) and matches[0].verdict == "same"
 
 
-def _matches(ranked: Sequence[tuple[Candidate, float]]) -> list[FuzzyMatch]:
-    """The ranked candidates' rows (a row deleted meanwhile is left out)."""
+def _matches(asked: list[Token], ranked: Sequence[tuple[Candidate, float]]) -> list[FuzzyMatch]:
+    """The ranked candidates' rows, each with what differs from the query (a row deleted
+    meanwhile is left out)."""
     rows = Problem.objects.in_bulk([c.key for c, _ in ranked])
-    return [FuzzyMatch(rows[c.key], s) for c, s in ranked if c.key in rows]
+    return [_match(asked, rows[c.key], s) for c, s in ranked if c.key in rows]
+
+
+def _match(asked: list[Token], problem: Problem, score: float) -> FuzzyMatch:
+    """A match of `problem` to the query's tokens: its differences and verdict."""
+    text = " ".join(part for part in (problem.source_text, problem.condition_text) if part)
+    comparison = compare(asked, tokens(text))
+    verdict = verdict_of(comparison, score, close=CLOSE, held=HELD)
+    return FuzzyMatch(problem, score, verdict, comparison.differences)
 
 
 def _fetch_missing(site: Site, ids: Sequence[str], progress: Progress | None) -> dict[str, str]:

@@ -135,8 +135,12 @@ class _Entry:
                     del self.postings[term]
 
     def narrow(self, query: Query) -> list[Candidate]:
-        """The candidates sharing the most of the query's rarer terms (all: none shared)."""
+        """The candidates sharing the most of the query's rarer terms (all: none shared, or
+        no more than NARROW_TO stored — in a small store every term is "common", and the
+        rarest alone would drop a twin that lacks it)."""
         total = len(self.candidates)
+        if total <= NARROW_TO:
+            return list(self.candidates.values())
         lists = sorted(
             (self.postings[t] for t in terms(query.words, query.nums) if t in self.postings),
             key=len,

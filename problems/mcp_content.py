@@ -172,7 +172,11 @@ def find_problem_from_text(
         en="Find the СДАМ ГИА problem from its condition. Steps (tools and their arguments):",
         steps=[first, then],
         end_ru="Покажи условие, ответ и ссылку; если совпадение слабое (score < 0.8), "
-        "скажи об этом.",
+        "скажи об этом. Совпадение с различиями (differences: другие числа, обозначения, "
+        "синус вместо косинуса…; verdict не same) — другая задача: скажи это пользователю, "
+        "назови различия и не выдавай её ответ за ответ на его задачу.",
         end_en="Show the condition, the answer and the link; say so if the match is weak "
-        "(score below 0.8).",
+        "(score below 0.8). A match with differences (other numbers, labels, sine for "
+        "cosine…; verdict not same) is another problem: tell the user, name the "
+        "differences, and never give its answer as the answer to theirs.",
     )

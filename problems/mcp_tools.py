@@ -122,7 +122,7 @@ def search_by_text(
     refresh: AskSite = False,
     ctx: Context | None = None,
 ) -> CallToolResult:
-    """Find a problem by its condition text (fuzzy): ranked problem numbers with similarity scores and snippets."""
+    """Find a problem by its condition text (fuzzy): ranked matches. One with differences (other numbers, labels, sin/cos…) is NOT the problem asked: tell the user; never give its answer as theirs."""
     site = site_resolve(subject=subject, exam=exam)
     outcome = fuzzy.problems_search_fuzzy(
         site=site,
@@ -167,7 +167,7 @@ def search_by_image(
     refresh: AskSite = False,
     ctx: Context | None = None,
 ) -> CallToolResult:
-    """Find a problem from a photo or scan of it: the text read off the image (OCR, Russian + English) and the matching problems, ranked."""
+    """Find a problem from a photo or scan of it: the text read off the image (OCR, Russian + English) and the matches, as sdamgia_search_by_text."""
     site = site_resolve(subject=subject, exam=exam)
     outcome = photo.problems_search_by_image(
         site=site,

@@ -1,9 +1,11 @@
 """Pydantic shapes of the problem tools' structured output (their output schemas).
 
 Every read answers `stale` (true: the stored copy, served because the site could not be
-read), `warnings` (why, and how old the copy is) and its `fetched_at`. Those fields are in
-every answer but left out of the advertised schemas (`SkipJsonSchema`): `tools/list` has
-a token budget (tests/test_tools_list.py) they would overrun; README documents them.
+read), `warnings` (why, and how old the copy is) and its `fetched_at`; every fuzzy match
+its `verdict` and `differences`. Those fields are in every answer but left out of the
+advertised schemas (`SkipJsonSchema`): `tools/list` has a token budget
+(tests/test_tools_list.py) they would overrun; the tools' descriptions and README say
+what they mean.
 """
 
 from __future__ import annotations
@@ -80,9 +82,20 @@ class SearchOut(StaleOut):
     fetched_at: SkipJsonSchema[str | None] = None  # offline: the oldest stored copy shown
 
 
+class DifferenceOut(BaseModel):
+    kind: str  # number | label | word
+    query: str
+    problem: str
+    of: str  # the label a number belongs to (`BC` of `BC = 7`), or ""
+
+
 class FuzzyMatchOut(BaseModel):
     id: str
     score: float
+    # same | same_prototype (its text, other values: not the problem asked) | other; the
+    # tool's description tells the model (left out of the schema: its token budget)
+    verdict: SkipJsonSchema[str] = "other"
+    differences: SkipJsonSchema[list[DifferenceOut]] = Field(default_factory=list)
     snippet: str
     url: str
 
@@ -102,7 +115,7 @@ class FuzzyOut(BaseModel):
 
 
 class ImageSearchOut(FuzzyOut):
-    recognized_text: str = Field(description="The text read off the image (OCR).")
+    recognized_text: str  # the text read off the image (OCR; the tool says so)
 
 
 class CategoryRefOut(BaseModel):
