@@ -361,16 +361,16 @@ def _tiers(groups: list[list[str]], limit: int, *, few: bool) -> list[int]:
     a, b, c = ["(" + " | ".join(g) + ")" for g in groups]
     if few:
         return _postgres(f"({a} & {b}) | ({a} & {c}) | ({b} & {c})", [], limit, ranked=False)
-    found: list[int] = []
-    for query in (
-        f"{a} & {b} & {c}",
-        f"{a} & {b} & !{c}",
-        f"{a} & {c} & !{b}",
-        f"{b} & {c} & !{a}",
-    ):
-        if len(found) < limit:
-            found += _postgres(query, [], limit - len(found), ranked=False)
-    return found
+    tiers = [f"{a} & {b} & {c}", f"{a} & {b} & !{c}", f"{a} & {c} & !{b}", f"{b} & {c} & !{a}"]
+    # one statement: PostgreSQL runs the branches in turn and stops once `limit` rows came
+    branch = (
+        "(SELECT id, %s AS tier FROM normagpt_normclause "
+        "WHERE search_vector @@ to_tsquery('simple', %s) ORDER BY id LIMIT %s)"
+    )
+    sql = " UNION ALL ".join([branch] * len(tiers)) + " LIMIT %s"
+    params = [x for tier, query in enumerate(tiers) for x in (tier, query, limit)]
+    rows = _fetch(sql, [*params, limit])
+    return [int(pk) for pk, _ in sorted(rows, key=lambda row: row[1])]  # tier order, stable
 
 
 def _pairs_matched(vocabulary: _Vocabulary, terms: list[str]) -> float:
