@@ -481,6 +481,8 @@ def _ranked_rows(
     where, params = _within("term", ordered)
     counts = _fetch(f"SELECT term, clauses FROM normagpt_normterm WHERE {where}", params)  # noqa: S608
     other = {stem: _idf(n, vocabulary.total) for stem, n in counts}
+    for row in rows.values():
+        row["positions"] = _positions(row["stems"], vocabulary.variants)
     local = _locally_weighted(rows, vocabulary)
     phrases = _phrases(query, local)
     scored = [(_score(row, phrases, local, other), row) for row in rows.values()]
@@ -494,6 +496,24 @@ def _ranked_rows(
     return sorted(scored, key=order)
 
 
+def _positions(stems: list[str], variants: dict[str, str]) -> dict[str, list[int]]:
+    """Where each query stem (by its variants) stands in `stems`: found by the list's own
+    search, not a step of Python per stem of the clause."""
+    positions: dict[str, list[int]] = {}
+    for stem in variants.keys() & set(stems):
+        found = positions.setdefault(variants[stem], [])
+        index = stems.index(stem)
+        while True:
+            found.append(index)
+            try:
+                index = stems.index(stem, index + 1)
+            except ValueError:
+                break
+    for found in positions.values():
+        found.sort()  # two variants of one stem interleave
+    return positions
+
+
 def _locally_weighted(rows: dict[int, dict[str, Any]], vocabulary: _Vocabulary) -> _Vocabulary:
     """The vocabulary with each stem weighed also by how few of the candidates hold it: the
     candidates share the words of what is asked, and the words that set one apart from the
@@ -502,7 +522,7 @@ def _locally_weighted(rows: dict[int, dict[str, Any]], vocabulary: _Vocabulary) 
         return vocabulary
     held: dict[str, int] = {}
     for row in rows.values():
-        for term in {vocabulary.variants[s] for s in row["stems"] if s in vocabulary.variants}:
+        for term in row["positions"]:
             held[term] = held.get(term, 0) + 1
     weights = {
         term: weight * (LOCAL + 1 - held.get(term, 0) / len(rows))
@@ -540,11 +560,7 @@ def _score(
     weight of what its statement says beyond the query (another subject, another
     condition: the clause is about something else)."""
     weights, variants = vocabulary.weights, vocabulary.variants
-    positions: dict[str, list[int]] = {}
-    for index, stem in enumerate(row["stems"]):
-        term = variants.get(stem)
-        if term is not None:
-            positions.setdefault(term, []).append(index)
+    positions: dict[str, list[int]] = row["positions"]
     score = 0.0
     for phrase in phrases:  # each phrase a concept: covering all of them counts most
         if phrase.total:
