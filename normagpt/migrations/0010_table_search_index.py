@@ -3,15 +3,19 @@ tables apart (a table's rows make a long text, which rankings put last), and the
 every clause would have to walk the postings of all of them. SQLite marks the tables in
 the search text instead (0009)."""
 
+import importlib
+
 from django.db import migrations
 
+clause_search = importlib.import_module("normagpt.migrations.0007_clause_search")
 
-def _run(sql: str):  # type: ignore[no-untyped-def]
-    def run(apps, schema_editor) -> None:  # type: ignore[no-untyped-def]
-        if schema_editor.connection.vendor == "postgresql":
-            schema_editor.execute(sql)
-
-    return run
+UP = {
+    "postgresql": [
+        "CREATE INDEX IF NOT EXISTS normagpt_table_fts_gin ON normagpt_normclause "
+        "USING GIN (search_vector) WHERE kind = 'table'"
+    ]
+}
+DOWN = {"postgresql": ["DROP INDEX IF EXISTS normagpt_table_fts_gin"]}
 
 
 class Migration(migrations.Migration):
@@ -19,12 +23,4 @@ class Migration(migrations.Migration):
         ("normagpt", "0009_table_mark"),
     ]
 
-    operations = [
-        migrations.RunPython(
-            _run(
-                "CREATE INDEX IF NOT EXISTS normagpt_table_fts_gin ON normagpt_normclause "
-                "USING GIN (search_vector) WHERE kind = 'table'"
-            ),
-            _run("DROP INDEX IF EXISTS normagpt_table_fts_gin"),
-        ),
-    ]
+    operations = [migrations.RunPython(clause_search._run(UP), clause_search._run(DOWN))]

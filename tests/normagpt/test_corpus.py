@@ -270,6 +270,12 @@ def test_the_full_text_index_of_the_database(corpus) -> None:  # type: ignore[no
                 "WHERE search_vector @@ to_tsquery('simple', 'бетон')"
             )
             assert "normagpt_clause_fts_gin" in " ".join(row[0] for row in cursor.fetchall())
+            cursor.execute(
+                "SELECT indexdef FROM pg_indexes WHERE indexname = 'normagpt_table_fts_gin'"
+            )
+            [(tables,)] = cursor.fetchall()  # the tables' own index (search asks for them apart)
+            assert "WHERE" in tables
+            assert "'table'" in tables
         else:
             cursor.execute("SELECT count(*) FROM normagpt_clause_fts")
             assert cursor.fetchone()[0] == NormClause.objects.count() > 0
