@@ -1,5 +1,5 @@
 from django.apps import AppConfig
-from django.db.models.signals import post_delete, post_save
+from django.db.models.signals import pre_save
 
 
 class ProblemsConfig(AppConfig):
@@ -10,7 +10,4 @@ class ProblemsConfig(AppConfig):
         from problems import index
         from problems.models import Problem
 
-        post_save.connect(index.problem_saved, sender=Problem, dispatch_uid="problems.index.saved")
-        post_delete.connect(
-            index.problem_deleted, sender=Problem, dispatch_uid="problems.index.deleted"
-        )
+        pre_save.connect(index.problem_saving, sender=Problem, dispatch_uid="problems.index.saving")

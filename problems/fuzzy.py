@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 
 from core import background
 from core.exceptions import DomainError, InvalidInput, UpstreamError
+from problems import index
 from problems.client import SdamgiaClient, gather_settled, run_with_client, site_base_url
 from problems.differences import Difference, Token, Verdict, compare, tokens, verdict_of
 from problems.entities import ListingPage
 from problems.exceptions import SdamgiaBadPage
-from problems.index import site_index
 from problems.matching import (
     Candidate,
     Query,
@@ -111,9 +111,9 @@ def problems_search_fuzzy(
     asked = tokens(text)
     local: list[tuple[Candidate, float]] = []
     if not refresh:
-        local = site_index.search(site, query, threshold=0, limit=max(limit, 10))
+        local = index.search(site, query, threshold=0, limit=max(limit, 10))
         if _confident(text, asked, local):
-            outcome = FuzzyOutcome(site_asked=False, local_candidates=site_index.size(site))
+            outcome = FuzzyOutcome(site_asked=False, local_candidates=index.size(site))
             kept = [(c, s) for c, s in local if s >= threshold][:limit]
             outcome.matches = _matches(asked, kept)
             return outcome
@@ -128,9 +128,9 @@ def problems_search_fuzzy(
     if missing:
         outcome.fetch_errors = _fetch_missing(site, missing, progress)
         outcome.fetched = len(missing) - len(outcome.fetch_errors)
-    ranked = site_index.search(site, query, threshold=threshold, limit=limit)
+    ranked = index.search(site, query, threshold=threshold, limit=limit)
     outcome.matches = _matches(asked, ranked)
-    outcome.local_candidates = site_index.size(site)
+    outcome.local_candidates = index.size(site)
     return outcome
 
 

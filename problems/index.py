@@ -1,206 +1,172 @@
-"""The fuzzy search's index of a site's stored problems: kept in each process, caught up
-incrementally from the database.
+"""The fuzzy search's candidates, found by the database's own full-text index: every
+process and host reads the same one, nothing is built in memory, and the database keeps it
+in step with the rows (a row deleted, even outside Django, is gone from it).
 
-Every write of a site's problems takes the next value of the site's `SiteRevision` counter
-and stamps its rows with it (`revision_next`, in the writer's transaction: writers take
-the counter row in turn, so revisions commit in order). A search reads that one row; an
-index that has seen revision N then reads only the rows above N (an index on subject,
-exam, revision), whichever process or host wrote them. Deleting problems bumps the
-site's `generation`: an index of an older one is rebuilt from every row.
+`Problem.search_terms` holds a stored problem's keywords, their stems and its numbers
+(`matching.index_terms`, written with the row). PostgreSQL indexes them as a tsvector
+column generated from it, with a GIN index; SQLite as an FTS5 table that triggers keep in
+step (migration 0004).
 
-Searching narrows the candidates before the exact score (`problems.matching.score`): an
-inverted index from keywords, their stems and the numbers to the problems holding them
-keeps the problems sharing the most of the query's rarer terms; only a query sharing
-nothing with any stored problem is compared with every one.
+A search keeps the query's rarer terms — how common each is comes from the planner's
+statistics of that column (PostgreSQL: the most common elements and their frequencies,
+kept by ANALYZE; a term not listed is rarer than every listed one) or the FTS5 vocabulary
+(SQLite: exact) — and asks for the NARROW_TO problems holding the most of them (PostgreSQL:
+`ts_rank`, which counts them; SQLite: the terms' row lists, counted). Only those
+get the exact score (`matching.rank`). A site of no more than NARROW_TO stored problems is
+compared whole: in a small store every term is "common", and the rarest alone would drop a
+twin that lacks it.
 """
 
 from __future__ import annotations
 
-import heapq
-import threading
-from collections import Counter
-from dataclasses import dataclass, field
-from operator import itemgetter
-
+from django.core.cache import cache
 from django.db import connection, transaction
-from django.db.models import F
 
-from problems.matching import Candidate, Query, rank, terms
-from problems.models import Problem, SiteRevision
+from problems.matching import Candidate, Query, index_terms, rank, terms
+from problems.models import Problem
 from problems.subjects import Site
 
-NARROW_TO = 400  # candidates kept by the term prefilter
+NARROW_TO = 400  # candidates the database returns
 SCORED = 100  # of those, the best by token-set ratio get the exact score
-TERMS_USED = 16  # the query's rarest terms that vote
-COMMON_SHARE = 0.4  # a term held by more than this share of the problems does not vote
+TERMS_USED = 32  # the query's rarest terms that vote (a damaged word is held by none)
+COMMON_SHARE = 0.4  # a term held by more than this share of the problems does not vote …
+HOLDERS = 15_000  # … nor one that would take the voting terms' holders past this many
+SIZE_TTL = 60  # seconds a site's count of stored problems is reused
+
+TABLE = Problem._meta.db_table
+FTS_TABLE = f"{TABLE}_fts"  # SQLite
+VOCABULARY = f"{TABLE}_vocab"  # SQLite: FTS5's terms with how many rows hold each
 
 
-def revision_next(site: Site) -> int:
-    """The site's next revision, for the rows being written (call inside their transaction:
-    the counter row stays locked until it commits). One statement once the row exists."""
-    table = SiteRevision._meta.db_table
-    sql = (
-        f"UPDATE {table} SET revision = revision + 1"  # noqa: S608 (our table)
-        " WHERE subject = %s AND exam = %s RETURNING revision"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [site.subject, site.exam])
-        row = cursor.fetchone()
-        if row is None:  # the site's first write
-            SiteRevision.objects.get_or_create(subject=site.subject, exam=site.exam)
-            cursor.execute(sql, [site.subject, site.exam])
-            row = cursor.fetchone()
-    return int(row[0])
+def problem_saving(sender: object, instance: Problem, **kwargs: object) -> None:
+    """A row saved one by one (the admin, a shell) is found by its search text."""
+    instance.search_terms = index_terms(instance.search_text)
 
 
-def generation_next(subject: str, exam: str) -> None:
-    """Problems of the site were deleted: every index of it is rebuilt at its next search."""
-    with transaction.atomic():
-        counter = SiteRevision.objects.filter(subject=subject, exam=exam)
-        if not counter.update(generation=F("generation") + 1):
-            SiteRevision.objects.get_or_create(
-                subject=subject, exam=exam, defaults={"generation": 1}
-            )
+def search(
+    site: Site, query: Query, *, threshold: float, limit: int
+) -> list[tuple[Candidate, float]]:
+    """The best stored problems of `site` for `query` (Candidate.key is Problem.pk)."""
+    pool = candidates(site, query)
+    return rank(query, pool, threshold=threshold, limit=limit, prefilter=SCORED)
 
 
-def problem_saved(sender: object, instance: Problem, **kwargs: object) -> None:
-    """A row saved one by one (the admin, a shell): stamped with the site's next revision."""
-    with transaction.atomic():
-        revision = revision_next(Site(instance.subject, instance.exam))
-        Problem.objects.filter(pk=instance.pk).update(revision=revision)
-    instance.revision = revision
+def candidates(site: Site, query: Query) -> list[Candidate]:
+    """The stored problems of `site` holding the most of the query's rarer terms (every
+    one, when no more than NARROW_TO are stored; none, when no stored problem holds any
+    of its terms)."""
+    stored = Problem.objects.filter(subject=site.subject, exam=site.exam).exclude(search_text="")
+    if not stored[NARROW_TO:].exists():
+        return [
+            Candidate.from_normalized(pk, text)
+            for pk, text in stored.values_list("pk", "search_text")
+        ]
+    asked = sorted(terms(query.words, query.nums))
+    if not asked:
+        return []
+    if connection.vendor == "postgresql":
+        rows = _postgres_candidates(site, asked)
+    else:
+        rows = _sqlite_candidates(site, asked)
+    return [Candidate.from_normalized(pk, text) for pk, text in rows]
 
 
-class _Regenerate:
-    """The sites whose problems one transaction deleted: their generation, bumped once each
-    when it commits (not once per row)."""
-
-    def __init__(self, site: tuple[str, str]) -> None:
-        self.sites = {site}
-
-    def __call__(self) -> None:
-        for subject, exam in sorted(self.sites):
-            generation_next(subject, exam)
-
-
-def problem_deleted(sender: object, instance: Problem, using: str, **kwargs: object) -> None:
-    site = (instance.subject, instance.exam)
-    connection = transaction.get_connection(using)
-    if connection.in_atomic_block:
-        for _, callback, _ in connection.run_on_commit:
-            if isinstance(callback, _Regenerate):
-                callback.sites.add(site)
-                return
-    transaction.on_commit(_Regenerate(site), using=using)  # outside a transaction: at once
-
-
-def _current(site: Site) -> tuple[int, int]:
-    """(revision, generation) of the site: one indexed row."""
-    row = (
-        SiteRevision.objects.filter(subject=site.subject, exam=site.exam)
-        .values_list("revision", "generation")
-        .first()
-    )
-    return (int(row[0]), int(row[1])) if row else (0, 0)
-
-
-@dataclass
-class _Entry:
-    """One site's index in this process."""
-
-    revision: int = -1  # above the site's: the database went back (restored): rebuilt
-    generation: int = -1
-    candidates: dict[int, Candidate] = field(default_factory=dict)  # Problem.pk → candidate
-    postings: dict[str, set[int]] = field(default_factory=dict)  # term → Problem.pks
-    held: dict[int, set[str]] = field(default_factory=dict)  # Problem.pk → its terms
-
-    def put(self, pk: int, search_text: str) -> None:
-        self.drop(pk)
-        if not search_text:
-            return
-        candidate = Candidate.from_normalized(pk, search_text)
-        self.candidates[pk] = candidate
-        own = terms(candidate.words, candidate.numbers)
-        self.held[pk] = own
-        for term in own:
-            self.postings.setdefault(term, set()).add(pk)
-
-    def drop(self, pk: int) -> None:
-        self.candidates.pop(pk, None)
-        for term in self.held.pop(pk, ()):
-            holders = self.postings.get(term)
-            if holders is not None:
-                holders.discard(pk)
-                if not holders:
-                    del self.postings[term]
-
-    def narrow(self, query: Query) -> list[Candidate]:
-        """The candidates sharing the most of the query's rarer terms (all: none shared, or
-        no more than NARROW_TO stored — in a small store every term is "common", and the
-        rarest alone would drop a twin that lacks it)."""
-        total = len(self.candidates)
-        if total <= NARROW_TO:
-            return list(self.candidates.values())
-        lists = sorted(
-            (self.postings[t] for t in terms(query.words, query.nums) if t in self.postings),
-            key=len,
+def size(site: Site) -> int:
+    """How many problems of `site` are stored: counted at most once a minute (the shared
+    cache keeps it; a count reads the site's whole index — 50 ms at 200,000 problems)."""
+    return int(
+        cache.get_or_set(
+            f"problems:stored:{site.label}",
+            lambda: Problem.objects.filter(subject=site.subject, exam=site.exam).count(),
+            SIZE_TTL,
         )
-        voting = [holders for holders in lists if len(holders) <= COMMON_SHARE * total]
-        voting = (voting or lists[:1])[:TERMS_USED]
-        if not voting:
-            return list(self.candidates.values())
-        votes: Counter[int] = Counter()
-        for holders in voting:
-            votes.update(holders)
-        best = heapq.nlargest(NARROW_TO, votes.items(), key=itemgetter(1))
-        return [self.candidates[pk] for pk, _ in best]
+    )
 
 
-class SiteIndex:
-    """Every site's index in this process, caught up at each search."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._sites: dict[str, _Entry] = {}
-
-    def search(
-        self, site: Site, query: Query, *, threshold: float, limit: int
-    ) -> list[tuple[Candidate, float]]:
-        """The best stored problems of `site` for `query` (Candidate.key is Problem.pk)."""
-        with self._lock:
-            entry = self._caught_up(site)
-            pool = entry.narrow(query)
-        return rank(query, pool, threshold=threshold, limit=limit, prefilter=SCORED)
-
-    def size(self, site: Site) -> int:
-        """How many problems of `site` the index holds, once caught up."""
-        with self._lock:
-            return len(self._caught_up(site).candidates)
-
-    def _caught_up(self, site: Site) -> _Entry:
-        revision, generation = _current(site)  # read before the rows: a later write is re-read
-        entry = self._sites.get(site.label)
-        if entry is None or entry.generation != generation or entry.revision > revision:
-            entry = _Entry(generation=generation)
-            self._apply(entry, site, None)
-            self._sites[site.label] = entry
-        elif entry.revision < revision:
-            self._apply(entry, site, entry.revision)
-        entry.revision = revision
-        return entry
-
-    @staticmethod
-    def _apply(entry: _Entry, site: Site, after: int | None) -> None:
-        rows = Problem.objects.filter(subject=site.subject, exam=site.exam)
-        if after is not None:
-            rows = rows.filter(revision__gt=after)
-        for pk, text in rows.values_list("pk", "search_text").iterator(chunk_size=5000):
-            entry.put(pk, text)
-
-    def forget(self) -> None:
-        """Drop every index of this process (tests; the next search rebuilds)."""
-        with self._lock:
-            self._sites.clear()
+def voting(asked: list[str], holders: dict[str, float], total: float) -> list[str]:
+    """The terms that vote: the rarest first, while they are not common (COMMON_SHARE) and
+    their holders together stay within HOLDERS — but at least the rarest one. `holders`:
+    how many problems hold each term (an estimate; a term left out counts as rare)."""
+    ordered = sorted(asked, key=lambda term: (holders.get(term, 0.0), -len(term), term))
+    chosen: list[str] = []
+    held = 0.0
+    for term in ordered:
+        count = holders.get(term, 0.0)
+        full = len(chosen) == TERMS_USED or held + count > HOLDERS
+        if chosen and (full or count > COMMON_SHARE * total):
+            break
+        chosen.append(term)
+        held += count
+    return chosen
 
 
-site_index = SiteIndex()
+# The statistics PostgreSQL's ANALYZE (autovacuum) keeps of the generated column: its
+# most common lexemes with the share of rows holding each, and the table's row estimate.
+_POSTGRES_STATISTICS = f"""
+    SELECT u.term, u.share * greatest(c.reltuples, 0), greatest(c.reltuples, 0)
+    FROM pg_class c
+    LEFT JOIN pg_stats s
+      ON s.schemaname = current_schema() AND s.tablename = '{TABLE}'
+     AND s.attname = 'search_vector'
+    LEFT JOIN LATERAL unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs)
+      AS u(term, share) ON u.term = ANY(%s)
+    WHERE c.oid = '{TABLE}'::regclass
+"""  # noqa: S608 (our table)
+
+# The terms' rows come from the GIN index only (inside the CTE no other index serves): the
+# planner, which takes terms of one family for independent and expects most of the table,
+# would filter every row instead (twice the time), or the site's btree index.
+_POSTGRES_CANDIDATES = f"""
+    WITH holding AS MATERIALIZED (
+        SELECT id, subject, exam, search_text, ts_rank(search_vector, %s::tsquery) AS votes
+        FROM {TABLE} WHERE search_vector @@ %s::tsquery
+    )
+    SELECT id, search_text FROM holding WHERE subject = %s AND exam = %s
+    ORDER BY votes DESC, id
+    LIMIT %s
+"""  # noqa: S608 (our table)
+_POSTGRES_PLAN = ["SET LOCAL enable_seqscan = off", "SET LOCAL max_parallel_workers_per_gather = 0"]
+
+
+def _postgres_candidates(site: Site, asked: list[str]) -> list[tuple[int, str]]:
+    with connection.cursor() as cursor:
+        cursor.execute(_POSTGRES_STATISTICS, [asked])
+        found = cursor.fetchall()
+        total = float(found[0][2]) if found else 0.0
+        holders = {term: float(count) for term, count, _ in found if term is not None}
+        chosen = voting(asked, holders, total)
+        tsquery = " | ".join("'{}'".format(term.replace("'", "''")) for term in chosen)
+        with transaction.atomic():
+            for setting in _POSTGRES_PLAN:
+                cursor.execute(setting)
+            cursor.execute(
+                _POSTGRES_CANDIDATES, [tsquery, tsquery, site.subject, site.exam, NARROW_TO]
+            )
+            rows = cursor.fetchall()
+            transaction.set_rollback(True)  # the settings go with it (a savepoint's too)
+        return rows
+
+
+def _sqlite_candidates(site: Site, asked: list[str]) -> list[tuple[int, str]]:
+    """FTS5's vocabulary (one lookup a term: `IN` would scan it) and rank (bm25 over every
+    holder costs ten times a count) are left for the terms' own row lists, counted."""
+    lookup = f"SELECT term, doc FROM {VOCABULARY} WHERE term = %s"  # noqa: S608 (our table)
+    lookups = " UNION ALL ".join([lookup] * len(asked))
+    with connection.cursor() as cursor:
+        cursor.execute(lookups, asked)
+        holders = {term: float(count) for term, count in cursor.fetchall()}
+        if not holders:
+            return []  # no stored problem holds any of the query's terms
+        cursor.execute(f"SELECT count(*) FROM {TABLE}")  # noqa: S608 (our table)
+        (total,) = cursor.fetchone()
+        chosen = voting([term for term in asked if term in holders], holders, float(total))
+        holding = f"SELECT rowid AS id FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s"  # noqa: S608
+        lists = " UNION ALL ".join([holding] * len(chosen))
+        cursor.execute(
+            f"SELECT p.id, p.search_text FROM {TABLE} p"  # noqa: S608 (our tables)
+            f" JOIN (SELECT id, count(*) AS votes FROM ({lists}) GROUP BY id) v ON v.id = p.id"
+            " WHERE p.subject = %s AND p.exam = %s ORDER BY v.votes DESC, p.id LIMIT %s",
+            ['"{}"'.format(term.replace('"', '""')) for term in chosen]
+            + [site.subject, site.exam, NARROW_TO],
+        )
+        return cursor.fetchall()

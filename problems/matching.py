@@ -5,8 +5,10 @@ and odd spaces removed, Unicode-aware punctuation folding, and an OCR fold that 
 alike characters onto one form (Latin a/е/о… → Cyrillic, о→0, з→3, б→6, l/i→1) on both
 sides, so a confusion in the query cancels out. The score in 0..1 combines a character
 alignment that ignores spaces (dropped or merged spaces, line breaks), a token-set ratio
-(a missing sentence), keyword overlap, and agreement of the numbers, which is what tells
-apart sibling problems of one prototype that differ only in their numbers.
+(a missing sentence) — both without the exam phrasing a hundred problems share («Найдите»,
+«Ответ дайте в градусах»), so a query's telling sentence outweighs it —, keyword overlap,
+and agreement of the numbers, which is what tells apart sibling problems of one prototype
+that differ only in their numbers.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Indel
@@ -120,48 +123,81 @@ class Query:
 
 @dataclass(frozen=True)
 class Candidate:
-    """A stored problem's matching form, with what scoring needs computed once."""
+    """A stored problem's matching form. What the exact score needs beyond the folded text
+    is computed on first use: most candidates are dropped by the C prefilter before it."""
 
     key: object  # whatever identifies the candidate to the caller
     folded: str
-    numbers: tuple[str, ...]
-    compact: str = ""
-    words: frozenset[str] = frozenset()
+    normalized: str
 
     @classmethod
     def from_normalized(cls, key: object, normalized: str) -> Candidate:
         """From a stored matching form (`Problem.search_text`)."""
-        folded = ocr_fold(normalized)
-        return cls(
-            key=key,
-            folded=folded,
-            numbers=numbers(normalized),
-            compact=folded.replace(" ", ""),
-            words=frozenset(keywords(folded)),
-        )
+        return cls(key=key, folded=ocr_fold(normalized), normalized=normalized)
+
+    @cached_property
+    def numbers(self) -> tuple[str, ...]:
+        return numbers(self.normalized)
+
+    @cached_property
+    def compact(self) -> str:
+        return self.folded.replace(" ", "")
+
+    @cached_property
+    def words(self) -> frozenset[str]:
+        return frozenset(keywords(self.folded))
 
 
 def terms(words: Iterable[str], nums: Iterable[str]) -> set[str]:
     """What the candidate prefilter indexes: keywords, their 5-letter stems (a damaged
-    ending still meets its word), and the numbers."""
-    found = {f"#{n}" for n in nums}
+    ending still meets its word), and the numbers. Each is one token of letters and digits
+    to any full-text engine: a number is `n12`, a stem `треугx` — Latin `n` and `x` never
+    stay in folded words (`ocr_fold` reads them as Cyrillic п and х)."""
+    found = {f"n{n}" for n in nums}
     for word in words:
         found.add(word)
         if len(word) > 6:
-            found.add(word[:5] + "…")
+            found.add(word[:5] + "x")
     return found
+
+
+def index_terms(normalized: str) -> str:
+    """The tokens a stored matching form (`Problem.search_text`) is found by, space-joined
+    and sorted (`Problem.search_terms`, which the database's full-text index reads)."""
+    candidate = Candidate.from_normalized(None, normalized)
+    return " ".join(sorted(terms(candidate.words, candidate.numbers)))
+
+
+# Exam phrasing that a hundred problems share: it tells no problem from another, and a short
+# problem that is little else would outrank the right one whose telling sentence a damaged
+# query lost. Left out of the character and token comparisons (folded forms).
+def _any(*words: str) -> str:
+    return "(?:" + "|".join(ocr_fold(word) for word in words) + ")"
+
+
+_GENERIC = re.compile(
+    rf"\b{_any('ответ', 'результат')} {_any('дайте', 'округлите', 'запишите', 'укажите')}"
+    rf" {_any('в', 'до')} \w+|\b{_any('найдите')}\b"
+)
+
+
+def telling(folded: str) -> str:
+    """A folded text without its generic exam phrasing (the whole text if that is all)."""
+    kept = " ".join(_GENERIC.sub(" ", folded).split())
+    return kept or folded
 
 
 def score(query: Query, candidate: Candidate) -> float:
     """Similarity of a candidate to the query, in 0..1."""
     if not query.folded or not candidate.folded:
         return 0.0
-    compact = candidate.compact or candidate.folded.replace(" ", "")
-    char = fuzz.ratio(query.compact, compact)
-    if len(query.compact) < len(compact):  # a query missing a sentence aligns inside
-        char = max(char, fuzz.partial_ratio(query.compact, compact))
-    token = fuzz.token_set_ratio(query.folded, candidate.folded) / 100
-    cand_words = candidate.words or frozenset(keywords(candidate.folded))
+    asked, held = telling(query.folded), telling(candidate.folded)
+    compact, query_compact = held.replace(" ", ""), asked.replace(" ", "")
+    char = fuzz.ratio(query_compact, compact)
+    if len(query_compact) < len(compact):  # a query missing a sentence aligns inside
+        char = max(char, fuzz.partial_ratio(query_compact, compact))
+    token = fuzz.token_set_ratio(asked, held) / 100
+    cand_words = candidate.words
     if query.words and cand_words:
         overlap = len(query.words & cand_words) / min(len(query.words), len(cand_words))
     else:

@@ -53,9 +53,10 @@ class Problem(SiteScoped):
     internal_id = models.CharField(max_length=20, blank=True, verbose_name=_("internal id"))
     # Normalized condition (+ source) text for fuzzy matching, computed on store.
     search_text = models.TextField(blank=True, verbose_name=_("search text"))
-    # The site's SiteRevision.revision when the row was last written: what a search index
-    # that has seen revision N reads to catch up is the rows above N.
-    revision = models.BigIntegerField(default=0, editable=False, verbose_name=_("revision"))
+    # Its keywords, stems and numbers (`problems.matching.index_terms`), which the
+    # database's full-text index reads: a tsvector column generated from it on PostgreSQL,
+    # an FTS5 table kept in step by triggers on SQLite (migration 0004).
+    search_terms = models.TextField(blank=True, editable=False, verbose_name=_("search terms"))
 
     class Meta:
         verbose_name = _("problem")
@@ -67,7 +68,6 @@ class Problem(SiteScoped):
         ]
         indexes = [
             models.Index(fields=["subject", "exam", "type_number"]),
-            models.Index(fields=["subject", "exam", "revision"], name="problem_site_revision"),
         ]
         ordering = ["subject", "exam", "problem_id"]
 
@@ -77,30 +77,6 @@ class Problem(SiteScoped):
     @property
     def site_label(self) -> str:
         return f"{self.subject}-{self.exam}"
-
-
-class SiteRevision(models.Model):
-    """A site's change counter, which every process's search index reads (one row, O(1)).
-
-    `revision` grows with every write of the site's problems (the rows get it); a search
-    index at revision N reads the rows above N. `generation` grows when rows are deleted:
-    an index of an older generation is rebuilt.
-    """
-
-    subject = models.CharField(max_length=8, verbose_name=_("subject"))
-    exam = models.CharField(max_length=3, choices=EXAM_CHOICES, verbose_name=_("exam"))
-    revision = models.BigIntegerField(default=0, verbose_name=_("revision"))
-    generation = models.IntegerField(default=0, verbose_name=_("generation"))
-
-    class Meta:
-        verbose_name = _("search index revision")
-        verbose_name_plural = _("search index revisions")
-        constraints = [
-            models.UniqueConstraint(fields=["subject", "exam"], name="site_revision_unique")
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.subject}-{self.exam} r{self.revision} g{self.generation}"
 
 
 class Topic(SiteScoped):
@@ -213,4 +189,4 @@ class Test(SiteScoped):
         return f"{self.subject}-{self.exam} test {self.test_id}"
 
 
-__all__ = ["Category", "CategoryProblem", "Problem", "SiteRevision", "Test", "Topic"]
+__all__ = ["Category", "CategoryProblem", "Problem", "Test", "Topic"]

@@ -18,7 +18,6 @@ from datetime import datetime
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import transaction
 from django.utils import timezone
 
 from core.exceptions import DomainError, InvalidInput
@@ -26,8 +25,7 @@ from problems import selectors
 from problems.client import SdamgiaClient, gather_settled, run_with_client, site_base_url
 from problems.entities import ParsedProblem
 from problems.exceptions import ProblemNotFound, SdamgiaBadPage, SdamgiaUnavailable
-from problems.index import revision_next
-from problems.matching import keyword_terms, matching_form
+from problems.matching import index_terms, keyword_terms, matching_form
 from problems.models import Problem
 from problems.parsing import (
     PageStructureError,
@@ -76,8 +74,8 @@ def problems_store(*, site: Site, parsed: Sequence[ParsedProblem]) -> list[Probl
 PROBLEM_UPDATE_FIELDS = [
     "type_number", "condition_text", "condition_html", "figures", "formulas", "source_text",
     "source_html", "solution_text", "solution_html", "solution_figures", "solution_kind",
-    "answer", "answers", "analogs", "codifier", "internal_id", "search_text", "fetched_at",
-    "revision",
+    "answer", "answers", "analogs", "codifier", "internal_id", "search_text", "search_terms",
+    "fetched_at",
 ]  # fmt: skip
 
 
@@ -87,22 +85,19 @@ def _problems_upsert(
     """One `INSERT … ON CONFLICT DO UPDATE` for `parsed`; a repeated id: the last one wins."""
     now = fetched_at or timezone.now()
     rows = {p.problem_id: _problem_row(site=site, parsed=p, fetched_at=now) for p in parsed}
-    with transaction.atomic():  # the rows and the site's revision they carry, together
-        revision = revision_next(site)
-        for row in rows.values():
-            row.revision = revision
-        # One row per key: ON CONFLICT cannot touch the same row twice in one statement.
-        Problem.objects.bulk_create(
-            list(rows.values()),
-            update_conflicts=True,
-            unique_fields=["subject", "exam", "problem_id"],
-            update_fields=PROBLEM_UPDATE_FIELDS,
-        )
+    # One row per key: ON CONFLICT cannot touch the same row twice in one statement.
+    Problem.objects.bulk_create(
+        list(rows.values()),
+        update_conflicts=True,
+        unique_fields=["subject", "exam", "problem_id"],
+        update_fields=PROBLEM_UPDATE_FIELDS,
+    )
     return [rows[p.problem_id] for p in parsed]
 
 
 def _problem_row(*, site: Site, parsed: ParsedProblem, fetched_at: datetime) -> Problem:
     text = " ".join(part for part in (parsed.source_text, parsed.condition_text) if part)
+    search_text = matching_form(text)
     return Problem(
         subject=site.subject,
         exam=site.exam,
@@ -123,7 +118,8 @@ def _problem_row(*, site: Site, parsed: ParsedProblem, fetched_at: datetime) -> 
         analogs=parsed.analogs,
         codifier=[{"code": c.code, "title": c.title} for c in parsed.codifier],
         internal_id=parsed.internal_id,
-        search_text=matching_form(text),
+        search_text=search_text,
+        search_terms=index_terms(search_text),
         fetched_at=fetched_at,
     )
 

@@ -167,15 +167,6 @@ def celery_eager() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
-def fresh_search_index() -> None:
-    """Each test's database starts over: so does this process's problem search index (in
-    production the revision counter never goes back)."""
-    from problems.index import site_index
-
-    site_index.forget()
-
-
-@pytest.fixture(autouse=True)
 def private_cache(settings, request) -> None:  # type: ignore[no-untyped-def]
     """A fresh in-memory cache per test: throttle counters never leak between tests."""
     settings.CACHES = {

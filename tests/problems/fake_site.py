@@ -17,6 +17,7 @@ Otherwise search pages are empty unless a test registers one.
 
 from __future__ import annotations
 
+import heapq
 import html
 import math
 import re
@@ -80,10 +81,15 @@ class FakeSite:
     max_in_flight: int = 0
     search_engine: bool = False
     search_formulas: bool = True  # False: formula images' text is not searched (harsher)
+    # every block's words, read once, and the blocks holding each word: the real site's
+    # search costs about the same at any size, so must the stand-in's
     _words: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)
+    _holders: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
 
     def add_problem(self, site: str, problem_id: str, block_html: str) -> None:
-        self.blocks[(site, str(problem_id))] = block_html
+        key = (site, str(problem_id))
+        self.blocks[key] = block_html
+        self._forget_words(key)  # read again at the next search
 
     def add_page(self, site: str, path: str, params: dict[str, str | int], html: str) -> None:
         key = tuple(sorted((k, str(v)) for k, v in params.items()))
@@ -113,24 +119,40 @@ class FakeSite:
         if not wanted:
             return EMPTY_SEARCH
         need = math.ceil(SEARCH_MOST * len(wanted))
-        found = []
-        for (block_site, pid), block in list(self.blocks.items()):
-            if block_site != site:
-                continue
-            key = (block_site, pid)
-            if key not in self._words:
-                text = block_text(block, formulas=self.search_formulas)
-                self._words[key] = frozenset(search_words(text))
-            held = len(wanted & self._words[key])
-            if held >= need:
-                found.append((-held, int(pid) if pid.isdigit() else 0, block))
+        with self.lock:  # searches run on the server's threads
+            self._read_words()
+        # a block holding `need` of the words holds one of the len − need + 1 rarest
+        rarest = sorted(wanted, key=lambda word: len(self._holders.get(word, ())))
+        keys = set().union(*(self._holders.get(w, ()) for w in rarest[: len(wanted) - need + 1]))
+        found = [
+            (-held, int(key[1]) if key[1].isdigit() else 0, key)
+            for key in keys
+            if key[0] == site and (held := len(wanted & self._words[key])) >= need
+        ]
         if not found:
             return EMPTY_SEARCH
-        found.sort(key=lambda hit: hit[:2])
         last = (len(found) - 1) // SEARCH_PAGE_SIZE + 1
         start = (min(max(page, 1), last) - 1) * SEARCH_PAGE_SIZE
-        shown = [block for _, _, block in found[start : start + SEARCH_PAGE_SIZE]]
+        first = heapq.nsmallest(start + SEARCH_PAGE_SIZE, found)  # the page, not a full sort
+        shown = [self.blocks[key] for _, _, key in first[start:]]
         return PAGE.format(body=search_results(shown))
+
+    def _read_words(self) -> None:
+        """The words of every block not read yet; those of blocks gone are dropped."""
+        if self.blocks.keys() == self._words.keys():
+            return
+        for key in self._words.keys() - self.blocks.keys():
+            self._forget_words(key)
+        for key in self.blocks.keys() - self._words.keys():
+            text = block_text(self.blocks[key], formulas=self.search_formulas)
+            words = frozenset(search_words(text))
+            self._words[key] = words
+            for word in words:
+                self._holders.setdefault(word, set()).add(key)
+
+    def _forget_words(self, key: tuple[str, str]) -> None:
+        for word in self._words.pop(key, ()):
+            self._holders[word].discard(key)
 
     def take_fault(self, path: str) -> Fault | None:
         with self.lock:

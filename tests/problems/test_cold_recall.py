@@ -10,7 +10,6 @@ import pytest
 
 from bench.damage import damage_kept, holds_every
 from problems import fuzzy
-from problems.index import site_index
 from problems.matching import distinctive_phrases
 from problems.models import Problem
 from problems.parsing import parse_problem_block, parse_search_page
@@ -99,7 +98,6 @@ def test_damaged_queries_find_their_problem_with_an_empty_database(fake_site) ->
     for pid in rng.sample(sorted(conditions), 30):
         query, kept = damage_kept(conditions[pid], rng)
         Problem.objects.all().delete()
-        site_index.forget()
         outcome = fuzzy.problems_search_fuzzy(site=MATH, condition_text=query[:1000], limit=3)
         assert outcome.site_asked
         assert outcome.phrases

@@ -10,6 +10,7 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client
+from mcp.client.stdio import StdioServerParameters
 from mcp_types import CallToolResult
 
 from bench.damage import damage
@@ -19,7 +20,7 @@ from problems.differences import Difference, compare, tokens
 from problems.entities import ParsedProblem
 from problems.services import problems_store
 from problems.subjects import Site
-from tests.conftest import text_of
+from tests.conftest import MANAGE, PYTHON, ROOT, subprocess_env, text_of
 from tests.problems.blocks import block
 
 MATH = Site("math", "ege")
@@ -152,3 +153,54 @@ def test_a_query_of_few_telling_words_is_not_answered_from_the_store(fake_site) 
     asked = fuzzy.problems_search_fuzzy(site=MATH, condition_text=SHORT.replace("B", "C"))
     assert asked.site_asked is True
     assert asked.matches[0].verdict == "same"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_over_stdio_twins_carry_their_differences_and_few_words_ask_the_site(  # type: ignore[no-untyped-def]
+    fake_site, settings, subprocess_db_env
+) -> None:
+    """`manage.py runmcp` over stdio, the stand-in site searchable: each stored twin comes
+    with its one difference, none is confident; the exact problem is `same`; the short
+    query is not answered from the store."""
+    fake_site.search_engine = True
+    stored = {"70": ASKED, "27922": OBTUSE, **{pid: text for pid, (text, _) in TWINS.items()}}
+    for pid, text in stored.items():
+        fake_site.add_problem("math-ege", pid, block(pid, text))
+    store({pid: text for pid, text in stored.items() if pid != "70"})
+    env = subprocess_env(
+        **subprocess_db_env,
+        SDAMGIA_URL_TEMPLATE=settings.SDAMGIA_URL_TEMPLATE,
+        SDAMGIA_MIN_INTERVAL="0",
+    )
+    params = StdioServerParameters(
+        command=PYTHON, args=[MANAGE, "runmcp", "--apps", "problems"], cwd=str(ROOT), env=env
+    )
+
+    async def calls() -> list[dict[str, Any]]:
+        async with Client(params, read_timeout_seconds=60) as c:
+            answers = []
+            for text in (ASKED, SHORT):
+                result = await c.call_tool(
+                    "sdamgia_search_by_text",
+                    {"subject": "math", "condition_text": text, "response_format": "json"},
+                )
+                assert not result.is_error, text_of(result)
+                assert result.structured_content is not None
+                answers.append(result.structured_content)
+            return answers
+
+    asked, short = anyio.run(calls)
+    assert asked["site_asked"] is True  # twins stored, the problem asked not: the site
+    found = {m["id"]: m for m in asked["matches"]}
+    assert asked["matches"][0]["id"] == "70"  # found on the site, stored, ranked first
+    assert (found["70"]["verdict"], found["70"]["differences"]) == ("same", [])
+    for pid, (_, expected) in TWINS.items():
+        assert found[pid]["verdict"] == "same_prototype"
+        assert found[pid]["differences"] == [
+            {"kind": expected.kind, "query": expected.query, "problem": expected.problem,
+             "of": expected.of}
+        ]  # fmt: skip
+    assert short["site_asked"] is True
+    (obtuse,) = [m for m in short["matches"] if m["id"] == "27922"]
+    assert obtuse["verdict"] == "same_prototype"
+    assert obtuse["differences"] == [{"kind": "label", "query": "B", "problem": "C", "of": ""}]

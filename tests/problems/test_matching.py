@@ -4,11 +4,22 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.damage import damage
-from problems.matching import Candidate, Query, distinctive_phrases, normalize, numbers, rank, score
+from problems.matching import (
+    Candidate,
+    Query,
+    distinctive_phrases,
+    normalize,
+    numbers,
+    ocr_fold,
+    rank,
+    score,
+    telling,
+)
 
 TEXT = "В треугольнике ABC угол C равен 90°, AC = 24, BC = 7. Найдите синус A."
 SIBLING = "В треугольнике ABC угол C равен 90°, AC = 12, BC = 5. Найдите синус A."
@@ -104,3 +115,34 @@ def test_damaged_real_conditions_find_their_problem_first() -> None:
         for pid, text in texts.items()
     )
     assert hits / len(texts) >= 0.98
+
+
+TELLING_LOST = (
+    "Два угла треугольника равны 33° и 105°. Найдите тупой угол, который образуют высоты "
+    "треугольника, выходящие из вершин этих углов. Ответ дайте в градусах."
+)
+GENERIC_SHORT = (
+    "Найдите острый угол между биссектрисами острых углов прямоугольного треугольника. "
+    "Ответ дайте в градусах."
+)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        # the first sentence lost, OCR damage in the rest
+        "Найдите туопй угол, который обра-\nзуют высоты трeугольника, ваходящие из вершин "
+        "этих угл0в. Ответ дaйте в градусах.",
+        "Найдите тупой угол, который образуют высоты треугольника. Ответ дайте в градусах.",
+    ],
+)
+def test_the_telling_sentence_outweighs_generic_exam_phrasing(query: str) -> None:
+    """A short problem that is mostly «Найдите … Ответ дайте в градусах» does not outrank
+    the one whose telling words the query holds."""
+    asked = Query.from_text(query)
+    right = score(asked, Candidate.from_normalized(1, normalize(TELLING_LOST)))
+    generic = score(asked, Candidate.from_normalized(2, normalize(GENERIC_SHORT)))
+    assert right > generic
+    assert telling(ocr_fold(normalize(GENERIC_SHORT))) == ocr_fold(
+        "острый угол между биссектрисами острых углов прямоугольного треугольника"
+    )
