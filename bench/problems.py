@@ -170,7 +170,7 @@ def populate(blocks: dict[str, str], conditions: dict[str, str], size: int, fake
         problems_store(site=MATH, parsed=parsed[start : start + 2000])
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:  # what autovacuum does within a minute of a load
-            cursor.execute(f"ANALYZE {Problem._meta.db_table}")
+            cursor.execute(f"VACUUM ANALYZE {Problem._meta.db_table}")
 
 
 def warm_search(
