@@ -25,7 +25,6 @@ from datetime import datetime
 from django.conf import settings
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 
 from anki_bridge.client import AnkiClient
 from anki_bridge.delivery import Delivered, Known, notes_deliver
@@ -33,8 +32,10 @@ from anki_bridge.exceptions import AnkiError, AnkiRefused, AnkiUnavailable
 from anki_bridge.images import MediaFile
 from anki_bridge.ledger import (
     JournalLedger,
+    claim_free,
     due,
     free,
+    held,
     lease,
     media_prune,
     media_store,
@@ -104,7 +105,7 @@ def notes_submit(
     queued = not deliver
     if deliver:
         try:
-            with AnkiClient() as client:
+            with AnkiClient() as client, held(token):
                 _deliver_claimed(token, client, results, seen)
         except AnkiUnavailable:
             queued = True
@@ -210,8 +211,7 @@ def _reuse(draft: Draft, fresh: Note, token: str, until: datetime) -> NoteDetail
             dedup_key=draft.dedup_key,
             error=f"dedup_key {draft.dedup_key!r} {what}",
         )
-    free = note.claimed_until is None or note.claimed_until < timezone.now()
-    if not free:
+    if not claim_free(note):
         return NoteDetail(
             index=draft.index,
             status="duplicate",
@@ -305,6 +305,7 @@ def notes_flush(*, note_ids: Sequence[int] | None = None) -> FlushOutcome:
     outcome = FlushOutcome()
     after = 0
     with AnkiClient() as client:
+        client.version()  # Anki away: no row is taken (AnkiUnavailable)
         while True:
             token, until = lease()
             pending = Note.objects.filter(free(), due(), pk__gt=after)
@@ -320,7 +321,8 @@ def notes_flush(*, note_ids: Sequence[int] | None = None) -> FlushOutcome:
             )
             results: dict[int, Delivered] = {}
             try:
-                _deliver_claimed(token, client, results)
+                with held(token):
+                    _deliver_claimed(token, client, results)
             except (AnkiUnavailable, AnkiError) as exc:
                 release(token, exc.message)
                 raise

@@ -8,9 +8,12 @@ in a few statements; image bytes wait in `Media` until their notes are delivered
 
 from __future__ import annotations
 
-import uuid
+import atexit
+import contextlib
+import threading
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -21,18 +24,74 @@ from django.utils import timezone
 from anki_bridge.delivery import Delivered, Outgoing
 from anki_bridge.images import MediaFile
 from anki_bridge.models import Media, Note
+from core.holders import holder_gone, holder_token
 
 S = Note.Status
 
 
 def lease() -> tuple[str, datetime]:
-    """A new claim token and the moment it runs out."""
-    return uuid.uuid4().hex, timezone.now() + timedelta(seconds=settings.ANKI_JOURNAL_LEASE)
+    """A new claim token naming this process (`core.holders`) and the moment it runs out."""
+    return holder_token(), timezone.now() + timedelta(seconds=settings.ANKI_JOURNAL_LEASE)
 
 
 def free() -> Q:
-    """Rows no sender holds (never claimed, or the claim ran out)."""
-    return Q(claimed_until__isnull=True) | Q(claimed_until__lt=timezone.now())
+    """Rows no sender holds: never claimed, the claim ran out, or its holder is a process
+    of this host that no longer runs (killed mid-delivery: taken over at once)."""
+    now = timezone.now()
+    held = Note.objects.exclude(claim="").filter(claimed_until__gte=now)
+    gone = [
+        claim for claim in held.values_list("claim", flat=True).distinct() if holder_gone(claim)
+    ]
+    return Q(claimed_until__isnull=True) | Q(claimed_until__lt=now) | Q(claim__in=gone)
+
+
+def claim_free(note: Note) -> bool:
+    """Whether another sender may take `note` (see `free`)."""
+    lapsed = note.claimed_until is None or note.claimed_until < timezone.now()
+    return lapsed or holder_gone(note.claim)
+
+
+_held: set[str] = set()  # the tokens this process holds now: released when it exits
+_held_lock = threading.Lock()
+
+
+@contextmanager
+def held(token: str) -> Iterator[None]:
+    """Hold `token`'s rows while the block works: the lease is renewed every third of it
+    (a thread), and released if the process exits meanwhile (atexit; a killed process is
+    recognised by `free` at once on its host, and its lease lapses soon elsewhere)."""
+    stop = threading.Event()
+    every = max(settings.ANKI_JOURNAL_LEASE / 3, 0.1)
+
+    def renew() -> None:
+        try:
+            while not stop.wait(every):
+                until = timezone.now() + timedelta(seconds=settings.ANKI_JOURNAL_LEASE)
+                Note.objects.filter(claim=token).update(claimed_until=until)
+        finally:
+            connection.close()
+
+    with _held_lock:
+        _held.add(token)
+    renewer = threading.Thread(target=renew, name="anki-lease", daemon=True)
+    renewer.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        renewer.join()
+        with _held_lock:
+            _held.discard(token)
+
+
+@atexit.register
+def _release_held() -> None:
+    """The process ends (stdio closed, a signal turned into an exit): its rows wait free."""
+    with _held_lock:
+        tokens = list(_held)
+    for token in tokens:
+        with contextlib.suppress(Exception):
+            release(token, "the process delivering it ended")
 
 
 def due() -> Q:

@@ -67,7 +67,8 @@ class Note(models.Model):
     )
     attempts = models.PositiveIntegerField(default=0, verbose_name=_("attempts"))
     last_error = models.TextField(blank=True, verbose_name=_("last error"))
-    claim = models.CharField(max_length=32, blank=True, db_index=True, verbose_name=_("claim"))
+    # The sender's token: its host, pid and start time (`core.holders`) and a unique part.
+    claim = models.CharField(max_length=80, blank=True, db_index=True, verbose_name=_("claim"))
     claimed_until = models.DateTimeField(null=True, blank=True, verbose_name=_("claimed until"))
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))

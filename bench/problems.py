@@ -1,6 +1,7 @@
-"""Problem bank benchmark: parsing, cold and warm fuzzy search, fuzzy-search quality, twins.
+"""Problem bank benchmark: parsing, cold and warm fuzzy search, fuzzy-search quality, twins,
+a new MCP process's first search over stdio.
 
-    .venv/bin/python bench/problems.py [--quick]
+    .venv/bin/python bench/problems.py [--quick] [--twins | --warm | --start]
 
 Uses a temporary SQLite database unless DATABASE_URL is set, and a local СДАМ ГИА stand-in
 on 127.0.0.1 (tests/problems/fake_site.py). The Celery row needs REDIS_URL. Prints tables.

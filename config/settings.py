@@ -399,9 +399,11 @@ ANKI_IMAGE_MAX_BYTES = env_int("ANKI_IMAGE_MAX_BYTES", 10 * 1024 * 1024)
 ANKI_IMAGE_TIMEOUT = float(env_str("ANKI_IMAGE_TIMEOUT", "15"))
 # Seconds to wait for one AnkiConnect answer (Anki runs actions on its main thread).
 ANKI_CONNECT_TIMEOUT = float(env_str("ANKI_CONNECT_TIMEOUT", "30"))
-# The journal's delivery of queued notes: how long a sender holds a note (seconds) before
-# another may take it over, and the flush task's retries while Anki stays unreachable.
-ANKI_JOURNAL_LEASE = env_int("ANKI_JOURNAL_LEASE", 600)
+# The journal's delivery of queued notes: how long a sender's hold on a note lasts unless
+# renewed (seconds; renewed every third of it while it works, released when it ends, taken
+# over at once from a dead process of the same host), and the flush task's retries while
+# Anki stays unreachable.
+ANKI_JOURNAL_LEASE = env_int("ANKI_JOURNAL_LEASE", 30)
 ANKI_FLUSH_MAX_RETRIES = env_int("ANKI_FLUSH_MAX_RETRIES", 10)
 ANKI_FLUSH_BACKOFF = env_int("ANKI_FLUSH_BACKOFF", 15)  # first delay; doubles up to the max
 ANKI_FLUSH_BACKOFF_MAX = env_int("ANKI_FLUSH_BACKOFF_MAX", 900)

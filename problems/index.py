@@ -11,10 +11,11 @@ A search keeps the query's rarer terms — how common each is comes from the pla
 statistics of that column (PostgreSQL: the most common elements and their frequencies,
 kept by ANALYZE; a term not listed is rarer than every listed one) or the FTS5 vocabulary
 (SQLite: exact) — and asks for the NARROW_TO problems holding the most of them (PostgreSQL:
-`ts_rank`, which counts them; SQLite: the terms' row lists, counted). Only those
-get the exact score (`matching.rank`). A site of no more than NARROW_TO stored problems is
-compared whole: in a small store every term is "common", and the rarest alone would drop a
-twin that lacks it.
+`ts_rank`, which counts them; SQLite: the terms' row lists, counted). The rarest vote first,
+until their holders reach HOLDERS: the database's work stays bounded at any size. Only
+those candidates get the exact score (`matching.rank`). A site of no more than NARROW_TO
+stored problems is compared whole: in a small store every term is "common", and the rarest
+alone would drop a twin that lacks it.
 """
 
 from __future__ import annotations
@@ -74,13 +75,12 @@ def candidates(site: Site, query: Query) -> list[Candidate]:
 def size(site: Site) -> int:
     """How many problems of `site` are stored: counted at most once a minute (the shared
     cache keeps it; a count reads the site's whole index — 50 ms at 200,000 problems)."""
-    return int(
-        cache.get_or_set(
-            f"problems:stored:{site.label}",
-            lambda: Problem.objects.filter(subject=site.subject, exam=site.exam).count(),
-            SIZE_TTL,
-        )
-    )
+    key = f"problems:stored:{site.label}"
+    count = cache.get(key)
+    if count is None:
+        count = Problem.objects.filter(subject=site.subject, exam=site.exam).count()
+        cache.set(key, count, SIZE_TTL)
+    return int(count)
 
 
 def voting(asked: list[str], holders: dict[str, float], total: float) -> list[str]:

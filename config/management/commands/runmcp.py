@@ -11,6 +11,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core.holders import exit_on_signals
 from core.mcp_http import MCP_PATH, is_loopback, mcp_http_app
 from core.mcp_server import build_server, load_registries, tool_specs
 from core.stdio import stdout_to_stderr
@@ -93,6 +94,7 @@ class Command(BaseCommand):
                 return
             if options["transport"] == "stdio":
                 logger.info("MCP server on stdio (apps: %s)", ", ".join(apps or ["all"]))
+                exit_on_signals()  # stopped by its client: leases go as on an exit
                 server = build_server(apps, lifespan=stdout_to_stderr)
                 anyio.run(serve_stdio, server)
             else:
