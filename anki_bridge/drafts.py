@@ -202,13 +202,15 @@ def drafts_build(
                 continue
             jobs.append((i, j, spec, target))
     loaded = _load_all(jobs, name)
-    for (i, _, _, target), result in zip(jobs, loaded, strict=True):
+    for (i, _, spec, target), result in zip(jobs, loaded, strict=True):
         if result.warning:
             drafts[i].warnings.append(result.warning)
         if result.file is not None:
             drafts[i].media.append(result.file)
             drafts[i].fields[target] = ensure_img_tag(
-                drafts[i].fields.get(target, ""), result.file.filename
+                drafts[i].fields.get(target, ""),
+                result.file.filename,
+                asked=media_name(spec.filename) if spec.filename else "",
             )
     return drafts
 

@@ -80,9 +80,20 @@ def img_html(filename: str) -> str:
     return f'<div><img src="{html.escape(filename)}" style="max-width:100%;height:auto"/></div>'
 
 
-def ensure_img_tag(value: str, filename: str) -> str:
-    """`value` with the image wrapper after a blank line; unchanged when it shows the file."""
-    if re.search(r"""src\s*=\s*["']""" + re.escape(html.escape(filename)) + "[\"']", value):
+def _src(filename: str) -> re.Pattern[str]:
+    """An `src` attribute naming `filename` (either quotes)."""
+    return re.compile(r"""(src\s*=\s*["'])""" + re.escape(html.escape(filename)) + "([\"'])")
+
+
+def ensure_img_tag(value: str, filename: str, *, asked: str = "") -> str:
+    """`value` with the image wrapper after a blank line; unchanged when it shows the file.
+
+    `asked`: the name the caller gave the image, when its bytes made it another
+    (`there.png` stored as `there.jpg`): a field that already shows `asked` shows the file
+    under its new name, not a second image."""
+    if asked and asked != filename:
+        value = _src(asked).sub(lambda m: m.group(1) + html.escape(filename) + m.group(2), value)
+    if _src(filename).search(value):
         return value
     tag = img_html(filename)
     return f"{value}\n\n{tag}" if value.strip() else tag

@@ -36,6 +36,31 @@ def test_the_wrapper_goes_after_a_blank_line_and_never_twice() -> None:
     assert ensure_img_tag(once, "b.jpg").count("<img") == 2
 
 
+def test_a_field_showing_the_asked_name_shows_the_file_renamed_not_a_second_image() -> None:
+    shown = 'Схема: <img src="there.png">'
+    renamed = ensure_img_tag(shown, "there.jpg", asked="there.png")  # PNG stored as JPEG
+    assert renamed == 'Схема: <img src="there.jpg">'
+    assert ensure_img_tag("Схема", "there.jpg", asked="there.png").count("<img") == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_delivered_note_shows_its_image_once(anki) -> None:  # type: ignore[no-untyped-def]
+    """Through the tool's use case to Anki: the field that showed `there.png` shows the
+    stored file once."""
+    from anki_bridge import services
+
+    image = {"image_base64": base64.b64encode(png_bytes(900, 300)).decode(),
+             "filename": "there.png", "target_field": "Prompt"}  # fmt: skip
+    item = {"Prompt": 'Схема: <img src="there.png">', "images": [image]}
+    (detail,) = services.notes_add_from_model(items=[item], deck="Картинки").details
+    assert detail.status == "ok"
+    (note,) = anki.notes()
+    prompt = note["fields"]["Prompt"]
+    assert prompt.count("<img") == 1
+    (name,) = [part.split('"')[0] for part in prompt.split('src="')[1:]]
+    assert name in anki.media_files()
+
+
 def test_data_urls_in_any_case_become_files_named_by_sha1() -> None:
     raw = png_bytes(5, 5)
     encoded = base64.b64encode(raw).decode()

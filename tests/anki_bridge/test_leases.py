@@ -4,6 +4,7 @@ while Anki is away, and `anki_flush` says in its exit status whether anything is
 
 from __future__ import annotations
 
+import json
 import subprocess
 import textwrap
 import time
@@ -20,7 +21,7 @@ from anki_bridge.exceptions import AnkiUnavailable
 from anki_bridge.models import Note
 from core.holders import holder_gone, holder_token
 from tests.anki_bridge.ankiconnect_server import FakeAnki
-from tests.conftest import MANAGE, PYTHON, ROOT, subprocess_env
+from tests.conftest import MANAGE, PYTHON, ROOT, raw_initialize, subprocess_env
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -239,3 +240,75 @@ def test_a_process_stopped_by_a_signal_lets_its_notes_go(
         proc.kill()
     (row,) = Note.objects.all()
     assert (row.claim, row.claimed_until) == ("", None)
+
+
+def fifty() -> list[dict[str, str]]:
+    return [{"Prompt": f"Вопрос {i}", "Response": f"Ответ {i}"} for i in range(50)]
+
+
+@pytest.mark.parametrize(
+    "kill",
+    [
+        ("before", "addNote", 1),  # Anki dies as the batch arrives
+        ("after", "addNote", 25),  # during the multi: half added, the answer lost
+        ("before", "changeDeck", 1),  # after it: added, the misfiled cards not yet moved
+    ],
+    ids=lambda k: f"{k[0]}-{k[1]}-{k[2]}",
+)
+def test_anki_and_the_mcp_server_killed_a_new_process_delivers_every_note_once(
+    anki: FakeAnki,
+    subprocess_db_env: dict[str, str],
+    settings: Any,
+    kill: tuple[str, str, int],
+) -> None:
+    """A 50-note `anki.add_from_model` over stdio; Anki is killed at a point of the batch,
+    then the MCP server process too (SIGKILL, as a desktop client's crash). Anki restarts:
+    `anki_flush` from a new process delivers every note once, in its deck, each journal
+    row with its note id — no lease to wait out."""
+    services.model_info_get()  # the model exists, as in daily use
+    when, action, nth = kill
+    (anki.state.kill_before if when == "before" else anki.state.kill_after)(action, nth)
+    env = {**subprocess_db_env, "ANKI_CONNECT_URL": settings.ANKI_CONNECT_URL}
+    server = subprocess.Popen(
+        [PYTHON, MANAGE, "runmcp", "--apps", "anki_bridge"],
+        cwd=ROOT,
+        env=subprocess_env(**env),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        assert server.stdin is not None
+        assert server.stdout is not None
+        call = {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {
+                "name": "anki.add_from_model",
+                "arguments": {"items": fifty(), "deck": "Колода"},
+            },
+        }
+        for message in (
+            raw_initialize("crash"),
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            call,
+        ):
+            server.stdin.write(json.dumps(message).encode() + b"\n")
+            server.stdin.flush()
+        anki.wait_killed(timeout=DEADLINE)
+    finally:
+        server.kill()  # the client and its server gone, whatever they were doing
+        server.wait(timeout=DEADLINE)
+    anki.start()
+
+    done = flush_in_a_process(env)
+    assert done.returncode == 0, done.stderr
+    notes = anki.notes()
+    assert sorted(n["fields"]["Prompt"] for n in notes) == sorted(i["Prompt"] for i in fifty())
+    assert {n["decks"][0] for n in notes} == {"Колода"}
+    rows = list(Note.objects.all())
+    assert len(rows) == 50
+    assert {r.status for r in rows} == {"sent"}
+    assert sorted(r.anki_note_id or 0 for r in rows) == sorted(n["id"] for n in notes)
+    assert all(r.placed for r in rows)
