@@ -5,11 +5,15 @@
 The stand-in behaves as the real add-on measured (../shared/fixtures/ankiconnect/
 BEHAVIOUR.md): one request at a time on a 25 ms timer, a receive cost that grows faster
 than the request, a connection closed after every answer, new cards filed under the note
-type's last-used deck. Two measurements, each with its baseline in the same run:
+type's last-used deck. The bridge is driven the way a desktop client drives it: a new
+`manage.py runmcp` process over stdio, the call written as one JSON-RPC line (a 200-image
+call is a 100 MB line). Two measurements, each with its baselines in the same run:
 
 1. images: `anki.add_from_model` with N notes, each with a 1000×1000 JPEG, in one call
    (media by path, as when Anki runs on this machine; and by data, as when it does not),
-   against a naive client doing one `storeMediaFile` + one `addNote` per note;
+   against the plain client a user writes (one keep-alive HTTP client, `storeMediaFile` +
+   `addNote` per note) and the best hand-written one (files by path in one `multi`,
+   `addNotes`, `changeDeck`);
 2. text: N text notes in one `anki.add_from_model` call against one raw `addNotes` (and
    against the least a plain client must add for its cards to be in the deck).
 
@@ -21,13 +25,13 @@ is set.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import base64
 import io
 import json
 import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -52,14 +56,12 @@ import httpx  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.core.cache import cache  # noqa: E402
 from django.core.management import call_command  # noqa: E402
-from mcp import Client  # noqa: E402
 from PIL import Image  # noqa: E402
 
 from anki_bridge.client import create_model, new_elsewhere_query  # noqa: E402
 from anki_bridge.models import Media, Note  # noqa: E402
 from anki_bridge.notemodel import DEFAULT_MODEL  # noqa: E402
 from bench.common import print_table  # noqa: E402
-from core.mcp_server import build_server  # noqa: E402
 from tests.anki_bridge.ankiconnect_server import FakeAnki  # noqa: E402
 
 MODEL = DEFAULT_MODEL.name
@@ -158,22 +160,49 @@ def row(m: dict[str, Any], baseline: dict[str, Any]) -> list[str]:
     ]
 
 
-def bridge_call(items: list[dict[str, Any]]) -> Callable[[FakeAnki], float]:
-    """One `anki.add_from_model` call through the MCP client (the session already open)."""
+def bridge_call(items: list[dict[str, Any]], **env: str) -> Callable[[FakeAnki], float]:
+    """One `anki.add_from_model` call over stdio, as a desktop client makes it: a new
+    `manage.py runmcp` process (its start and `initialize` not timed), the call written as
+    one JSON-RPC line, timed until its answer comes back."""
+    line = json.dumps(
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "anki.add_from_model", "arguments": {"deck": DECK, "items": items}}},
+        ensure_ascii=False,
+    ).encode() + b"\n"  # fmt: skip
 
-    async def call(anki: FakeAnki) -> float:
-        async with Client(build_server(["anki_bridge"]), read_timeout_seconds=900) as client:
-            anki.state.requests.clear()
-            anki.state.request_bytes.clear()
-            started = time.perf_counter()
-            result = await client.call_tool("anki.add_from_model", {"deck": DECK, "items": items})
-            wall = time.perf_counter() - started
-            data = json.loads(result.content[0].text)  # type: ignore[union-attr]
-            if result.is_error or data["added"] != len(items):
-                raise RuntimeError(f"the bridge answered {data}")
-            return wall
+    def call(anki: FakeAnki) -> float:
+        server = subprocess.Popen(
+            [sys.executable, str(ROOT / "manage.py"), "runmcp", "--apps", "anki_bridge"],
+            cwd=ROOT,
+            env={**os.environ, "ANKI_CONNECT_URL": anki.url, **env},
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        assert server.stdin is not None
+        assert server.stdout is not None
+        hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "bench", "version": "1"}}}  # fmt: skip
+        server.stdin.write(json.dumps(hello).encode() + b"\n")
+        server.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        server.stdin.flush()
+        server.stdout.readline()
+        anki.state.requests.clear()
+        anki.state.request_bytes.clear()
+        started = time.perf_counter()
+        server.stdin.write(line)
+        server.stdin.flush()
+        answer = json.loads(server.stdout.readline())
+        wall = time.perf_counter() - started
+        server.stdin.close()
+        server.wait(timeout=120)
+        data = answer["result"].get("structuredContent") or {}
+        if answer["result"].get("isError") or data.get("added") != len(items):
+            raise RuntimeError(f"the bridge answered {str(answer)[:500]}")
+        return wall
 
-    return lambda anki: asyncio.run(call(anki))
+    return call
 
 
 def timed(run: Callable[[FakeAnki], None]) -> Callable[[FakeAnki], float]:
@@ -199,16 +228,69 @@ def image_items(images: list[bytes]) -> list[dict[str, Any]]:
 
 
 def naive_images(images: list[bytes]) -> Callable[[FakeAnki], float]:
-    """One storeMediaFile (the image as it came) + one addNote per note."""
+    """The plain client a user writes: one keep-alive HTTP client, one storeMediaFile (the
+    image as it came) + one addNote per note. AnkiConnect closes every connection after
+    its answer; the client opens the next one (a request into a dead socket is sent once
+    more, as any HTTP library's retry does)."""
 
     def run(anki: FakeAnki) -> None:
-        for i, data in enumerate(images):
-            name = raw(anki, "storeMediaFile", filename=f"naive_{i}.jpg",
-                       data=base64.b64encode(data).decode())  # fmt: skip
-            fields = {"Prompt": f"Что на снимке №{i}?", "Response": f'<img src="{name}">'}
-            raw(anki, "addNote", note={"deckName": DECK, "modelName": MODEL, "fields": fields})
+        with httpx.Client(timeout=120) as client:
+
+            def call(action: str, **params: Any) -> Any:
+                body = {"action": action, "params": params, "version": 6}
+                for attempt in (1, 2):
+                    try:
+                        return client.post(anki.url, json=body).json()["result"]
+                    except httpx.TransportError:
+                        if attempt == 2:
+                            raise
+                return None
+
+            for i, data in enumerate(images):
+                name = call("storeMediaFile", filename=f"naive_{i}.jpg",
+                            data=base64.b64encode(data).decode())  # fmt: skip
+                fields = {"Prompt": f"Что на снимке №{i}?", "Response": f'<img src="{name}">'}
+                call("addNote", note={"deckName": DECK, "modelName": MODEL, "fields": fields})
 
     return timed(run)
+
+
+def best_raw_images(images: list[bytes]) -> Callable[[FakeAnki], float]:
+    """The best hand-written client: the files written to disk, stored by `path` in one
+    `multi`, the notes in one `multi(findCards, addNotes, findCards)`, then one changeDeck
+    of the cards filed elsewhere. It keeps no journal and checks nothing."""
+
+    def run(anki: FakeAnki) -> None:
+        folder = Path(tempfile.mkdtemp(dir=TMP))
+        stores = []
+        for i, data in enumerate(images):
+            path = folder / f"raw_{i}.jpg"
+            path.write_bytes(data)
+            stores.append({"action": "storeMediaFile",
+                           "params": {"filename": path.name, "path": str(path)}})  # fmt: skip
+        names = raw(anki, "multi", actions=stores)
+        notes = [
+            {"deckName": DECK, "modelName": MODEL,
+             "fields": {"Prompt": f"Что на снимке №{i}?", "Response": f'<img src="{name}">'}}
+            for i, name in enumerate(names)
+        ]  # fmt: skip
+        place(anki, notes)
+
+    return timed(run)
+
+
+def place(anki: FakeAnki, notes: list[dict[str, Any]]) -> None:
+    """addNotes between two searches for today's cards outside the deck, in one `multi`;
+    then one changeDeck of the cards the second search found and the first did not."""
+    elsewhere = {
+        "action": "findCards",
+        "params": {"query": new_elsewhere_query(DECK_IDS[anki.url])},
+    }
+    actions = [elsewhere, {"action": "addNotes", "params": {"notes": notes}}, elsewhere]
+    before, _, after = raw(anki, "multi", actions=actions)  # bare results (no "version")
+    cards = sorted(set(after) - set(before))
+    if cards:
+        raw(anki, "changeDeck", cards=cards, deck=DECK)
 
 
 def text_items(count: int) -> list[dict[str, str]]:
@@ -229,24 +311,14 @@ def raw_add_notes(count: int) -> Callable[[FakeAnki], float]:
 
 
 def raw_add_notes_placed(count: int) -> Callable[[FakeAnki], float]:
-    """The least a plain client must do for its cards to end in the deck, in two requests:
-    one `multi` of addNotes between two searches for today's cards outside the deck, then one
-    changeDeck of the cards the second search found and the first did not. It keeps no
-    journal and checks nothing."""
+    """The least a plain client must do for its cards to end in the deck, in two requests
+    (`place`). It keeps no journal and checks nothing."""
 
     def run(anki: FakeAnki) -> None:
         notes = [
             {"deckName": DECK, "modelName": MODEL, "fields": item} for item in text_items(count)
         ]
-        elsewhere = {
-            "action": "findCards",
-            "params": {"query": new_elsewhere_query(DECK_IDS[anki.url])},
-        }
-        actions = [elsewhere, {"action": "addNotes", "params": {"notes": notes}}, elsewhere]
-        before, _, after = raw(anki, "multi", actions=actions)  # bare results (no "version")
-        cards = sorted(set(after) - set(before))
-        if cards:
-            raw(anki, "changeDeck", cards=cards, deck=DECK)
+        place(anki, notes)
 
     return timed(run)
 
@@ -267,21 +339,28 @@ def main() -> None:
 def images_bench(n: int) -> None:
     images = [photo(i) for i in range(n)]
     size = sum(len(i) for i in images) / len(images) / 1024
-    print(f"{n} notes, one 1000×1000 JPEG each (mean {size:.0f} KB), on {os.cpu_count()} cores")
-    naive = measure("naive: storeMediaFile + addNote per note", naive_images(images), n)
-    settings.ANKI_MEDIA_UPLOAD = "auto"
-    by_path = measure("bridge, one call (media by path)", bridge_call(image_items(images)), n)
-    settings.ANKI_MEDIA_UPLOAD = "data"
-    by_data = measure("bridge, one call (media as data)", bridge_call(image_items(images)), n)
-    settings.ANKI_MEDIA_UPLOAD = "auto"
-    print_table(HEADER, [row(m, naive) for m in (naive, by_path, by_data)])
+    print(f"{n} notes, one 1000×1000 JPEG each (mean {size:.0f} KB), on {os.cpu_count()} cores;"
+          " the bridge over stdio, one call")  # fmt: skip
+    naive = measure(
+        "naive: keep-alive client, storeMediaFile + addNote each", naive_images(images), n
+    )
+    best = measure("best raw: files by path in one multi, addNotes, changeDeck",
+                   best_raw_images(images), n)  # fmt: skip
+    items = image_items(images)
+    by_path = measure("bridge over stdio (media by path)", bridge_call(items), n)
+    by_data = measure(
+        "bridge over stdio (media as data)", bridge_call(items, ANKI_MEDIA_UPLOAD="data"), n
+    )
+    print_table(HEADER, [row(m, naive) for m in (naive, best, by_path, by_data)])
+    print(f"bridge (by path) vs the best raw client: {by_path['wall'] / best['wall']:.2f}×")
 
 
 def text_bench(n: int) -> None:
     print(f"\n{n} text notes (median of {REPEAT} runs: one run is a few 25 ms ticks)")
     baseline = measure("one raw addNotes request", raw_add_notes(n), n, REPEAT)
     placed = measure("raw: multi(addNotes) + changeDeck", raw_add_notes_placed(n), n, REPEAT)
-    text = measure("bridge, one add_from_model call", bridge_call(text_items(n)), n, REPEAT)
+    text = measure("bridge over stdio, one add_from_model call", bridge_call(text_items(n)), n,
+                   REPEAT)  # fmt: skip
     print_table(HEADER, [row(m, baseline) for m in (baseline, placed, text)])
     print(f"bridge vs the raw client that places its cards: {text['wall'] / placed['wall']:.2f}×")
 
