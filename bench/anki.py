@@ -34,6 +34,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -68,6 +69,8 @@ MODEL = DEFAULT_MODEL.name
 DECK = "Bench"
 REPEAT = 7
 DECK_IDS: dict[str, int] = {}  # Anki's url → the bench deck's id, as createDeck answered
+# Anki's url → (the bridge call's line in bytes, seconds until its first request reached Anki)
+FIRST_REQUEST: dict[str, tuple[int, float]] = {}
 HEADER = [
     "client",
     "wall",
@@ -132,6 +135,7 @@ def measure(
             anki.stop()
     result = {
         "name": name,
+        "url": anki.url,
         "wall": statistics.median(walls),
         "notes": notes,
         "requests": len(anki.state.requests),
@@ -190,11 +194,25 @@ def bridge_call(items: list[dict[str, Any]], **env: str) -> Callable[[FakeAnki],
         server.stdout.readline()
         anki.state.requests.clear()
         anki.state.request_bytes.clear()
+        first: list[float] = []
+        done = threading.Event()
+
+        def watch() -> None:  # when the bridge's first request reaches Anki
+            while not done.wait(0.005):
+                if anki.state.requests:
+                    first.append(time.perf_counter())
+                    return
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
         started = time.perf_counter()
         server.stdin.write(line)
         server.stdin.flush()
         answer = json.loads(server.stdout.readline())
         wall = time.perf_counter() - started
+        done.set()
+        watcher.join()
+        FIRST_REQUEST[anki.url] = (len(line), first[0] - started if first else wall)
         server.stdin.close()
         server.wait(timeout=120)
         data = answer["result"].get("structuredContent") or {}
@@ -353,6 +371,9 @@ def images_bench(n: int) -> None:
     )
     print_table(HEADER, [row(m, naive) for m in (naive, best, by_path, by_data)])
     print(f"bridge (by path) vs the best raw client: {by_path['wall'] / best['wall']:.2f}×")
+    size, reached = FIRST_REQUEST[by_data["url"]]
+    print(f"the call's line ({size / 1e6:.0f} MB) reached the tool within {reached:.2f} s of "
+          "being sent: its first request to Anki came then")  # fmt: skip
 
 
 def text_bench(n: int) -> None:
