@@ -2,6 +2,8 @@
 
 from django.db import migrations
 
+from core.vendor_sql import per_database
+
 # A stored, generated tsvector (unknown to the ORM: PostgreSQL keeps it in step) and its GIN
 # index: matching and ranking read it instead of parsing every page's text per query.
 POSTGRES_UP = [
@@ -38,20 +40,12 @@ SQLITE_DOWN = [
 ]
 
 
-def _run(statements: dict[str, list[str]]):  # type: ignore[no-untyped-def]
-    def run(apps, schema_editor) -> None:  # type: ignore[no-untyped-def]
-        for sql in statements.get(schema_editor.connection.vendor, []):
-            schema_editor.execute(sql)
-
-    return run
-
-
 class Migration(migrations.Migration):
     dependencies = [("normagpt", "0001_initial")]
 
     operations = [
-        migrations.RunPython(
-            _run({"postgresql": POSTGRES_UP, "sqlite": SQLITE_UP}),
-            _run({"postgresql": POSTGRES_DOWN, "sqlite": SQLITE_DOWN}),
+        per_database(
+            {"postgresql": POSTGRES_UP, "sqlite": SQLITE_UP},
+            {"postgresql": POSTGRES_DOWN, "sqlite": SQLITE_DOWN},
         )
     ]

@@ -6,6 +6,8 @@ import importlib
 
 from django.db import migrations, models
 
+from core.vendor_sql import per_database
+
 pages_sql = importlib.import_module("normagpt.migrations.0002_search_indexes")
 
 POSTGRES_UP = [
@@ -43,14 +45,6 @@ SQLITE_DOWN = [
 ]
 
 
-def _run(statements):  # type: ignore[no-untyped-def]
-    def run(apps, schema_editor) -> None:  # type: ignore[no-untyped-def]
-        for sql in statements.get(schema_editor.connection.vendor, []):
-            schema_editor.execute(sql)
-
-    return run
-
-
 class Migration(migrations.Migration):
     dependencies = [
         ("normagpt", "0006_clauses_claims_public_ids"),
@@ -58,9 +52,9 @@ class Migration(migrations.Migration):
 
     operations = [
         # the pages' index first: it reads the column removed next
-        migrations.RunPython(
-            _run({"postgresql": pages_sql.POSTGRES_DOWN, "sqlite": pages_sql.SQLITE_DOWN}),
-            _run({"postgresql": pages_sql.POSTGRES_UP, "sqlite": pages_sql.SQLITE_UP}),
+        per_database(
+            {"postgresql": pages_sql.POSTGRES_DOWN, "sqlite": pages_sql.SQLITE_DOWN},
+            {"postgresql": pages_sql.POSTGRES_UP, "sqlite": pages_sql.SQLITE_UP},
         ),
         migrations.RemoveField(
             model_name="normpage",
@@ -82,8 +76,8 @@ class Migration(migrations.Migration):
                 "verbose_name_plural": "search terms",
             },
         ),
-        migrations.RunPython(
-            _run({"postgresql": POSTGRES_UP, "sqlite": SQLITE_UP}),
-            _run({"postgresql": POSTGRES_DOWN, "sqlite": SQLITE_DOWN}),
+        per_database(
+            {"postgresql": POSTGRES_UP, "sqlite": SQLITE_UP},
+            {"postgresql": POSTGRES_DOWN, "sqlite": SQLITE_DOWN},
         ),
     ]

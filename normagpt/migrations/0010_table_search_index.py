@@ -3,11 +3,9 @@ tables apart (a table's rows make a long text, which rankings put last), and the
 every clause would have to walk the postings of all of them. SQLite marks the tables in
 the search text instead (0009)."""
 
-import importlib
-
 from django.db import migrations
 
-clause_search = importlib.import_module("normagpt.migrations.0007_clause_search")
+from core.vendor_sql import per_database
 
 UP = {
     "postgresql": [
@@ -23,4 +21,4 @@ class Migration(migrations.Migration):
         ("normagpt", "0009_table_mark"),
     ]
 
-    operations = [migrations.RunPython(clause_search._run(UP), clause_search._run(DOWN))]
+    operations = [per_database(UP, DOWN)]

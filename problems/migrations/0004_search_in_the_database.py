@@ -6,6 +6,8 @@ that processes caught up by goes."""
 
 from django.db import migrations, models
 
+from core.vendor_sql import per_database
+
 POSTGRES_UP = [
     # The terms as they are (no parser, no dictionary), without positions.
     "ALTER TABLE problems_problem ADD COLUMN IF NOT EXISTS search_vector tsvector "
@@ -47,14 +49,6 @@ SQLITE_DOWN = [
 ]
 
 
-def _run(statements):  # type: ignore[no-untyped-def]
-    def run(apps, schema_editor) -> None:  # type: ignore[no-untyped-def]
-        for sql in statements.get(schema_editor.connection.vendor, []):
-            schema_editor.execute(sql)
-
-    return run
-
-
 def fill_terms(apps, schema_editor) -> None:  # type: ignore[no-untyped-def]
     from problems.matching import index_terms
 
@@ -83,8 +77,8 @@ class Migration(migrations.Migration):
             field=models.TextField(blank=True, editable=False, verbose_name="search terms"),
         ),
         migrations.RunPython(fill_terms, migrations.RunPython.noop),
-        migrations.RunPython(
-            _run({"postgresql": POSTGRES_UP, "sqlite": SQLITE_UP}),
-            _run({"postgresql": POSTGRES_DOWN, "sqlite": SQLITE_DOWN}),
+        per_database(
+            {"postgresql": POSTGRES_UP, "sqlite": SQLITE_UP},
+            {"postgresql": POSTGRES_DOWN, "sqlite": SQLITE_DOWN},
         ),
     ]

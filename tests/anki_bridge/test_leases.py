@@ -165,31 +165,32 @@ def test_a_working_sender_renews_its_lease_and_lets_go_when_done(settings: Any) 
     assert Note.objects.get(pk=note.pk).claimed_until == renewed
 
 
+# A process whose delivery thread holds every note (and is never answered).
+HOLDING = """
+    import threading
+    from anki_bridge import ledger
+    from anki_bridge.models import Note
+    token, until = ledger.lease()
+    Note.objects.update(claim=token, claimed_until=until)
+    taken = threading.Event()
+
+    def deliver():
+        with ledger.held(token):
+            taken.set()
+            threading.Event().wait()  # never answered
+
+    threading.Thread(target=deliver, daemon=True).start()
+    taken.wait()
+"""
+
+
 def test_a_process_that_ends_while_delivering_lets_its_notes_go(
     subprocess_db_env: dict[str, str],
 ) -> None:
     """The MCP session closes (stdin at its end): the process exits with a delivery thread
     still holding notes; they wait free, not held for a lease."""
     Note.objects.create(deck="d", model="m", fields={"Prompt": "x"})
-    ended = in_a_process(
-        """
-        import threading
-        from anki_bridge import ledger
-        from anki_bridge.models import Note
-        token, until = ledger.lease()
-        Note.objects.update(claim=token, claimed_until=until)
-        taken = threading.Event()
-
-        def deliver():
-            with ledger.held(token):
-                taken.set()
-                threading.Event().wait()  # never answered
-
-        threading.Thread(target=deliver, daemon=True).start()
-        taken.wait()
-        """,
-        subprocess_db_env,
-    )
+    ended = in_a_process(HOLDING, subprocess_db_env)
     assert ended.returncode == 0, ended.stderr
     (row,) = Note.objects.all()
     assert (row.claim, row.claimed_until) == ("", None)
@@ -201,28 +202,23 @@ def test_a_process_stopped_by_a_signal_lets_its_notes_go(
 ) -> None:
     """SIGTERM (a desktop client stopping its server) ends the process as an exit does."""
     Note.objects.create(deck="d", model="m", fields={"Prompt": "x"})
-    code = """
-        import sys, threading
+    code = (
+        textwrap.dedent(
+            """
         from core.holders import exit_on_signals
-        from anki_bridge import ledger
-        from anki_bridge.models import Note
         exit_on_signals()
-        token, until = ledger.lease()
-        Note.objects.update(claim=token, claimed_until=until)
-        taken = threading.Event()
-
-        def deliver():
-            with ledger.held(token):
-                taken.set()
-                threading.Event().wait()
-
-        threading.Thread(target=deliver, daemon=True).start()
-        taken.wait()
+        """
+        )
+        + textwrap.dedent(HOLDING)
+        + textwrap.dedent(
+            """
         print("holding", flush=True)
         threading.Event().wait()
-    """
+        """
+        )
+    )
     proc = subprocess.Popen(
-        [PYTHON, MANAGE, "shell", "-c", textwrap.dedent(code)],
+        [PYTHON, MANAGE, "shell", "-c", code],
         cwd=ROOT,
         env=subprocess_env(**subprocess_db_env),
         stdout=subprocess.PIPE,
