@@ -72,6 +72,9 @@ class Ledger(Protocol):
 
     def load_media(self, names: Sequence[str]) -> dict[str, bytes]: ...
 
+    def media_ahead(self) -> Mapping[str, str]:
+        """Files Anki already stored for this delivery: name → the name Anki gave it."""
+
     def sending(self, keys: Sequence[int]) -> None:
         """These notes' addNote is about to go out (an answer may never come)."""
 
@@ -288,7 +291,11 @@ def _store_media(
     names = list(dict.fromkeys(name for note in notes for name in note.media))
     if not names:
         return {}
-    stored = media_send(client, ledger.load_media(names))
+    ahead = ledger.media_ahead()
+    stored = {name: ahead[name] for name in names if name in ahead}
+    rest = [name for name in names if name not in stored]
+    if rest:
+        stored.update(media_send(client, ledger.load_media(rest)))
     warnings: dict[int, list[str]] = {}
     for note in notes:
         for name in note.media:

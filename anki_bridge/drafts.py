@@ -3,14 +3,15 @@
 `items_parse` accepts seed 002's two shapes (a `NoteInput`, or a flat dict whose keys are
 field names beside `tags`/`images`/`dedup_key`) and raises InvalidInput naming the item
 and the rule. `drafts_build` maps fields, stores data URLs, loads `images[]` (URL fetches
-in parallel) and places each image's wrapper in its target field.
+in parallel, base64 decoded and resized on every core) and places each image's wrapper in
+its target field; `on_file` hears of each file as soon as it is ready (`MediaAhead`).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any
 
@@ -159,6 +160,7 @@ def drafts_build(
     target_of: TargetResolver,
     back_of: Callable[[NoteInput], str | None] = lambda note: None,
     skip: Callable[[NoteInput], bool] = lambda note: False,
+    on_file: Callable[[MediaFile], None] | None = None,
 ) -> list[Draft]:
     """Drafts for `notes`: `fields_of` maps the fields, `target_of` finds an image's field.
 
@@ -166,13 +168,17 @@ def drafts_build(
     field (the one the card shows on its back), with an `image_field` warning. An image
     whose target matches no field is dropped with an `unknown_target_field`
     warning (callers that must refuse check before). `skip` notes (already delivered)
-    get no images loaded.
+    get no images loaded. `on_file` is called with each file once it is ready, on the
+    calling thread (which is free while the pool prepares the others).
     """
     jobs: list[tuple[int, int, ImageSpec, str]] = []
     drafts: list[Draft] = []
     for i, note in enumerate(notes):
         fields, warnings = fields_of(note)
         fields, media, data_warnings = data_urls_extract(fields)
+        if on_file is not None:
+            for file in media:
+                on_file(file)
         drafts.append(
             Draft(
                 index=i,
@@ -201,7 +207,7 @@ def drafts_build(
                 )
                 continue
             jobs.append((i, j, spec, target))
-    loaded = _load_all(jobs, name)
+    loaded = _load_all(jobs, name, on_file)
     for (i, _, spec, target), result in zip(jobs, loaded, strict=True):
         if result.warning:
             drafts[i].warnings.append(result.warning)
@@ -215,11 +221,18 @@ def drafts_build(
     return drafts
 
 
-def _load_all(jobs: list[tuple[int, int, ImageSpec, str]], name: str) -> list[Loaded]:
-    """Fetch URLs concurrently (I/O), then resize on every core (Pillow releases the GIL
-    while it decodes, resizes and encodes)."""
+def _load_all(
+    jobs: list[tuple[int, int, ImageSpec, str]],
+    name: str,
+    on_file: Callable[[MediaFile], None] | None = None,
+) -> list[Loaded]:
+    """Fetch URLs concurrently (I/O), then decode and resize on every core (Pillow
+    releases the GIL while it decodes, resizes and encodes); each file goes to `on_file`,
+    on this thread, as soon as it is ready."""
 
-    def fetch(job: tuple[int, int, ImageSpec, str]) -> bytes | ImageProblem:
+    def fetch(job: tuple[int, int, ImageSpec, str]) -> bytes | ImageProblem | None:
+        if job[2].image_base64:
+            return None  # decoded by `finish`, on the pool
         try:
             return image_bytes(job[2])
         except ImageProblem as exc:
@@ -232,16 +245,32 @@ def _load_all(jobs: list[tuple[int, int, ImageSpec, str]], name: str) -> list[Lo
     else:
         raw = [fetch(job) for job in jobs]
 
-    def finish(job: tuple[tuple[int, int, ImageSpec, str], bytes | ImageProblem]) -> Loaded:
+    def finish(job: tuple[tuple[int, int, ImageSpec, str], bytes | ImageProblem | None]) -> Loaded:
         (i, j, spec, _), data = job
         where = f"{name}[{i}].images[{j}]"
+        if data is None:
+            try:
+                data = image_bytes(spec)
+            except ImageProblem as exc:
+                data = exc
         if isinstance(data, ImageProblem):
             return Loaded(warning=data.warning(where))
         return image_finish(spec, data, where)
 
     pairs = list(zip(jobs, raw, strict=True))
     workers = min(os.cpu_count() or 1, len(pairs))
+    loaded: list[Loaded] = []
     if workers <= 1:
-        return [finish(pair) for pair in pairs]
+        for pair in pairs:
+            loaded.append(finish(pair))
+            if on_file is not None and loaded[-1].file is not None:
+                on_file(loaded[-1].file)
+        return loaded
+    loaded = [Loaded()] * len(pairs)
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(finish, pairs))
+        futures = {pool.submit(finish, pair): k for k, pair in enumerate(pairs)}
+        for future in as_completed(futures):  # this thread is free while the pool works
+            loaded[futures[future]] = result = future.result()
+            if on_file is not None and result.file is not None:
+                on_file(result.file)
+    return loaded

@@ -101,10 +101,16 @@ def ensure_img_tag(value: str, filename: str, *, asked: str = "") -> str:
 
 def decode_base64(text: str) -> bytes:
     """Base64 (or a data URL) → bytes; ImageProblem when it is not valid base64."""
-    match = DATA_URL.match(text)
-    payload = match.group(2) if match else text
+    payload = text
+    if text[:5].lower() == "data:" or text[:1].isspace():
+        match = DATA_URL.match(text)
+        payload = match.group(2) if match else text
     try:
-        return base64.b64decode("".join(payload.split()), validate=True)
+        return base64.b64decode(payload, validate=True)  # no copy of a clean payload
+    except (binascii.Error, ValueError):
+        pass
+    try:
+        return base64.b64decode("".join(payload.split()), validate=True)  # wrapped lines
     except (binascii.Error, ValueError) as exc:
         raise ImageProblem("image_invalid", "image_base64 is not valid base64") from exc
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -43,6 +43,7 @@ from anki_bridge.ledger import (
     record,
     release,
 )
+from anki_bridge.media_upload import MediaAhead
 from anki_bridge.models import Note
 from anki_bridge.schemas import NoteDetail
 from core import background
@@ -70,6 +71,42 @@ class Draft:
     journal_id: int | None = None  # the journal row that covers it, once written
 
 
+class MediaReady:
+    """A call's files as they become ready: journaled in batches on the calling thread and,
+    when Anki answers, sent ahead (`MediaAhead`) while the other images are prepared.
+
+    `add` is `drafts_build`'s `on_file`; `finish` journals the rest and waits for Anki.
+    A file is journaled before any note that shows it, so nothing is lost if the process
+    dies: a file no note needs is pruned later (`media_prune`).
+    """
+
+    BATCH = 20
+
+    def __init__(self, *, send: bool) -> None:
+        self._ahead = MediaAhead() if send else None
+        self._batch: list[MediaFile] = []
+        self.journaled: set[str] = set()
+        self.stored: dict[str, str] = {}  # name → the name Anki stored it under
+
+    def add(self, file: MediaFile) -> None:
+        if self._ahead is not None:
+            self._ahead.add(file)
+        self._batch.append(file)
+        if len(self._batch) >= self.BATCH:
+            self._journal()
+
+    def finish(self) -> None:
+        self._journal()
+        if self._ahead is not None:
+            self.stored = self._ahead.finish()
+
+    def _journal(self) -> None:
+        if self._batch:
+            media_store(self._batch)
+            self.journaled.update(f.filename for f in self._batch)
+            self._batch = []
+
+
 @dataclass
 class FlushOutcome:
     sent: int = 0
@@ -92,21 +129,27 @@ def notes_submit(
     deliver: bool = True,
     owner: int | None = None,
     seen: Known | None = None,
+    media: MediaReady | None = None,
 ) -> list[NoteDetail]:
     """Journal `drafts`, deliver the ones this call holds, and a detail per draft.
 
     With `deliver=False` (Anki known to be unreachable) or when Anki turns out to be
     unreachable, the notes are queued: their detail says `queued`. `owner` is the user the
-    rows belong to (None: no user).
+    rows belong to (None: no user). `media`: the drafts' files as `drafts_build` handed
+    them over; those it journaled are not journaled again, those Anki stored not sent again.
     """
+    media = media or MediaReady(send=False)
+    media.finish()
     token, until = lease()
-    fixed = _journal(deck, model, drafts, ensure_deck, source, token, until, owner)
+    fixed = _journal(deck, model, drafts, ensure_deck, source, token, until, owner, media.journaled)
     results: dict[int, Delivered] = {}
     queued = not deliver
     if deliver:
         try:
             with AnkiClient() as client, held(token):
-                _deliver_claimed(token, client, results, seen)
+                files = {f.filename: f.data for draft in drafts for f in draft.media}
+                ledger = JournalLedger(files, media.stored)
+                _deliver_claimed(token, client, results, seen, ledger)
         except AnkiUnavailable:
             queued = True
         except AnkiError as exc:
@@ -150,8 +193,11 @@ def _journal(
     token: str,
     until: datetime,
     owner: int | None,
+    journaled: Collection[str] = (),
 ) -> dict[int, NoteDetail]:
-    """Write the rows (claimed by `token`); details for drafts another row already covers."""
+    """Write the rows (claimed by `token`); details for drafts another row already covers.
+
+    `journaled`: files already kept (`MediaReady`)."""
     fixed: dict[int, NoteDetail] = {}
 
     def row(draft: Draft) -> Note:
@@ -171,7 +217,7 @@ def _journal(
         )
 
     with transaction.atomic():
-        media_store(f for draft in drafts for f in draft.media)
+        media_store(f for draft in drafts for f in draft.media if f.filename not in journaled)
         if not any(draft.dedup_key for draft in drafts):  # no key to check: one INSERT
             rows = Note.objects.bulk_create([row(draft) for draft in drafts])
             for draft, written in zip(drafts, rows, strict=True):
@@ -230,7 +276,11 @@ def _reuse(draft: Draft, fresh: Note, token: str, until: datetime) -> NoteDetail
 
 
 def _deliver_claimed(
-    token: str, client: AnkiClient, results: dict[int, Delivered], seen: Known | None = None
+    token: str,
+    client: AnkiClient,
+    results: dict[int, Delivered],
+    seen: Known | None = None,
+    ledger: JournalLedger | None = None,
 ) -> None:
     """Deliver (or place) the notes `token` holds, by deck and model, into `results` by row id.
 
@@ -248,7 +298,7 @@ def _deliver_claimed(
                     model=model,
                     notes=[outgoing(n) for n in notes],
                     ensure_deck=ensure_deck,
-                    ledger=JournalLedger(),
+                    ledger=ledger or JournalLedger(),
                     results=results,
                     known=seen,
                 )

@@ -12,7 +12,7 @@ import atexit
 import contextlib
 import threading
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 
@@ -105,10 +105,25 @@ def notes_waiting() -> bool:
 
 
 class JournalLedger:
-    """The journal as delivery sees it (anki_bridge.delivery.Ledger)."""
+    """The journal as delivery sees it (anki_bridge.delivery.Ledger).
+
+    `files`: bytes the calling process still holds (not read back from the database);
+    `ahead`: files Anki already stored for this call (name → the name Anki gave it).
+    """
+
+    def __init__(
+        self, files: Mapping[str, bytes] | None = None, ahead: Mapping[str, str] | None = None
+    ) -> None:
+        self._files = files or {}
+        self._ahead = ahead or {}
 
     def load_media(self, names: Sequence[str]) -> dict[str, bytes]:
-        return media_load(names)
+        held = {name: self._files[name] for name in names if name in self._files}
+        rest = [name for name in names if name not in held]
+        return {**held, **media_load(rest)} if rest else held
+
+    def media_ahead(self) -> Mapping[str, str]:
+        return self._ahead
 
     def sending(self, keys: Sequence[int]) -> None:
         Note.objects.filter(pk__in=list(keys), unanswered_since__isnull=True).update(

@@ -14,6 +14,9 @@ request also waits for the add-on's 25 ms timer. So:
   REQUEST_BYTES (where the cost per byte is still flat); a larger file goes alone.
 
 The files written for Anki are removed once it has answered.
+
+`MediaAhead` sends a call's images while the rest are still being prepared: resizing on
+every core overlaps with Anki storing what is ready.
 """
 
 from __future__ import annotations
@@ -22,8 +25,10 @@ import base64
 import ipaddress
 import logging
 import os
+import queue
 import shutil
 import tempfile
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -33,6 +38,8 @@ from django.core.cache import cache
 
 from anki_bridge import client as ankiconnect
 from anki_bridge.client import AnkiClient
+from anki_bridge.exceptions import AnkiError, AnkiUnavailable
+from anki_bridge.images import MediaFile
 
 logger = logging.getLogger(__name__)
 
@@ -40,6 +47,7 @@ REQUEST_BYTES = 900_000  # the largest request whose receive cost per byte is st
 PATH_ACTIONS_PER_REQUEST = 500
 PATH_FAILED_KEY = "anki:media-path-failed"
 PATH_FAILED_SECONDS = 3600
+AHEAD_FILES = 20  # files per request while images are still being prepared
 
 
 def strategy() -> str:
@@ -75,6 +83,67 @@ def media_send(client: AnkiClient, files: Mapping[str, bytes]) -> dict[str, str]
             )  # fmt: skip
     stored.update(_send_data(client, rest))
     return stored
+
+
+class MediaAhead:
+    """Stores a call's files in Anki as they become ready, on a thread of its own.
+
+    `add` is called from the threads that prepare the images; `finish` waits for the
+    last request and gives name → the name Anki stored it under. Files go in batches of
+    AHEAD_FILES (fewer at the end), one request at a time, as Anki serves them anyway.
+    When Anki fails or goes away the rest is left for the call's own delivery, which
+    sends what is not stored (nothing is journaled here: the call journals every note
+    and its files before it adds a note).
+    """
+
+    _END = None
+
+    def __init__(self) -> None:
+        self._queue: queue.SimpleQueue[MediaFile | None] = queue.SimpleQueue()
+        self._stored: dict[str, str] = {}
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def add(self, file: MediaFile) -> None:
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="anki-media", daemon=True)
+                self._thread.start()
+        self._queue.put(file)
+
+    def finish(self) -> dict[str, str]:
+        with self._lock:
+            thread = self._thread
+        if thread is not None:
+            self._queue.put(self._END)
+            thread.join()
+        return dict(self._stored)
+
+    def _run(self) -> None:
+        from django.db import connections
+
+        failed = False
+        try:
+            with AnkiClient() as client:
+                ended = False
+                while not ended:
+                    batch: dict[str, bytes] = {}
+                    while len(batch) < AHEAD_FILES:
+                        file = self._queue.get()
+                        if file is self._END:
+                            ended = True
+                            break
+                        batch[file.filename] = file.data
+                    if batch and not failed:
+                        try:
+                            self._stored.update(
+                                {n: s for n, s in media_send(client, batch).items() if s}
+                            )
+                        except (AnkiError, AnkiUnavailable) as exc:  # the call's delivery decides
+                            logger.info("media ahead stopped: %s", exc)
+                            failed = True
+        finally:
+            connections.close_all()  # this thread's own connections, if the cache made any
 
 
 def _send_paths(client: AnkiClient, files: Mapping[str, bytes]) -> dict[str, str]:

@@ -20,12 +20,19 @@ call is a 100 MB line). Two measurements, each with its baselines in the same ru
 Columns: wall time, HTTP requests, bytes sent to Anki, notes whose cards are in the asked
 deck, and the ratio to the baseline. Uses a temporary SQLite database unless DATABASE_URL
 is set.
+
+With ANKI_REAL_URL (a running Anki with AnkiConnect, e.g. http://127.0.0.1:8765) every
+measurement runs a second time against it, through a counting pass-through that answers
+as the add-on does. Everything the bench makes there is in the note type «toolhub-bench»
+and the decks «toolhub-bench::…», deleted after each measurement.
 """
 
 from __future__ import annotations
 
 import argparse
 import base64
+import dataclasses
+import http.server
 import io
 import json
 import os
@@ -37,6 +44,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +68,7 @@ from django.core.management import call_command  # noqa: E402
 from PIL import Image  # noqa: E402
 
 from anki_bridge.client import create_model, new_elsewhere_query  # noqa: E402
+from anki_bridge.images import image_prepare  # noqa: E402
 from anki_bridge.models import Media, Note  # noqa: E402
 from anki_bridge.notemodel import DEFAULT_MODEL  # noqa: E402
 from bench.common import print_table  # noqa: E402
@@ -68,7 +77,6 @@ from tests.anki_bridge.ankiconnect_server import FakeAnki  # noqa: E402
 MODEL = DEFAULT_MODEL.name
 DECK = "Bench"
 REPEAT = 7
-DECK_IDS: dict[str, int] = {}  # Anki's url → the bench deck's id, as createDeck answered
 # Anki's url → (the bridge call's line in bytes, seconds until its first request reached Anki)
 FIRST_REQUEST: dict[str, tuple[int, float]] = {}
 HEADER = [
@@ -95,56 +103,179 @@ def photo(seed: int, side: int = 1000) -> bytes:
     return buffer.getvalue()
 
 
-def fresh_anki() -> FakeAnki:
-    """A new Anki profile with the deck and the default model, and an empty journal."""
-    anki = FakeAnki(Path(tempfile.mkdtemp(dir=TMP)))
-    settings.ANKI_CONNECT_URL = anki.url
+class StandIn:
+    """A new profile of the faithful stand-in per measurement."""
+
+    label = "stand-in"
+
+    def __init__(self) -> None:
+        self.fake = FakeAnki(Path(tempfile.mkdtemp(dir=TMP)))
+        self.url = self.fake.url
+        self.deck, self.model = DECK, MODEL
+        self.deck_id = ask(self.url, "createDeck", deck=DECK)
+        ask(self.url, "createModel", **create_model(DEFAULT_MODEL)["params"])
+        self.reset_counts()
+
+    def reset_counts(self) -> None:
+        self.fake.state.requests.clear()
+        self.fake.state.request_bytes.clear()
+
+    def requests(self) -> int:
+        return len(self.fake.state.requests)
+
+    def request_bytes(self) -> int:
+        return sum(self.fake.state.request_bytes)
+
+    def notes_placed(self) -> tuple[int, int]:
+        """(notes whose cards are all in the deck, notes)."""
+        notes = self.fake.notes()
+        return sum(1 for note in notes if note["decks"] == [self.deck]), len(notes)
+
+    def first_request_seen(self) -> bool:
+        return bool(self.fake.state.requests)
+
+    def stop(self) -> None:
+        self.fake.stop()
+
+
+class CountingPassThrough(http.server.ThreadingHTTPServer):
+    """Forwards each request to the real add-on and counts requests and bytes; answers as
+    the add-on does (HTTP/1.1, no `Connection: close`, then the socket closed)."""
+
+    daemon_threads = True
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self.sizes: list[int] = []
+        super().__init__(("127.0.0.1", 0), PassThroughHandler)
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
+class PassThroughHandler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: CountingPassThrough
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.server.sizes.append(len(body))
+        answer = httpx.post(self.server.target, content=body, headers=CLOSE, timeout=900)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/json")
+        self.send_header("Content-Length", str(len(answer.content)))
+        self.end_headers()
+        self.wfile.write(answer.content)
+        self.close_connection = True
+
+    def log_message(self, *args: Any) -> None:
+        return None
+
+
+class RealAnki:
+    """A real Anki (ANKI_REAL_URL): a new deck per measurement in the bench's note type,
+    reached through a `CountingPassThrough`; its notes and deck deleted afterwards."""
+
+    label = "real Anki"
+    MODEL = "toolhub-bench"
+    runs = 0
+
+    def __init__(self, target: str) -> None:
+        RealAnki.runs += 1
+        self.target = target
+        self.proxy = CountingPassThrough(target)
+        self.url = self.proxy.url
+        self.deck, self.model = f"toolhub-bench::{os.getpid()}-{RealAnki.runs}", self.MODEL
+        if self.MODEL not in ask(target, "modelNames"):
+            bench_model = dataclasses.replace(DEFAULT_MODEL, name=self.MODEL)
+            ask(target, "createModel", **create_model(bench_model)["params"])
+        self._clear_notes()
+        self.deck_id = ask(target, "createDeck", deck=self.deck)
+        self.reset_counts()
+
+    def _clear_notes(self) -> None:
+        notes = ask(self.target, "findNotes", query=f'"note:{self.MODEL}"')
+        ask(self.target, "deleteNotes", notes=notes)
+
+    def reset_counts(self) -> None:
+        self.proxy.sizes.clear()
+
+    def requests(self) -> int:
+        return len(self.proxy.sizes)
+
+    def request_bytes(self) -> int:
+        return sum(self.proxy.sizes)
+
+    def notes_placed(self) -> tuple[int, int]:
+        notes = ask(self.target, "findNotes", query=f'"note:{self.MODEL}"')
+        outside = ask(self.target, "findNotes",
+                       query=f'"note:{self.MODEL}" -"deck:{self.deck}"')  # fmt: skip
+        return len(notes) - len(outside), len(notes)
+
+    def first_request_seen(self) -> bool:
+        return bool(self.proxy.sizes)
+
+    def stop(self) -> None:
+        self._clear_notes()
+        ask(self.target, "deleteDecks", decks=[self.deck], cardsToo=True)
+        self.proxy.shutdown()
+        self.proxy.server_close()
+
+
+Anki = StandIn | RealAnki
+
+
+def fresh_anki(real: str | None = None) -> Anki:
+    """A new Anki for one measurement (the stand-in, or the real one at `real`), with the
+    deck and the model, and an empty journal."""
     Note.objects.all().delete()
     Media.objects.all().delete()
     cache.clear()
-    DECK_IDS[anki.url] = raw(anki, "createDeck", deck=DECK)
-    raw(anki, "createModel", **create_model(DEFAULT_MODEL)["params"])
-    anki.state.requests.clear()
-    anki.state.request_bytes.clear()
+    anki = RealAnki(real) if real else StandIn()
+    settings.ANKI_CONNECT_URL = anki.url
     return anki
 
 
-def raw(anki: FakeAnki, action: str, **params: Any) -> Any:
+CLOSE = {"Connection": "close"}
+
+
+def ask(url: str, action: str, **params: Any) -> Any:
     """One AnkiConnect request the way a careful plain client sends it (no keep-alive)."""
     body = {"action": action, "params": params, "version": 6}
-    answer = httpx.post(anki.url, json=body, headers={"Connection": "close"}, timeout=120).json()
+    answer = httpx.post(url, json=body, headers=CLOSE, timeout=900).json()
     if answer["error"] is not None:
         raise RuntimeError(f"{action}: {answer['error']}")
     return answer["result"]
 
 
-def in_deck(anki: FakeAnki) -> int:
-    return sum(1 for note in anki.notes() if note["decks"] == [DECK])
-
-
 def measure(
-    name: str, run: Callable[[FakeAnki], float], notes: int, repeat: int = 1
-) -> dict[str, Any]:
-    """Run on a fresh Anki (`repeat` times: the median wall time, the last run's counts);
-    `run` returns the wall time of the part it measures."""
-    walls = []
+    clients: list[tuple[str, Callable[[Anki], float]]],
+    notes: int,
+    repeat: int = 1,
+    real: str | None = None,
+) -> list[dict[str, Any]]:
+    """Each client on a fresh Anki, `repeat` rounds interleaved (one run of each client per
+    round): the median wall time and the last run's counts. A run returns the wall time of
+    the part it measures."""
+    walls: dict[str, list[float]] = {name: [] for name, _ in clients}
+    last: dict[str, dict[str, Any]] = {}
     for _ in range(repeat):
-        anki = fresh_anki()
-        walls.append(run(anki))
-        if len(walls) < repeat:
-            anki.stop()
-    result = {
-        "name": name,
-        "url": anki.url,
-        "wall": statistics.median(walls),
-        "notes": notes,
-        "requests": len(anki.state.requests),
-        "bytes": sum(anki.state.request_bytes),
-        "in_deck": in_deck(anki),
-        "total": len(anki.notes()),
-    }
-    anki.stop()
-    return result
+        for name, run in clients:
+            anki = fresh_anki(real)
+            try:
+                walls[name].append(run(anki))
+                in_deck, total = anki.notes_placed()
+                last[name] = {"url": anki.url, "requests": anki.requests(),
+                              "bytes": anki.request_bytes(), "in_deck": in_deck,
+                              "total": total}  # fmt: skip
+            finally:
+                anki.stop()
+    return [
+        {"name": name, "wall": statistics.median(walls[name]), "notes": notes, **last[name]}
+        for name, _ in clients
+    ]
 
 
 def row(m: dict[str, Any], baseline: dict[str, Any]) -> list[str]:
@@ -164,17 +295,18 @@ def row(m: dict[str, Any], baseline: dict[str, Any]) -> list[str]:
     ]
 
 
-def bridge_call(items: list[dict[str, Any]], **env: str) -> Callable[[FakeAnki], float]:
+def bridge_call(items: list[dict[str, Any]], **env: str) -> Callable[[Anki], float]:
     """One `anki.add_from_model` call over stdio, as a desktop client makes it: a new
     `manage.py runmcp` process (its start and `initialize` not timed), the call written as
     one JSON-RPC line, timed until its answer comes back."""
-    line = json.dumps(
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-         "params": {"name": "anki.add_from_model", "arguments": {"deck": DECK, "items": items}}},
-        ensure_ascii=False,
-    ).encode() + b"\n"  # fmt: skip
 
-    def call(anki: FakeAnki) -> float:
+    def run(anki: Anki) -> float:
+        arguments = {"deck": anki.deck, "model": anki.model, "items": items}
+        line = json.dumps(
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+             "params": {"name": "anki.add_from_model", "arguments": arguments}},
+            ensure_ascii=False,
+        ).encode() + b"\n"  # fmt: skip
         server = subprocess.Popen(
             [sys.executable, str(ROOT / "manage.py"), "runmcp", "--apps", "anki_bridge"],
             cwd=ROOT,
@@ -192,14 +324,13 @@ def bridge_call(items: list[dict[str, Any]], **env: str) -> Callable[[FakeAnki],
         server.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
         server.stdin.flush()
         server.stdout.readline()
-        anki.state.requests.clear()
-        anki.state.request_bytes.clear()
+        anki.reset_counts()
         first: list[float] = []
         done = threading.Event()
 
         def watch() -> None:  # when the bridge's first request reaches Anki
             while not done.wait(0.005):
-                if anki.state.requests:
+                if anki.first_request_seen():
                     first.append(time.perf_counter())
                     return
 
@@ -220,11 +351,11 @@ def bridge_call(items: list[dict[str, Any]], **env: str) -> Callable[[FakeAnki],
             raise RuntimeError(f"the bridge answered {str(answer)[:500]}")
         return wall
 
-    return call
+    return run
 
 
-def timed(run: Callable[[FakeAnki], None]) -> Callable[[FakeAnki], float]:
-    def wrapper(anki: FakeAnki) -> float:
+def timed(run: Callable[[Anki], None]) -> Callable[[Anki], float]:
+    def wrapper(anki: Anki) -> float:
         started = time.perf_counter()
         run(anki)
         return time.perf_counter() - started
@@ -245,13 +376,13 @@ def image_items(images: list[bytes]) -> list[dict[str, Any]]:
     ]
 
 
-def naive_images(images: list[bytes]) -> Callable[[FakeAnki], float]:
+def naive_images(images: list[bytes]) -> Callable[[Anki], float]:
     """The plain client a user writes: one keep-alive HTTP client, one storeMediaFile (the
     image as it came) + one addNote per note. AnkiConnect closes every connection after
     its answer; the client opens the next one (a request into a dead socket is sent once
     more, as any HTTP library's retry does)."""
 
-    def run(anki: FakeAnki) -> None:
+    def run(anki: Anki) -> None:
         with httpx.Client(timeout=120) as client:
 
             def call(action: str, **params: Any) -> Any:
@@ -268,17 +399,18 @@ def naive_images(images: list[bytes]) -> Callable[[FakeAnki], float]:
                 name = call("storeMediaFile", filename=f"naive_{i}.jpg",
                             data=base64.b64encode(data).decode())  # fmt: skip
                 fields = {"Prompt": f"Что на снимке №{i}?", "Response": f'<img src="{name}">'}
-                call("addNote", note={"deckName": DECK, "modelName": MODEL, "fields": fields})
+                note = {"deckName": anki.deck, "modelName": anki.model, "fields": fields}
+                call("addNote", note=note)
 
     return timed(run)
 
 
-def best_raw_images(images: list[bytes]) -> Callable[[FakeAnki], float]:
+def best_raw_images(images: list[bytes]) -> Callable[[Anki], float]:
     """The best hand-written client: the files written to disk, stored by `path` in one
     `multi`, the notes in one `multi(findCards, addNotes, findCards)`, then one changeDeck
     of the cards filed elsewhere. It keeps no journal and checks nothing."""
 
-    def run(anki: FakeAnki) -> None:
+    def run(anki: Anki) -> None:
         folder = Path(tempfile.mkdtemp(dir=TMP))
         stores = []
         for i, data in enumerate(images):
@@ -286,9 +418,9 @@ def best_raw_images(images: list[bytes]) -> Callable[[FakeAnki], float]:
             path.write_bytes(data)
             stores.append({"action": "storeMediaFile",
                            "params": {"filename": path.name, "path": str(path)}})  # fmt: skip
-        names = raw(anki, "multi", actions=stores)
+        names = ask(anki.url, "multi", actions=stores)
         notes = [
-            {"deckName": DECK, "modelName": MODEL,
+            {"deckName": anki.deck, "modelName": anki.model,
              "fields": {"Prompt": f"Что на снимке №{i}?", "Response": f'<img src="{name}">'}}
             for i, name in enumerate(names)
         ]  # fmt: skip
@@ -297,18 +429,32 @@ def best_raw_images(images: list[bytes]) -> Callable[[FakeAnki], float]:
     return timed(run)
 
 
-def place(anki: FakeAnki, notes: list[dict[str, Any]]) -> None:
+def floor_images(images: list[bytes]) -> Callable[[Anki], float]:
+    """The floor: the best raw client doing the bridge's own work on the images too — each
+    resized to 768 px (JPEG 85) on every core with the bridge's function — and nothing
+    else (no transport, no journal, no checks)."""
+
+    def run(anki: Anki) -> None:
+        workers = min(os.cpu_count() or 1, len(images))
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            prepared = list(pool.map(lambda data: image_prepare(data, max_side=768)[0], images))
+        best_raw_images(prepared)(anki)
+
+    return timed(run)
+
+
+def place(anki: Anki, notes: list[dict[str, Any]]) -> None:
     """addNotes between two searches for today's cards outside the deck, in one `multi`;
     then one changeDeck of the cards the second search found and the first did not."""
     elsewhere = {
         "action": "findCards",
-        "params": {"query": new_elsewhere_query(DECK_IDS[anki.url])},
+        "params": {"query": new_elsewhere_query(anki.deck_id)},
     }
     actions = [elsewhere, {"action": "addNotes", "params": {"notes": notes}}, elsewhere]
-    before, _, after = raw(anki, "multi", actions=actions)  # bare results (no "version")
+    before, _, after = ask(anki.url, "multi", actions=actions)
     cards = sorted(set(after) - set(before))
     if cards:
-        raw(anki, "changeDeck", cards=cards, deck=DECK)
+        ask(anki.url, "changeDeck", cards=cards, deck=anki.deck)
 
 
 def text_items(count: int) -> list[dict[str, str]]:
@@ -318,23 +464,25 @@ def text_items(count: int) -> list[dict[str, str]]:
     ]
 
 
-def raw_add_notes(count: int) -> Callable[[FakeAnki], float]:
-    def run(anki: FakeAnki) -> None:
+def raw_add_notes(count: int) -> Callable[[Anki], float]:
+    def run(anki: Anki) -> None:
         notes = [
-            {"deckName": DECK, "modelName": MODEL, "fields": item} for item in text_items(count)
+            {"deckName": anki.deck, "modelName": anki.model, "fields": item}
+            for item in text_items(count)
         ]
-        raw(anki, "addNotes", notes=notes)
+        ask(anki.url, "addNotes", notes=notes)
 
     return timed(run)
 
 
-def raw_add_notes_placed(count: int) -> Callable[[FakeAnki], float]:
+def raw_add_notes_placed(count: int) -> Callable[[Anki], float]:
     """The least a plain client must do for its cards to end in the deck, in two requests
     (`place`). It keeps no journal and checks nothing."""
 
-    def run(anki: FakeAnki) -> None:
+    def run(anki: Anki) -> None:
         notes = [
-            {"deckName": DECK, "modelName": MODEL, "fields": item} for item in text_items(count)
+            {"deckName": anki.deck, "modelName": anki.model, "fields": item}
+            for item in text_items(count)
         ]
         place(anki, notes)
 
@@ -345,43 +493,64 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--notes", type=int, default=200)
     parser.add_argument("--only", choices=["images", "text"], help="one of the two measurements")
+    parser.add_argument("--repeat", type=int, default=REPEAT, help="rounds of the text runs")
     args = parser.parse_args()
     n = args.notes
     call_command("migrate", verbosity=0)
-    if args.only != "text":
-        images_bench(n)
-    if args.only != "images":
-        text_bench(n)
+    targets: list[str | None] = [None]
+    if os.environ.get("ANKI_REAL_URL"):
+        targets.append(os.environ["ANKI_REAL_URL"])
+    for real in targets:
+        print(f"\n## {'real Anki at ' + real if real else 'the faithful stand-in'}")
+        if args.only != "text":
+            images_bench(n, real)
+        if args.only != "images":
+            text_bench(n, real, args.repeat)
 
 
-def images_bench(n: int) -> None:
+def images_bench(n: int, real: str | None) -> None:
     images = [photo(i) for i in range(n)]
     size = sum(len(i) for i in images) / len(images) / 1024
     print(f"{n} notes, one 1000×1000 JPEG each (mean {size:.0f} KB), on {os.cpu_count()} cores;"
-          " the bridge over stdio, one call")  # fmt: skip
-    naive = measure(
-        "naive: keep-alive client, storeMediaFile + addNote each", naive_images(images), n
-    )
-    best = measure("best raw: files by path in one multi, addNotes, changeDeck",
-                   best_raw_images(images), n)  # fmt: skip
+          " the bridge over stdio, one call; median of 3 interleaved runs (the naive client"
+          " and media as data: one run)")  # fmt: skip
     items = image_items(images)
-    by_path = measure("bridge over stdio (media by path)", bridge_call(items), n)
-    by_data = measure(
-        "bridge over stdio (media as data)", bridge_call(items, ANKI_MEDIA_UPLOAD="data"), n
-    )
-    print_table(HEADER, [row(m, naive) for m in (naive, best, by_path, by_data)])
-    print(f"bridge (by path) vs the best raw client: {by_path['wall'] / best['wall']:.2f}×")
+    (naive, by_data) = measure(
+        [
+            ("naive: keep-alive client, storeMediaFile + addNote each", naive_images(images)),
+            ("bridge over stdio (media as data)",
+             bridge_call(items, ANKI_MEDIA_UPLOAD="data")),
+        ],
+        n, real=real,
+    )  # fmt: skip
+    best, floor, by_path = measure(
+        [
+            ("best raw: files by path in one multi, addNotes, changeDeck",
+             best_raw_images(images)),
+            ("floor: best raw + the bridge's resizing to 768 px on every core",
+             floor_images(images)),
+            ("bridge over stdio (media by path)", bridge_call(items)),
+        ],
+        n, repeat=3, real=real,
+    )  # fmt: skip
+    print_table(HEADER, [row(m, naive) for m in (naive, best, floor, by_path, by_data)])
+    print(f"bridge (by path) vs the best raw client: {by_path['wall'] / best['wall']:.2f}×; "
+          f"vs the floor (the same resizing): {by_path['wall'] / floor['wall']:.2f}×")  # fmt: skip
     size, reached = FIRST_REQUEST[by_data["url"]]
     print(f"the call's line ({size / 1e6:.0f} MB) reached the tool within {reached:.2f} s of "
           "being sent: its first request to Anki came then")  # fmt: skip
 
 
-def text_bench(n: int) -> None:
-    print(f"\n{n} text notes (median of {REPEAT} runs: one run is a few 25 ms ticks)")
-    baseline = measure("one raw addNotes request", raw_add_notes(n), n, REPEAT)
-    placed = measure("raw: multi(addNotes) + changeDeck", raw_add_notes_placed(n), n, REPEAT)
-    text = measure("bridge over stdio, one add_from_model call", bridge_call(text_items(n)), n,
-                   REPEAT)  # fmt: skip
+def text_bench(n: int, real: str | None, repeat: int) -> None:
+    print(f"\n{n} text notes (median of {repeat} interleaved runs: one run is a few 25 ms ticks)")
+    baseline, placed, text = measure(
+        [
+            ("one raw addNotes request", raw_add_notes(n)),
+            ("raw: multi(addNotes) + changeDeck", raw_add_notes_placed(n)),
+            ("bridge over stdio, one add_from_model call", bridge_call(text_items(n))),
+        ],
+        n, repeat=repeat, real=real,
+    )  # fmt: skip
     print_table(HEADER, [row(m, baseline) for m in (baseline, placed, text)])
     print(f"bridge vs the raw client that places its cards: {text['wall'] / placed['wall']:.2f}×")
 

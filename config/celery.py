@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 
 from celery import Celery
+from celery.signals import worker_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -41,3 +42,11 @@ app.conf.beat_schedule = {
 }
 
 app.autodiscover_tasks()
+
+
+@worker_init.connect
+def sql_not_rendered(**_: object) -> None:
+    """A worker never renders its SQL: DEBUG is for the development pages."""
+    from django.conf import settings
+
+    settings.DEBUG = False

@@ -314,9 +314,12 @@ def sync_transport(up: Upstream) -> httpx.HTTPTransport:
     httpcore.ConnectionPool since httpx 0.18) is replaced; tests/test_http_layer.py pins it.
     """
     limits = _limits(up)
-    transport = httpx.HTTPTransport(verify=shared_ssl_context(), limits=limits, trust_env=False)
+    # The transport's own pool (and its SSL context) is dropped at once: none is built.
+    transport = httpx.HTTPTransport(verify=False, limits=limits, trust_env=False)
     transport._pool = httpcore.ConnectionPool(
-        ssl_context=shared_ssl_context(),
+        # A plain-http service (AnkiConnect on loopback) skips the ~28 ms of loading the CA
+        # bundle; should a redirect lead to https, httpcore builds its verifying default.
+        ssl_context=None if up.base_url.lower().startswith("http:") else shared_ssl_context(),
         max_connections=limits.max_connections,
         max_keepalive_connections=limits.max_keepalive_connections,
         keepalive_expiry=limits.keepalive_expiry,

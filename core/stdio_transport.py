@@ -1,18 +1,21 @@
 """MCP over stdio where every line gets an answer, and only protocol lines reach stdout.
 
-The SDK's stdio transport is used as it is, given two streams of ours: the stdin lines it
-can read (`AnsweringStdin` answers the others) and a locked writer on the wire that the
+The SDK's server runs on two streams of ours: the messages read from stdin
+(`lines_serve` answers the lines it cannot read) and a locked writer on the wire that the
 diversion in `core.stdio` set aside (descriptor 1 keeps pointing at stderr throughout).
+Each line is parsed once, from its bytes, by the SDK's own message validator; an outgoing
+message is serialized once by pydantic. Nothing steps through a line character by
+character in Python, so a 100 MB tool call moves at the speed of the parser.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import logging
 import re
 import sys
-from collections.abc import AsyncIterable, AsyncIterator
+from collections.abc import AsyncIterable
+from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 import anyio
@@ -20,7 +23,19 @@ import anyio.to_thread
 import mcp_types
 from django.conf import settings
 from mcp.server.mcpserver import MCPServer
-from mcp.server.stdio import stdio_server
+from mcp.shared._context_streams import (
+    ContextReceiveStream,
+    ContextSendStream,
+    create_context_streams,
+)
+from mcp.shared.message import SessionMessage
+from mcp_types import (
+    JSONRPCError,
+    JSONRPCMessage,
+    JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
+)
 from pydantic import ValidationError
 
 from core.stdio import take_wire
@@ -62,9 +77,9 @@ class Ledger:
 class WireWriter:
     """Writes whole protocol lines to the wire, one writer at a time.
 
-    Shared by the SDK's writer task and the answers to lines the SDK cannot read; the
-    lock keeps two messages from interleaving on the pipe. Each reply settles its request
-    in the ledger.
+    Shared by the writer of the server's messages and the answers to lines the server
+    cannot read; the lock keeps two messages from interleaving on the pipe. Each reply
+    settles its request in the ledger.
     """
 
     def __init__(self, wire: BinaryIO, ledger: Ledger | None = None) -> None:
@@ -72,83 +87,127 @@ class WireWriter:
         self._lock = anyio.Lock()
         self.ledger = ledger or Ledger()
 
-    async def write(self, text: str) -> None:
-        data = text.encode("utf-8")
+    async def send(self, data: bytes, *, answers: object = None) -> None:
+        """Write one line (`data` ends with a newline); `answers`: the id it replies to."""
         async with self._lock:
             await anyio.to_thread.run_sync(self._wire.write, data)
-        members = top_level_members(text)
-        if "id" in members and "method" not in members:
-            self.ledger.settled(find_top_level_id(text))
+        if answers is not None:
+            self.ledger.settled(answers)
 
-    async def flush(self) -> None:
-        return None  # the wire is unbuffered
+    async def message(self, message: JSONRPCMessage) -> None:
+        """Write a message of the server's, serialized by pydantic (not scanned here)."""
+        data = message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
+        replied = isinstance(message, JSONRPCResponse | JSONRPCError)
+        await self.send(data, answers=message.id if replied else None)  # type: ignore[union-attr]
+
+    async def answer(self, reply: Answer) -> None:
+        """Write an answer made here to a line the server could not read."""
+        await self.send(reply.text.encode("utf-8") + b"\n", answers=reply.ids)
 
 
-class AnsweringStdin:
-    """The lines of stdin the SDK can read; every other line is answered here.
+@dataclass(frozen=True)
+class Answer:
+    """The reply to a line the server cannot read, and the ids it settles."""
 
-    The SDK's stdio reader hands a line it cannot validate to the session as an
+    text: str
+    ids: tuple[str | int, ...] = ()
+
+
+BOM = "\ufeff".encode()
+
+
+def message_read(line: bytes) -> JSONRPCMessage | Answer | None:
+    """The message on one line of stdin, or the answer that refuses it (None: no answer).
+
+    Parsed once, from the bytes as they came (a 100 MB line is not copied into a str
+    first); bytes that are not UTF-8 are read with replacement characters, as a text
+    stream would read them. A byte-order mark before the message is skipped, as JSON
+    parsers may skip it.
+    """
+    if line.startswith(BOM):
+        line = line[len(BOM) :]
+    try:
+        return mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except ValueError as exc:
+        reason: Exception = exc
+    text = line.decode("utf-8", errors="replace")
+    if text.encode("utf-8") != line:  # not UTF-8: read as a text stream reads it
+        try:
+            return mcp_types.jsonrpc_message_adapter.validate_json(text, by_name=False)
+        except ValueError as exc:
+            reason = exc
+    return refusal(text, reason)
+
+
+def message_note(message: JSONRPCMessage, ledger: Ledger) -> None:
+    """Record a request awaiting its reply; a cancellation settles the request it names
+    (the server then sends no reply)."""
+    if isinstance(message, JSONRPCRequest):
+        ledger.asked(message.id)
+    elif isinstance(message, JSONRPCNotification) and message.method == "notifications/cancelled":
+        ledger.settled((message.params or {}).get("requestId"))
+
+
+async def lines_serve(
+    lines: AsyncIterable[bytes],
+    wire: WireWriter,
+    messages: ContextSendStream[SessionMessage | Exception],
+    *,
+    drain_seconds: float = 0,
+) -> None:
+    """Hand every message of stdin to the server; answer the lines it cannot read.
+
+    The SDK's own stdio reader hands a line it cannot validate to the session as an
     exception, and the client waiting on that request never hears back. Here such a line
     gets a JSON-RPC error instead: -32700 when it is not JSON, -32600 when it is JSON but
-    not a message the server accepts (nesting too deep, a number too long, a lone
-    surrogate, ...), with the request's id when the line carries one. A notification
-    (no id) is not answered, as JSON-RPC requires; blank lines are skipped.
+    not a message the server accepts (a batch, nesting too deep, a lone surrogate, an id
+    that is neither a string nor an integer, ...), with the request's id when the line
+    carries one. A notification (no id) is not answered, as JSON-RPC requires; blank
+    lines are skipped.
 
     At the end of stdin (the client asks the server to shut down) the requests already
-    read are still answered, for at most `drain_seconds`, before the SDK sees the end.
+    read are still answered, for at most `drain_seconds`, before the server sees the end.
     """
-
-    def __init__(
-        self, lines: AsyncIterable[str], wire: WireWriter, *, drain_seconds: float = 0
-    ) -> None:
-        self._lines = lines
-        self._wire = wire
-        self._drain_seconds = drain_seconds
-
-    async def __aiter__(self) -> AsyncIterator[str]:
-        ledger = self._wire.ledger
-        async for line in self._lines:
-            if not line.strip():
+    async with messages:
+        async for line in lines:
+            if not line or line.isspace():
                 continue
-            reply = rejection(line)
-            if reply is None:
-                note_request(line, ledger)
-                yield line
-            elif reply:
-                await self._wire.write(reply + "\n")
-        left = await ledger.drained(self._drain_seconds)
+            found = message_read(line)
+            if isinstance(found, Answer):
+                await wire.answer(found)
+            elif found is not None:
+                message_note(found, wire.ledger)
+                await messages.send(SessionMessage(found))
+        left = await wire.ledger.drained(drain_seconds)
         if left:
             logger.warning("stdin closed: %d request(s) left unanswered after the drain", left)
 
 
-def note_request(line: str, ledger: Ledger) -> None:
-    """Record a request `line` (valid JSON-RPC) awaiting its reply; a cancellation settles
-    the request it names (the server then sends no reply)."""
-    members = top_level_members(line)
-    if "method" not in members:
-        return
-    if "id" in members:
-        message_id = _id_value(line.lstrip(), members["id"])  # one scan of a long line
-        if message_id is not None:
-            ledger.asked(message_id)
-        return
-    message = json.loads(line)
-    if message.get("method") == "notifications/cancelled":
-        ledger.settled((message.get("params") or {}).get("requestId"))
+async def messages_write(messages: ContextReceiveStream[SessionMessage], wire: WireWriter) -> None:
+    """Write the server's messages to the wire until the server closes its stream."""
+    async with messages:
+        async for session_message in messages:
+            await wire.message(session_message.message)
 
 
 def rejection(line: str) -> str | None:
-    """None when the SDK accepts `line`; else the error reply ("" for a notification)."""
+    """None when the server accepts `line`; else the error reply ("" for a notification)."""
     try:
         mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
     except ValueError as exc:
-        reason = exc
-    else:
-        return None
+        answer = refusal(line, exc)
+        return answer.text if answer else ""
+    return None
+
+
+def refusal(line: str, reason: Exception) -> Answer | None:
+    """The answer to `line`, which failed validation for `reason` (None: a notification)."""
+    if line.lstrip().startswith("["):
+        return batch_refusal(line)
     members = top_level_members(line)
     if "method" in members and "id" not in members:
         logger.warning("dropped an unreadable notification: %s", short(str(reason)))
-        return ""  # JSON-RPC: a notification is never answered
+        return None  # JSON-RPC: a notification is never answered
     message_id = find_top_level_id(line)
     try:
         json.loads(line)  # only to tell invalid JSON from an invalid message
@@ -162,14 +221,48 @@ def rejection(line: str) -> str | None:
     else:
         code, text = INVALID_REQUEST, f"Invalid Request: {first_error(reason)}"
     logger.warning("answered an unreadable line with %s: %s", code, short(text))
-    return json.dumps(
-        {
-            "jsonrpc": "2.0",
-            "id": message_id,
-            "error": {"code": code, "message": short(text)},
-        },
-        ensure_ascii=False,
+    return Answer(
+        error_text(message_id, code, text), (message_id,) if message_id is not None else ()
     )
+
+
+def error_text(message_id: str | int | None, code: int, text: str) -> str:
+    error = {"jsonrpc": "2.0", "id": message_id, "error": {"code": code, "message": short(text)}}
+    return json.dumps(error, ensure_ascii=False)
+
+
+BATCH_TEXT = (
+    "Invalid Request: JSON-RPC batches are not part of MCP (since 2025-06-18): "
+    "send each message on its own line"
+)
+
+
+def batch_refusal(line: str) -> Answer | None:
+    """A batch (a JSON array): an array with an error for each request in it (JSON-RPC's
+    batch reply), one error when none can be told apart, nothing when it holds only
+    notifications."""
+    try:
+        batch = json.loads(line)
+    except RecursionError:
+        return Answer(error_text(None, INVALID_REQUEST, "Invalid Request: JSON nested too deep"))
+    except ValueError as exc:
+        text = f"Parse error: not valid JSON ({getattr(exc, 'msg', exc)})"
+        return Answer(error_text(None, PARSE_ERROR, text))
+    if not isinstance(batch, list) or not batch:
+        return Answer(error_text(None, INVALID_REQUEST, BATCH_TEXT))
+    ids = [m.get("id") if isinstance(m, dict) else None for m in batch]
+    notifications = [isinstance(m, dict) and "method" in m and "id" not in m for m in batch]
+    if all(notifications):
+        logger.warning("dropped a batch of %d notification(s)", len(batch))
+        return None
+    usable = tuple(i for i in ids if isinstance(i, str | int) and not isinstance(i, bool))
+    errors = [
+        {"jsonrpc": "2.0", "id": i, "error": {"code": INVALID_REQUEST, "message": BATCH_TEXT}}
+        for i, notification in zip(ids, notifications, strict=True)
+        if not notification
+    ]
+    logger.warning("answered a batch of %d message(s) with errors", len(batch))
+    return Answer(json.dumps(errors, ensure_ascii=False), usable)
 
 
 def first_error(exc: Exception) -> str:
@@ -266,16 +359,20 @@ def _id_value(text: str, start: int) -> str | int | None:
 
 
 async def serve_stdio(server: MCPServer[Any]) -> None:
-    """Serve `server` on stdin/stdout, answering every line (see `AnsweringStdin`).
+    """Serve `server` on stdin/stdout, answering every line (see `lines_serve`).
 
-    Relies on `MCPServer._lowlevel_server` (mcp 2.3; pinned by tests/test_mcp_stdio_robust.py):
-    the SDK's `run_stdio_async` offers no way to hand it streams.
+    Relies on `MCPServer._lowlevel_server` and the SDK's context streams (mcp 2.3; pinned
+    by tests/test_mcp_stdio_robust.py): the SDK's `run_stdio_async` offers no way to hand
+    it streams, and its stdio reader validates every line a second time.
     """
     wire = WireWriter(take_wire())
-    source = anyio.wrap_file(
-        io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace", newline="\n")
-    )
-    stdin = AnsweringStdin(source, wire, drain_seconds=settings.MCP_STDIO_DRAIN_SECONDS)
+    lines = anyio.wrap_file(sys.stdin.buffer)
+    read_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
+    write_stream, write_reader = create_context_streams[SessionMessage](0)
     lowlevel = server._lowlevel_server
-    async with stdio_server(stdin=stdin, stdout=wire) as (read_stream, write_stream):  # type: ignore[arg-type]
+    drain = settings.MCP_STDIO_DRAIN_SECONDS
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(lambda: lines_serve(lines, wire, read_writer, drain_seconds=drain))
+        tasks.start_soon(messages_write, write_reader, wire)
         await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+        await write_stream.aclose()

@@ -234,6 +234,12 @@ def test_one_ssl_context_is_shared_and_the_pool_runs_on_the_deadline_backend() -
     assert shared_ssl_context() is shared_ssl_context()
 
 
+def test_a_plain_http_service_builds_no_ssl_context() -> None:
+    """AnkiConnect on loopback: the CA bundle (~28 ms a process) is never loaded for it."""
+    transport = http.sync_transport(upstream("http://127.0.0.1:8765"))
+    assert transport._pool._ssl_context is None  # httpcore's verifying default if ever TLS
+
+
 def test_shared_clients_are_one_per_policy_and_new_after_a_fork(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     up = upstream("http://127.0.0.1:9")
     first = shared_client(up)

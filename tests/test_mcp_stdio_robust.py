@@ -43,7 +43,6 @@ BAD_LINES = {
     "nesting 10,000 deep": (8, greet_with(8, "[" * 10_000 + "]" * 10_000)),
     "5,000-digit number": (9, greet_with(9, "9" * 5_000)),
     "not JSON": (None, "hello, server"),
-    "a JSON array": (None, "[1, 2, 3]"),
     "a JSON number": (None, "42"),
     "truncated object": (None, '{"jsonrpc":"2.0","id":'),
 }
@@ -69,6 +68,16 @@ class RawStdio:
         data = json.loads(line)  # nothing but JSON-RPC reaches stdout
         assert data["jsonrpc"] == "2.0"
         return data  # type: ignore[no-any-return]
+
+    def reply_array(self, timeout: float = REPLY_WITHIN) -> list[dict[str, object]]:
+        """The next line on stdout, a JSON array (a batch's reply)."""
+        assert self.proc.stdout is not None
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        if not ready:
+            pytest.fail(f"no reply within {timeout} s")
+        data = json.loads(self.proc.stdout.readline())
+        assert isinstance(data, list)
+        return data
 
     def no_reply(self, timeout: float = 0.5) -> bool:
         assert self.proc.stdout is not None
@@ -114,6 +123,34 @@ def test_an_unreadable_line_gets_an_error_reply_and_the_next_call_works(
     ok = server.reply()
     assert ok["id"] == 100
     assert ok["result"]["content"][0]["text"] == "Привет, Алиса! Я твой MCP-сервер."  # type: ignore[index]
+
+
+def test_a_batch_gets_an_error_for_each_request_in_it(server: RawStdio) -> None:
+    """MCP has no batches since 2025-06-18: JSON-RPC's batch reply, an array with an error
+    per request (none for its notification), each naming the rule."""
+    batch = [
+        {"jsonrpc": "2.0", "id": 5, "method": "ping"},
+        {"jsonrpc": "2.0", "method": "notifications/x"},
+        {"jsonrpc": "2.0", "id": "s", "method": "ping"},
+    ]
+    server.send(json.dumps(batch))
+    errors = server.reply_array()
+    assert [e["id"] for e in errors] == [5, "s"]
+    assert all("batches are not part of MCP" in e["error"]["message"] for e in errors)
+    server.send("[1, 2, 3]")  # not requests at all: an error for each, with no id
+    assert [e["id"] for e in server.reply_array()] == [None, None, None]
+    server.send("[]")
+    assert server.reply()["error"]["code"] == -32600  # type: ignore[index]
+    server.send(call(101, "Ева"))
+    assert server.reply()["id"] == 101
+
+
+def test_a_byte_order_mark_and_a_huge_id_are_answered(server: RawStdio) -> None:
+    server.send("\ufeff" + call(102, "Ида"))
+    assert server.reply()["id"] == 102
+    huge = int("7" * 400)
+    server.send(f'{{"jsonrpc":"2.0","id":{huge},"method":"ping"}}')
+    assert server.reply()["id"] == huge
 
 
 def test_blank_lines_and_bad_notifications_get_no_reply_and_break_nothing(

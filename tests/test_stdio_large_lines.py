@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from core.stdio_transport import find_top_level_id, top_level_members
+from core.stdio_transport import find_top_level_id, message_read, top_level_members
 from tests.conftest import MANAGE, PYTHON, ROOT, free_port, raw_initialize, subprocess_env
 
 DEADLINE = 120.0  # seconds for the spawned server on a busy machine
@@ -60,6 +60,17 @@ def test_the_scan_of_a_line_does_not_step_through_its_characters() -> None:
     assert set(members) == {"jsonrpc", "id", "method", "params"}
     assert steps_large < 2 * steps_small < 2_000  # by structure, not by size
     assert find_top_level_id(large) == 2
+
+
+def test_a_readable_line_is_parsed_once_with_no_python_step_per_character() -> None:
+    """The read path hands the bytes to the SDK's validator: a 4 MB line costs the same
+    few Python steps as a 2 MB one, and the message comes back whole."""
+    small, large = big_call(4, 375_000).encode(), big_call(8, 375_000).encode()
+    steps_small, _ = python_lines_run(message_read, small)
+    steps_large, message = python_lines_run(message_read, large)
+    assert steps_large <= steps_small < 50
+    assert message.id == 2
+    assert len(message.params["arguments"]["items"]) == 8
 
 
 @pytest.mark.django_db(transaction=True)

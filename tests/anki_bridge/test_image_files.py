@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import io
+import re
 import threading
 import time
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from anki_bridge import drafts, services
+from anki_bridge import drafts, media_upload, services
 from anki_bridge.drafts import name_for_bytes
 from anki_bridge.images import data_urls_extract, sniff_ext
 from anki_bridge.notemodel import DEFAULT_MODEL, NoteModel
@@ -179,3 +180,41 @@ def test_images_are_prepared_on_several_threads(monkeypatch: pytest.MonkeyPatch)
     assert len(threads) > 1
     assert [d.fields["Prompt"].split("\n")[0] for d in built] == [f"q{i}" for i in range(8)]
     assert all(d.media for d in built)
+
+
+def test_anki_stores_images_while_the_others_are_still_prepared(
+    anki: FakeAnki, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last image is held back until Anki has stored some of the others: with no
+    sending ahead, the call would stall here and find nothing stored. Each file is then
+    stored once, and every note shows its own image."""
+    monkeypatch.setattr(media_upload, "AHEAD_FILES", 2)
+    monkeypatch.setattr(drafts.os, "cpu_count", lambda: 2)
+    finish = drafts.image_finish
+    stored_before_last: list[bool] = []
+
+    def held_back(spec: Any, data: bytes, where: str) -> drafts.Loaded:
+        if where == "items[5].images[0]":
+            deadline = time.monotonic() + 60  # a busy machine
+            while "storeMediaFile" not in anki.state.actions() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            stored_before_last.append("storeMediaFile" in anki.state.actions())
+        return finish(spec, data, where)
+
+    monkeypatch.setattr(drafts, "image_finish", held_back)
+    items = [
+        {
+            "Prompt": f"Снимок {i}",
+            "images": [{"image_base64": png_base64(40 + i, 30), "target_field": "Response"}],
+        }
+        for i in range(6)
+    ]
+    result = services.notes_add_from_model(items=items)
+    assert stored_before_last == [True]
+    assert [d.status for d in result.details] == ["ok"] * 6
+    assert anki.state.actions().count("storeMediaFile") == 6  # none sent twice
+    shown = {n["fields"]["Prompt"]: n["fields"]["Response"] for n in anki.notes()}
+    files = anki.media_files()
+    for i in range(6):
+        (name,) = re.findall(r'src="([^"]+)"', shown[f"Снимок {i}"])
+        assert Image.open(io.BytesIO(files[name])).size == (40 + i, 30)

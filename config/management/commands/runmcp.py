@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 from typing import Any
 
@@ -71,6 +72,9 @@ class Command(BaseCommand):
         call_command("migrate", verbosity=0, interactive=False, stdout=self.stderr)
 
     def handle(self, *args: Any, **options: Any) -> None:
+        # DEBUG is for the development pages: with it Django renders every SQL statement
+        # (a fifth of a cached call's CPU), which a tool server never shows anyone.
+        settings.DEBUG = False
         apps = [app.strip() for app in options["apps"].split(",") if app.strip()] or None
         logging.captureWarnings(True)
         try:
@@ -88,6 +92,10 @@ class Command(BaseCommand):
         for registry in served:
             if registry.on_serve is not None:
                 registry.on_serve()
+        # What start-up made lives as long as the process: frozen out of the collector's
+        # sight, it is no longer walked by each full collection (the first came during the
+        # first tool call: +0.13 s). Not collected first: that would cost start-up 0.09 s.
+        gc.freeze()
         try:
             if options["list"]:
                 self._print_table(apps)
