@@ -29,7 +29,7 @@ os.environ.setdefault("DATABASE_URL", f"sqlite:///{TMP}/bench.sqlite3")
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("DJANGO_LOG_LEVEL", "WARNING")
 REAL = (
-    ROOT.parent / "shared" / "fixtures" / "sdamgia" / "math-ege_type1_problem_blocks_2023-01.json"
+    ROOT / "tests" / "fixtures" / "sdamgia" / "math-ege_type1_problem_blocks_2023-01.json"
 )
 
 import django  # noqa: E402

@@ -192,11 +192,15 @@ def _failure(host: str, timeout: float) -> Callable[[Failure], Exception]:
 
 def _pinned(url: str, allow_private: bool, private_setting: str) -> _Pinned:
     """The URL rewritten to a checked address of its host, with the Host header kept."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        given_port = parts.port  # raises for a port that is no number or out of range
+    except ValueError as exc:  # "http://[::1": an unclosed IPv6 address, ...
+        raise ImageProblem("image_refused", f"{url[:80]!r} is not a valid URL ({exc})") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ImageProblem("image_refused", f"only http(s) URLs are fetched, not {url[:80]!r}")
     host = parts.hostname
-    port = parts.port or (443 if parts.scheme == "https" else 80)
+    port = given_port or (443 if parts.scheme == "https" else 80)
     addresses = _resolve(host, port)
     for ip in addresses:
         reason = address_refusal(ip, allow_loopback=allow_private)

@@ -123,6 +123,39 @@ async def on_db_thread(fn: Callable[..., T], *args: Any) -> T:
     return await anyio.to_thread.run_sync(run)
 
 
+class HubServer(MCPServer[Any]):
+    """The SDK's server, whose `prompts/get` refuses an unknown prompt, a missing argument
+    or one the prompt does not take with -32602 naming it (the SDK answers those with code
+    0 and a traceback on stderr)."""
+
+    async def get_prompt(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        context: Context[Any, Any] | None = None,
+    ) -> Any:
+        prompt = self._prompt_manager.get_prompt(name)
+        if prompt is None:
+            known = ", ".join(p.name for p in self._prompt_manager.list_prompts())
+            raise MCPError(INVALID_PARAMS, f"name: no prompt {name!r} (prompts: {known})")
+        takes = {a.name: a.required for a in prompt.arguments or []}
+        given = arguments or {}
+        unknown = [key for key in given if key not in takes]
+        if unknown:
+            raise MCPError(
+                INVALID_PARAMS,
+                f"arguments: prompt {name!r} takes no {', '.join(map(repr, unknown))} "
+                f"(it takes {', '.join(takes) or 'no arguments'})",
+            )
+        missing = [key for key, required in takes.items() if required and key not in given]
+        if missing:
+            raise MCPError(
+                INVALID_PARAMS,
+                f"arguments: prompt {name!r} needs {', '.join(map(repr, missing))}",
+            )
+        return await super().get_prompt(name, arguments, context)
+
+
 def prompt_renderer(fn: Callable[..., Any]) -> Callable[..., Any]:
     """`fn` with a domain error (an unknown subject, say) turned into a protocol error."""
 

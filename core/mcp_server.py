@@ -41,7 +41,7 @@ from core.mcp_arguments import (
     schema_for_strict_clients,
     without_titles,
 )
-from core.mcp_content import add_content
+from core.mcp_content import HubServer, add_content
 from core.registry import ToolRegistry, ToolSpec
 
 logger = logging.getLogger(__name__)
@@ -80,7 +80,7 @@ def build_server(
     registries = load_registries(apps)
     tools: list[Tool] = [build_tool(spec) for registry in registries for spec in registry.specs]
     bus = InMemorySubscriptionBus()
-    server: MCPServer[Any] = MCPServer(
+    server: MCPServer[Any] = HubServer(
         SERVER_NAME,
         title="Tool hub",
         instructions=INSTRUCTIONS,

@@ -230,21 +230,28 @@ class LlmClient:
         extra: dict[str, Any] = {}
         if self.json_mode:
             extra["response_format"] = {"type": "json_object"}
-        completion = self._client.chat.completions.create(
-            model=self.model,
-            messages=messages,  # type: ignore[arg-type]
-            temperature=0,
-            extra_headers={"X-Normagpt-Node": node, **headers},
-            timeout=timeout,
-            **extra,
-        )
-        usage = completion.usage
-        text = completion.choices[0].message.content if completion.choices else None
-        return LlmReply(
-            text=text or "",
-            prompt_tokens=usage.prompt_tokens if usage else 0,
-            completion_tokens=usage.completion_tokens if usage else 0,
-        )
+        try:
+            completion = self._client.chat.completions.create(
+                model=self.model,
+                messages=messages,  # type: ignore[arg-type]
+                temperature=0,
+                extra_headers={"X-Normagpt-Node": node, **headers},
+                timeout=timeout,
+                **extra,
+            )
+            usage = completion.usage
+            text = completion.choices[0].message.content if completion.choices else None
+            return LlmReply(
+                text=text or "",
+                prompt_tokens=usage.prompt_tokens if usage else 0,
+                completion_tokens=usage.completion_tokens if usage else 0,
+            )
+        # A body that is no chat completion: bytes no codec reads, not JSON, the wrong shape.
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+            raise LlmUnavailable(
+                f"the model server answered the {node} with something that is not a chat "
+                f"completion ({type(exc).__name__}: {str(exc)[:200]})"
+            ) from None
 
     def _delay(self, exc: openai.APIError, attempt: int) -> float:
         delay = self.backoff * (2**attempt)

@@ -35,7 +35,7 @@ def register(registry: ToolRegistry) -> None:
 
 
 def number(value: str, field: str = "id") -> int:
-    if not value.isdigit() or len(value) > 18:
+    if not (value.isascii() and value.isdigit()) or len(value) > 18:  # «²» is a digit too
         raise InvalidInput(f"{field} must be a positive whole number, got {value!r}", field=field)
     return int(value)
 

@@ -10,7 +10,7 @@ redirect hop and the body. Endpoint paths and query parameter names live only he
 Statuses are classified here (rules 2–4 of the issue): a connection failure or timeout
 is `OjRequestFailed("request failed: …")`; a status other than 200/202 is `OjHttpError`
 with `[{status}] {title}: {detail}` for RFC 7807 bodies or `[{status}] {body[:500]}`;
-a 200 that is not JSON is `OjBadResponse`.
+a 200 that is not JSON is `OjBadResponse`. Every message names the OJ API.
 """
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ def _request_failed(failure: Failure) -> Exception:
     if failure.kind is FailureKind.TIMEOUT:
         text = f"the OJ API did not answer within {up.deadline:g} s ({url})"
     elif failure.kind is FailureKind.REDIRECTS:
-        text = f"too many redirects (more than {up.max_redirects}) from {url}"
+        text = f"the OJ API redirected more than {up.max_redirects} times ({url})"
     elif failure.kind is FailureKind.TOO_LARGE:
         text = f"the OJ API response is larger than {up.max_body_bytes:,} bytes ({url})"
     else:

@@ -1,7 +1,9 @@
 """Errors of the online-judge client, on the project's DomainError hierarchy.
 
 The contract (seed 003 and its companion rules) fixes the exact text of most of them: the
-messages below are what the model reads, so they are kept verbatim.
+messages below are what the model reads, so they are kept verbatim — after the name of
+the service that failed («OJ API: [500] …», «OJ API: invalid JSON: …»), which a failure
+of an outside service always names.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ class OjHttpError(OjUpstreamError):
     code = "oj_http_error"
 
     def __init__(self, message: str, *, status: int, **kwargs: Any) -> None:
-        super().__init__(message, **kwargs)
+        super().__init__(f"{SERVICE}: {message}", **kwargs)
         self.status = status
         self.extra.setdefault("status", status)
         if status < 500:
@@ -62,3 +64,6 @@ class OjBadResponse(OjUpstreamError):
 
     code = "oj_bad_response"
     retryable = False
+
+    def __init__(self, message: str, **kwargs: Any) -> None:
+        super().__init__(f"{SERVICE}: {message}", **kwargs)

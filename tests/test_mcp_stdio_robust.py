@@ -12,7 +12,7 @@ from mcp.server.lowlevel.server import Server
 from mcp.server.mcpserver import MCPServer
 
 from core.stdio_transport import find_top_level_id, rejection
-from tests.conftest import MANAGE, PYTHON, ROOT, raw_initialize, subprocess_env
+from tests.conftest import MANAGE, PYTHON, ROOT, STARTUP_DEADLINE, raw_initialize, subprocess_env
 
 REPLY_WITHIN = 2.0  # seconds a client may wait for any reply (the bound)
 
@@ -98,7 +98,7 @@ def server() -> Iterator[RawStdio]:
     raw = RawStdio(proc)
     try:
         raw.send(json.dumps(INITIALIZE))
-        assert "result" in raw.reply(timeout=60)
+        assert "result" in raw.reply(timeout=STARTUP_DEADLINE)
         raw.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
         yield raw
     finally:

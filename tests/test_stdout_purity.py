@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from tests.conftest import MANAGE, PYTHON, ROOT, raw_initialize, subprocess_env
+from tests.conftest import MANAGE, PYTHON, ROOT, STARTUP_DEADLINE, raw_initialize, subprocess_env
 
 MESSAGES = [
     raw_initialize("raw-test"),
@@ -45,7 +45,7 @@ def test_stdout_carries_only_json_rpc_while_a_tool_prints_logs_and_warns() -> No
                 line = proc.stdout.readline()
                 reply = json.loads(line)  # a stray line would fail here
                 responses[reply["id"]] = reply
-        rest, err = proc.communicate(timeout=30)  # closes stdin: the server ends
+        rest, err = proc.communicate(timeout=STARTUP_DEADLINE)  # closes stdin: the server ends
     finally:
         proc.kill()
 
@@ -102,7 +102,7 @@ def test_a_fresh_embedded_database_is_migrated_on_start_and_stdout_stays_json(
             if "id" in message:
                 reply = json.loads(proc.stdout.readline())  # a stray line would fail here
                 replies[reply["id"]] = reply
-        rest, err = proc.communicate(timeout=60)
+        rest, err = proc.communicate(timeout=STARTUP_DEADLINE)
     finally:
         proc.kill()
     for line in rest.decode().splitlines():
@@ -138,7 +138,7 @@ def test_an_unmigrated_postgresql_database_is_refused_naming_the_command() -> No
             env=subprocess_env(DATABASE_URL=f"postgres://{user}@{host}:{port}/{name}"),
             input=json.dumps(raw_initialize("unmigrated")).encode() + b"\n",
             capture_output=True,
-            timeout=60,
+            timeout=STARTUP_DEADLINE,
         )
     finally:
         with psycopg.connect(admin, autocommit=True) as conn:

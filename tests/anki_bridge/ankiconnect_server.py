@@ -191,8 +191,7 @@ class AnkiConnect:
     def deleteDecks(self, decks: list[str], cardsToo: bool = False) -> None:
         if not cardsToo:
             raise Exception(
-                "Since Anki 2.1.28 it's not possible to delete decks without deleting cards "
-                "as well"
+                "Since Anki 2.1.28 it's not possible to delete decks without deleting cards as well"
             )
         ids = [self.col.decks.id_for_name(name) for name in decks]
         self.col.decks.remove([did for did in ids if did])

@@ -21,11 +21,11 @@ from anki_bridge.exceptions import AnkiUnavailable
 from anki_bridge.models import Note
 from core.holders import holder_gone, holder_token
 from tests.anki_bridge.ankiconnect_server import FakeAnki
-from tests.conftest import MANAGE, PYTHON, ROOT, raw_initialize, subprocess_env
+from tests.conftest import MANAGE, PYTHON, ROOT, STARTUP_DEADLINE, raw_initialize, subprocess_env
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-DEADLINE = 60.0  # seconds a spawned process may take on a busy machine
+DEADLINE = STARTUP_DEADLINE  # seconds a spawned process may take on a busy machine
 
 
 def queue(count: int, deck: str = "Аренда") -> None:

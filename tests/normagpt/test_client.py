@@ -97,6 +97,29 @@ def test_without_retries_a_failure_is_one_request() -> None:
         assert len(server.requests) == 1
 
 
+@pytest.mark.parametrize(
+    ("body", "named"),
+    [
+        (b"\xff\xfe\x00garbage\x80", "UnicodeDecodeError"),
+        (b"<html>proxy error</html>", "JSONDecodeError"),
+        (b'{"choices": 5}', "TypeError"),
+    ],
+)
+def test_an_answer_that_is_no_chat_completion_is_a_named_failure(body: bytes, named: str) -> None:
+    """Garbage from the model server fails the call naming the server and what came back,
+    not «unexpected error: UnicodeDecodeError»."""
+    garbage = answer(200, body, headers={"Content-Type": "application/json"})
+    with scripted([garbage]) as server:
+        with pytest.raises(LlmUnavailable) as caught:
+            ask(client(server.url, retries=2))
+        assert len(server.requests) == 1
+    assert caught.value.message.startswith(
+        f"the model server answered the planner with something that is not a chat completion "
+        f"({named}: "
+    )
+    assert caught.value.service == LLM_SERVICE
+
+
 def test_heavy_libraries_stay_off_the_start_up_path() -> None:
     code = (
         "import sys, django; django.setup()\n"

@@ -20,7 +20,7 @@ from PIL import Image
 
 from bench.common import celery_worker_command
 from normagpt.models import NormDocument
-from tests.conftest import PYTHON, free_port, wait_for_http
+from tests.conftest import PYTHON, STARTUP_DEADLINE, free_port, wait_for_http
 from tests.normagpt.test_corpus import make_pdf
 from tests.normagpt.test_web import INLINE
 
@@ -112,7 +112,7 @@ def test_an_admin_upload_is_ingested_by_a_worker_without_the_web_disk(
         )
         assert saved.status_code == 302, saved.text[:2000]
 
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + STARTUP_DEADLINE
         document = NormDocument.objects.get()
         while document.ingest_status != "done" and time.monotonic() < deadline:
             assert document.ingest_status != "failed", document.ingest_error

@@ -94,7 +94,7 @@ def serve_asgi(spawn, env: dict[str, str | None], *, stateless: bool) -> str:  #
     command = [PYTHON, "-m", "uvicorn", "config.asgi:application", "--port", str(port)]
     proc = spawn(command, **env, MCP_HTTP_STATELESS="1" if stateless else "0")
     base = f"http://127.0.0.1:{port}"
-    wait_for_http(f"{base}/healthz", proc, timeout=60)
+    wait_for_http(f"{base}/healthz", proc)
     return base
 
 

@@ -88,7 +88,7 @@ def test_similar_and_resolve_and_status(backend: Backend, api: APIClient) -> Non
             {},
             404,
             "oj_http_error",
-            "[404] Not Found: problem not found",
+            "OJ API: [404] Not Found: problem not found",
         ),
     ],
 )

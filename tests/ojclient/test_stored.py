@@ -55,7 +55,7 @@ def test_a_5xx_serves_the_stored_copy_but_a_4xx_does_not(backend: Backend) -> No
     backend.reply("/api/v1/problems/leetcode/1", fixture("error_404_rfc7807.json"), status=404)
     assert call("get_problem", {"source": "leetcode", "id": "1"}) == (
         True,
-        "[404] Not Found: problem not found",
+        "OJ API: [404] Not Found: problem not found",
     )
 
 

@@ -317,11 +317,11 @@ def test_daily_202_is_information_not_an_error(backend: Backend, body: Any, mess
 @pytest.mark.parametrize(
     ("name", "expected"),
     [
-        ("error_400_rfc7807.json", "[400] Bad Request: date must be >= 2020-04-01"),
-        ("error_401_rfc7807.json", "[401] Unauthorized: missing or invalid token"),
-        ("error_404_rfc7807.json", "[404] Not Found: problem not found"),
-        ("error_502_rfc7807.json", "[502] Bad Gateway: embedding service failed"),
-        ("error_504_rfc7807.json", "[504] Gateway Timeout: embedding service timed out"),
+        ("error_400_rfc7807.json", "OJ API: [400] Bad Request: date must be >= 2020-04-01"),
+        ("error_401_rfc7807.json", "OJ API: [401] Unauthorized: missing or invalid token"),
+        ("error_404_rfc7807.json", "OJ API: [404] Not Found: problem not found"),
+        ("error_502_rfc7807.json", "OJ API: [502] Bad Gateway: embedding service failed"),
+        ("error_504_rfc7807.json", "OJ API: [504] Gateway Timeout: embedding service timed out"),
     ],
 )
 def test_problem_details_bodies(backend: Backend, name: str, expected: str) -> None:
@@ -336,20 +336,20 @@ def test_non_json_error_body_shows_its_first_500_characters(backend: Backend) ->
     backend.reply("/api/v1/problems/a/1", status=500, raw=b"E" * 700, content_type="text/plain")
     is_error, text = call("get_problem", {"source": "a", "id": "1"})
     assert is_error
-    assert text == "[500] " + "E" * 500
+    assert text == "OJ API: [500] " + "E" * 500
 
 
 def test_a_202_outside_the_daily_challenge_is_an_error(backend: Backend) -> None:
     backend.reply("/api/v1/problems/a/1", fixture("daily_202_fetching.json"), status=202)
     is_error, text = call("get_problem", {"source": "a", "id": "1"})
     assert is_error
-    assert text.startswith("[202] ")
+    assert text.startswith("OJ API: [202] ")
 
 
 def test_unknown_route_404_with_empty_body(backend: Backend) -> None:
     is_error, text = call("get_problem", {"source": "a", "id": "1"})
     assert is_error
-    assert text.startswith("[404] ")
+    assert text.startswith("OJ API: [404] ")
 
 
 def test_connection_refused_names_the_cause(settings: Any) -> None:
@@ -383,10 +383,10 @@ def test_timeout_is_a_request_failure(backend: Backend, settings: Any) -> None:
 @pytest.mark.parametrize(
     ("raw", "content_type", "expected"),
     [
-        (b"<html>hi</html>", "text/html", "unexpected non-JSON response"),
-        (b"{not json", "application/json", "invalid JSON: "),
-        (b'{"source": "x"}', "application/json", "invalid JSON: id: Field required"),
-        (b"[1, 2]", "application/json", "invalid JSON: "),
+        (b"<html>hi</html>", "text/html", "OJ API: unexpected non-JSON response"),
+        (b"{not json", "application/json", "OJ API: invalid JSON: "),
+        (b'{"source": "x"}', "application/json", "OJ API: invalid JSON: id: Field required"),
+        (b"[1, 2]", "application/json", "OJ API: invalid JSON: "),
     ],
 )
 def test_bad_200_bodies_are_tool_errors(
@@ -417,7 +417,7 @@ def test_redirects_are_followed_up_to_ten(backend: Backend) -> None:
     backend.reply("/r10", status=302, raw=b"", headers={"Location": "/r11"})
     is_error, text = call("get_problem", {"source": "a", "id": "1"})
     assert is_error
-    assert "too many redirects" in text
+    assert "the OJ API redirected more than" in text
 
 
 # --- resolve, similar, status -------------------------------------------------------------------

@@ -20,6 +20,7 @@ from django.core.management import call_command
 from bench.common import celery_worker_command
 from core import background
 from problems.models import Category, CategoryProblem
+from tests.conftest import STARTUP_DEADLINE
 from tests.problems.blocks import block, listing
 from tests.problems.fake_site import FakeSite, serve
 
@@ -96,7 +97,7 @@ def test_four_workers_crawl_at_the_sites_pace_and_survive_a_killed_worker(
     listings = lambda: fake.requests_to("/test")  # noqa: E731
 
     def kill_one_mid_crawl() -> None:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + STARTUP_DEADLINE
         while len(listings()) < 8 and time.monotonic() < deadline:
             time.sleep(0.05)
         os.kill(workers[0].pid, signal.SIGKILL)
@@ -104,7 +105,7 @@ def test_four_workers_crawl_at_the_sites_pace_and_survive_a_killed_worker(
     killer = threading.Thread(target=kill_one_mid_crawl, daemon=True)
     try:
         with background.using_broker(True):
-            assert background.workers_wait(60), "the workers did not answer"
+            assert background.workers_wait(STARTUP_DEADLINE), "the workers did not answer"
             killer.start()
             out = io.StringIO()
             call_command("sdamgia_crawl", subject="math", stdout=out, stderr=io.StringIO())
