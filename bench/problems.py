@@ -28,9 +28,7 @@ TMP = tempfile.mkdtemp(prefix="bench-problems-")
 os.environ.setdefault("DATABASE_URL", f"sqlite:///{TMP}/bench.sqlite3")
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("DJANGO_LOG_LEVEL", "WARNING")
-REAL = (
-    ROOT / "tests" / "fixtures" / "sdamgia" / "math-ege_type1_problem_blocks_2023-01.json"
-)
+REAL = ROOT / "tests" / "fixtures" / "sdamgia" / "math-ege_type1_problem_blocks_2023-01.json"
 
 import django  # noqa: E402
 
