@@ -43,6 +43,7 @@ import logging
 import os
 import random
 import ssl
+import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
@@ -52,7 +53,6 @@ from urllib.parse import urlsplit
 
 import httpcore
 import httpx
-from redis.exceptions import RedisError
 
 from core.exceptions import UpstreamError
 from core.limits import HostSlots, SharedLimits, pacer, shared_limits
@@ -62,6 +62,13 @@ logger = logging.getLogger(__name__)
 LEASE_MARGIN = 5.0  # seconds a shared slot outlives its call's deadline (clock skew, exit)
 _SHARED_WARN_EVERY = 60.0
 _shared_warned_at = 0.0
+
+
+def redis_errors() -> tuple[type[Exception], ...]:
+    """Redis's errors, once the shared limits have imported it (they alone use it, and
+    importing redis costs a process 35 ms at start-up); before, nothing can raise them."""
+    module = sys.modules.get("redis.exceptions")
+    return (module.RedisError,) if module is not None else ()
 
 
 def _shared_failed(exc: Exception) -> None:
@@ -77,7 +84,7 @@ def _shared_failed(exc: Exception) -> None:
 def _release(shared: SharedLimits, host: str, token: str) -> None:
     try:
         shared.release(host, token)
-    except RedisError as exc:  # the lease ends on its own
+    except redis_errors() as exc:  # the lease ends on its own
         _shared_failed(exc)
 
 
@@ -470,7 +477,7 @@ class _Base:
         if shared is not None and call.up.min_interval > 0:
             try:
                 return shared.reserve(call.host, call.up.min_interval)
-            except RedisError as exc:  # Redis down: politeness per process
+            except redis_errors() as exc:  # Redis down: politeness per process
                 _shared_failed(exc)
         return pacer.reserve(call.host, call.up.min_interval)
 
@@ -571,7 +578,7 @@ class UpstreamClient(_Base):
         if shared is not None:
             try:
                 token = shared.acquire(call.host, limit, call.left() + LEASE_MARGIN, call.left())
-            except RedisError as exc:  # Redis down: the process's own slots
+            except redis_errors() as exc:  # Redis down: the process's own slots
                 _shared_failed(exc)
             else:
                 if token is None:
@@ -716,7 +723,7 @@ class AsyncUpstreamClient(_Base):
                 token = await shared.acquire_async(
                     call.host, limit, call.left() + LEASE_MARGIN, call.left()
                 )
-            except RedisError as exc:  # Redis down: the loop's own slots
+            except redis_errors() as exc:  # Redis down: the loop's own slots
                 _shared_failed(exc)
             else:
                 if token is None:

@@ -20,6 +20,7 @@ clause holds instead, that the clause or document is missing, which words it lac
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -33,10 +34,9 @@ from normagpt.search import documents_named
 
 CONFIRMED, UNCONFIRMED = "confirmed", "unconfirmed"
 RARE_SHARE = 0.05  # a claim's word held by fewer clauses than this share tells what it is about
-# words of an answer about norms, not of what a norm says
-GENERIC = set(
-    search_stems(
-        """требование требования норма нормы пункт пункта пункте документ документа согласно
+# words of an answer about norms, not of what a norm says (stemmed on first use: the
+# stemmer stays off the MCP server's start-up)
+GENERIC_WORDS = """требование требования норма нормы пункт пункта пункте документ документа согласно
         соответствии значение значения величина принимать принимается принимают следует
         необходимо нужно требуется должна должен должно должны допускается составляет
         указано указанный установлено устанавливает предусматривать обеспечивать ответ
@@ -46,8 +46,11 @@ GENERIC = set(
         ниже выше больше меньше также который которая которые которых этого этой этом этих
         только может могут быть было были будет если чтобы этот эта этих всех всего своих
         здесь тогда поэтому однако например именно равна равен равно составлять"""
-    )
-)
+
+
+@functools.cache
+def generic() -> frozenset[str]:
+    return frozenset(search_stems(GENERIC_WORDS))
 
 
 @dataclass
@@ -371,7 +374,7 @@ class Checker:
         documents' titles hold (as written in the claim)."""
         bare = c.masked_text(sentence)
         words = [w for w in re.findall(r"[а-яёa-z]{4,}", bare.lower()) if len(w) >= 4]
-        stems = {w: s for w in words if (s := search_stems(w)) and s[0] not in GENERIC}
+        stems = {w: s for w in words if (s := search_stems(w)) and s[0] not in generic()}
         source = " ".join(
             f"{clause.heading} {clause.text} {clause.document.title}"
             for x in cited
@@ -400,7 +403,7 @@ def _rows_named(sentence: str, stated: c.Said, cited: list[_Cited]) -> str:
     """Of the tables cited, the rows the claim names (by a quote of the row, or by the
     words of its label), with their titles: a table's value is held by its row, not by
     the table. '' when the claim names no row (every value of the tables counts)."""
-    said = set(search_stems(sentence)) - GENERIC
+    said = set(search_stems(sentence)) - generic()
     quoted = [next(g for g in m.groups() if g) for m in c.QUOTED.finditer(sentence)]
     named: list[str] = []
     for x in cited:
@@ -411,7 +414,7 @@ def _rows_named(sentence: str, stated: c.Said, cited: list[_Cited]) -> str:
             if any(c.quote_held(quote, row) for quote in quoted):
                 named += [title, row]
                 continue
-            label = set(search_stems(re.sub(r"[\d.,:;–-]+", " ", row))) - GENERIC
+            label = set(search_stems(re.sub(r"[\d.,:;–-]+", " ", row))) - generic()
             shared = sum(any(stems_related(stem, w) for w in said) for stem in label)
             if label and shared >= max(1, (2 * len(label) + 2) // 3):
                 named += [title, row]

@@ -7,8 +7,7 @@ import html
 import logging
 import re
 from collections.abc import Sequence
-
-from markdownify import MarkdownConverter
+from typing import Any
 
 from ojclient.entities import PlatformStatus, Problem, SimilarItem
 
@@ -29,17 +28,21 @@ _HTML_TAG = re.compile(
 )
 
 
-class _Converter(MarkdownConverter):
-    """markdownify with exponents kept readable: `10<sup>4</sup>` → `10^4`, not `104`."""
+@functools.cache
+def _converter() -> Any:
+    """markdownify with exponents kept readable: `10<sup>4</sup>` → `10^4`, not `104`.
 
-    def convert_sup(self, el, text, parent_tags):  # type: ignore[no-untyped-def]
-        return f"^{text.strip()}" if text.strip() else ""
+    Made on first use: markdownify brings BeautifulSoup and soupsieve (43 ms of a start)."""
+    from markdownify import MarkdownConverter
 
-    def convert_sub(self, el, text, parent_tags):  # type: ignore[no-untyped-def]
-        return f"_{text.strip()}" if text.strip() else ""
+    class Converter(MarkdownConverter):
+        def convert_sup(self, el, text, parent_tags):  # type: ignore[no-untyped-def]
+            return f"^{text.strip()}" if text.strip() else ""
 
+        def convert_sub(self, el, text, parent_tags):  # type: ignore[no-untyped-def]
+            return f"_{text.strip()}" if text.strip() else ""
 
-_converter = _Converter(heading_style="ATX", bullets="-", code_language="", escape_misc=False)
+    return Converter(heading_style="ATX", bullets="-", code_language="", escape_misc=False)
 
 
 def is_html(content: str) -> bool:
@@ -54,7 +57,7 @@ def content_to_markdown(content: str | None) -> str:
     if not is_html(content):
         return content
     try:
-        converted = _converter.convert(content).replace("\xa0", " ").strip()
+        converted = _converter().convert(content).replace("\xa0", " ").strip()
     except Exception:  # markdownify on hostile HTML: fall back, never fail the call
         logger.warning("HTML to Markdown conversion failed; escaping instead", exc_info=True)
         converted = ""

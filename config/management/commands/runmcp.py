@@ -7,13 +7,11 @@ import logging
 from typing import Any
 
 import anyio
-import uvicorn
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from core.holders import exit_on_signals
-from core.mcp_http import MCP_PATH, is_loopback, mcp_http_app
 from core.mcp_server import build_server, load_registries, tool_specs
 from core.stdio import stdout_to_stderr
 from core.stdio_transport import serve_stdio
@@ -21,6 +19,7 @@ from core.stdio_transport import serve_stdio
 logger = logging.getLogger(__name__)
 
 LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "[::1]"]
+SETTINGS_CHECKS = ["core", "ojclient", "caches"]
 
 
 class Command(BaseCommand):
@@ -85,8 +84,10 @@ class Command(BaseCommand):
             for option in registry.options:
                 if options[option.dest] is not None:
                     setattr(settings, option.setting, options[option.dest])
-        # A malformed setting (OJ_API_BASE_URL, ...) stops start-up with exit code 1.
-        self.check(display_num_errors=False)
+        # A malformed setting (SITE_URL, OJ_API_BASE_URL, ...) stops start-up with exit
+        # code 1. Only the settings checks: the URL, model and admin checks (run by the web
+        # process and `manage.py check`) would import every view and DRF for nothing.
+        self.check(tags=SETTINGS_CHECKS, display_num_errors=False)
         if not options["list"]:
             self._migrations_applied()
         for registry in served:
@@ -111,6 +112,10 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
 
     def _serve_http(self, apps: list[str] | None, *, host: str, port: int) -> None:
+        import uvicorn  # the HTTP transport's own: a stdio server never loads it
+
+        from core.mcp_http import MCP_PATH, is_loopback, mcp_http_app
+
         # Beyond loopback every request needs a token: a user's API token, or the shared
         # MCP_HTTP_TOKEN when set (a deployment of users' tokens needs no shared one).
         open_to_others = not is_loopback(host)
