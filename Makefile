@@ -7,22 +7,36 @@ DEV_STAMP := $(VENV)/.installed-dev-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint typecheck pytest worker beat mcp mcp-http superuser migrate bench clean
+.PHONY: run test lint typecheck pytest worker beat mcp mcp-http superuser migrate bench clean lock
 
 # Set-up output goes to stderr: `make mcp` keeps stdout for JSON-RPC alone. Serving
 # needs the project's dependencies only; the test, lint and bench tools (the `dev` extra,
 # over half the venv's size and install time) come with the first target that uses them.
-$(STAMP): pyproject.toml
+# Installs come from the lock files (every version pinned, every file's hash checked): uv
+# when it is on the PATH, pip otherwise. `make lock` resolves them again from pyproject.toml.
+LOCK := .ci/requirements.lock
+DEV_LOCK := .ci/requirements-dev.lock
+INSTALL = $(if $(shell command -v uv 2>/dev/null),uv pip install --quiet --python $(PY),$(PY) -m pip install --quiet)
+
+$(STAMP): pyproject.toml $(LOCK)
 	@echo "setting up $(VENV) (under half a minute the first time)" >&2
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV) >&2
 	@$(PY) -m pip install --quiet --upgrade pip >&2
-	@$(PY) -m pip install --quiet -e . >&2
+	@$(INSTALL) --require-hashes -r $(LOCK) >&2
+	@$(INSTALL) --no-deps -e . >&2
 	@touch $(STAMP)
 
-$(DEV_STAMP): $(STAMP)
+$(DEV_STAMP): $(STAMP) $(DEV_LOCK)
 	@echo "installing the test, lint and bench tools into $(VENV)" >&2
-	@$(PY) -m pip install --quiet -e ".[dev]" >&2
+	@$(INSTALL) --require-hashes -r $(DEV_LOCK) >&2
 	@touch $(DEV_STAMP)
+
+## lock: resolve the lock files again (after a change to the dependencies in pyproject.toml)
+lock: $(DEV_STAMP)
+	$(VENV)/bin/uv pip compile pyproject.toml --universal --python-version 3.11 \
+	  --generate-hashes --quiet --custom-compile-command "make lock" -o $(LOCK)
+	$(VENV)/bin/uv pip compile pyproject.toml --extra dev --universal --python-version 3.11 \
+	  --generate-hashes --quiet --custom-compile-command "make lock" -o $(DEV_LOCK)
 
 migrate: $(STAMP)
 	$(PY) manage.py migrate --noinput
