@@ -1,15 +1,22 @@
 """MCP overhead: the hub beside a minimal server on the same SDK doing the same work.
 
-    .venv/bin/python bench/mcp_overhead.py [--calls 1000] [--profile DIR]
+    .venv/bin/python bench/mcp_overhead.py [--calls 1000] [--instructions N] [--profile DIR]
 
-Both servers are spawned over stdio in the same run, each with one SDK client session:
-`manage.py runmcp` (every app) and `bench/minimal_server.py` (two plain SDK tools, no
-Django). Each gets `--calls` sequential `greet` calls and as many `get_problem` calls
-against the same local HTTP/1.1 keep-alive stub of the online-judge API (the LeetCode
-"Two Sum" body): GET, validate, upsert into SQLite, render Markdown. Both answers are
-checked to be the same text. Calls go in blocks of 100 that alternate between the two
-servers, so a change of machine load touches both alike. Prints p50/p95 per tool and
-server and the ratio hub / minimal. Targets (issue 10): greet ≤ 1.15×, get_problem ≤ 1.3×.
+Both servers are spawned over stdio in the same run and driven raw, as a desktop client's
+pipe is: each call one JSON line written to the server's stdin, its answer one line read
+from its stdout — no SDK client in the timed loop (an SDK client adds about 4 ms a call to
+both sides and hides the gap). `manage.py runmcp` (every app) and `bench/minimal_server.py`
+(two plain SDK tools, no Django) each get `--calls` sequential `greet` calls and as many
+`get_problem` calls against the same local HTTP/1.1 keep-alive stub of the online-judge
+API (the LeetCode "Two Sum" body): GET, validate, upsert into SQLite, render Markdown.
+Both answers are checked to be the same text. Calls go in blocks of 100 that alternate
+between the two servers, so a change of machine load touches both alike. Prints p50/p95
+per tool and server and the ratio hub / minimal. Targets: greet ≤ 1.15×, get_problem
+≤ 1.3× (issue 27: in instructions).
+
+`--instructions N` (valgrind installed) also counts the instructions of N calls of each
+tool on each server with callgrind (instrumentation switched on only around those calls:
+start-up and warm-up are not counted) and prints millions per call and the ratio.
 
 The hub uses DATABASE_URL when it is set, else a scratch SQLite file (migrated first).
 `--profile DIR` runs both servers under cProfile (all threads; `bench/profiled.py`),
@@ -19,24 +26,22 @@ writes DIR/hub.prof and DIR/minimal.prof and prints the hub's costliest function
 from __future__ import annotations
 
 import argparse
-import asyncio
+import json
 import os
 import pstats
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from collections.abc import Callable
-from contextlib import AsyncExitStack
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 
 from bench.common import MANAGE, PYTHON, ROOT, percentile, print_table
 from bench.ojclient import Handler
@@ -50,40 +55,104 @@ BLOCK = 100
 WARM_UP = 20
 SERVERS = ("minimal", "hub")
 LABELS = {"minimal": "minimal (same SDK, same work)", "hub": "tool hub (manage.py runmcp)"}
+READY_WITHIN = 600.0  # seconds to initialize (minutes under valgrind on a busy machine)
 
 
-def server_params(
-    name: str, base_url: str, scratch: Path, env: dict[str, str], profile: Path | None
-) -> StdioServerParameters:
+class RawServer:
+    """A server on stdio, driven by JSON lines: no SDK client between the bench and it."""
+
+    def __init__(self, command: list[str], env: dict[str, str], *, under_valgrind: bool) -> None:
+        self.proc = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        self.under_valgrind = under_valgrind
+        self.next_id = 1
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {},
+                 "clientInfo": {"name": "bench", "version": "1"}}  # fmt: skip
+        self.request("initialize", hello)
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(message, ensure_ascii=False).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        message_id = self.next_id
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": message_id, "method": method, "params": params})
+        while True:  # notifications (logs, progress) may come before the answer
+            line = self.proc.stdout.readline()
+            if not line:
+                raise SystemExit(f"the server {self.proc.args!r} closed its stdout")
+            answer = json.loads(line)
+            if answer.get("id") == message_id:
+                if "error" in answer:
+                    raise SystemExit(f"{method}: {answer['error']}")
+                return answer["result"]  # type: ignore[no-any-return]
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> str:
+        result = self.request("tools/call", {"name": tool, "arguments": arguments})
+        if result.get("isError"):
+            raise SystemExit(f"{tool}: {result}")
+        return "".join(block.get("text", "") for block in result["content"])
+
+    def instrument(self, on: bool) -> None:
+        switch = "on" if on else "off"
+        subprocess.run([_tool("callgrind_control"), "-i", switch, str(self.proc.pid)],
+                       check=True, capture_output=True)  # fmt: skip
+
+    def dump(self) -> None:
+        subprocess.run([_tool("callgrind_control"), "-d", str(self.proc.pid)],
+                       check=True, capture_output=True)  # fmt: skip
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def _tool(name: str) -> str:
+    found = shutil.which(name)
+    if found is None:
+        raise SystemExit(f"--instructions needs valgrind: {name} is not on the PATH")
+    return found
+
+
+def command(name: str, base_url: str, scratch: Path, profile: Path | None) -> list[str]:
     if name == "hub":
         script = [MANAGE, "runmcp", "--oj-base-url", base_url, "--oj-token", "bench"]
     else:
         script = [str(ROOT / "bench" / "minimal_server.py"), base_url, str(scratch / "min.db")]
     if profile is not None:
         script = [str(ROOT / "bench" / "profiled.py"), str(profile / f"{name}.prof"), *script]
-    return StdioServerParameters(command=PYTHON, args=script, cwd=str(ROOT), env=env)
+    return [PYTHON, *script]
 
 
-async def call(client: Client, tool: str, arguments: dict[str, Any]) -> str:
-    result = await client.call_tool(tool, arguments)
-    assert not result.is_error, result
-    return "".join(getattr(block, "text", "") for block in result.content)
-
-
-async def warm_up(clients: dict[str, Client]) -> None:
+def warm_up(servers: dict[str, RawServer]) -> None:
     """Imports, connections and caches warm on both sides; the two answers must agree."""
     for tool, arguments in CALLS.items():
         answers = {}
-        for name, client in clients.items():
+        for name, server in servers.items():
             for i in range(WARM_UP):
-                answers[name] = await call(client, tool, arguments(i))
+                answers[name] = server.call(tool, arguments(i))
         if answers["hub"] != answers["minimal"]:
             raise SystemExit(f"{tool}: the two servers answer differently; not the same work")
 
 
-async def measure(clients: dict[str, Client], calls: int) -> dict[tuple[str, str], list[float]]:
+def measure(servers: dict[str, RawServer], calls: int) -> dict[tuple[str, str], list[float]]:
     samples: dict[tuple[str, str], list[float]] = {
-        (tool, name): [] for tool in CALLS for name in clients
+        (tool, name): [] for tool in CALLS for name in servers
     }
     for tool, arguments in CALLS.items():
         for block, start in enumerate(range(0, calls, BLOCK)):
@@ -92,24 +161,64 @@ async def measure(clients: dict[str, Client], calls: int) -> dict[tuple[str, str
                 times = samples[(tool, name)]
                 for i in range(start, min(start + BLOCK, calls)):
                     t0 = time.perf_counter()
-                    await call(clients[name], tool, arguments(i))
+                    servers[name].call(tool, arguments(i))
                     times.append(time.perf_counter() - t0)
     return samples
 
 
-async def run(
+def instructions(
+    calls: int, base_url: str, scratch: Path, env: dict[str, str]
+) -> dict[tuple[str, str], float]:
+    """Millions of instructions per call of each tool on each server (callgrind)."""
+    counts: dict[tuple[str, str], float] = {}
+    for name in SERVERS:
+        out = scratch / f"callgrind.{name}"
+        valgrind = [_tool("valgrind"), "--tool=callgrind", "--instr-atstart=no",
+                    f"--callgrind-out-file={out}.%p"]  # fmt: skip
+        server = RawServer(
+            [*valgrind, *command(name, base_url, scratch, None)], env, under_valgrind=True
+        )
+        for tool, arguments in CALLS.items():
+            for i in range(3):  # warm, not counted
+                server.call(tool, arguments(i))
+            before = set(scratch.glob(f"callgrind.{name}.*"))
+            server.instrument(True)
+            for i in range(calls):
+                server.call(tool, arguments(i))
+            server.dump()
+            server.instrument(False)
+            dumps = sorted(set(scratch.glob(f"callgrind.{name}.*")) - before)
+            total = sum(_totals(path) for path in dumps)
+            for path in dumps:
+                path.unlink()
+            counts[(tool, name)] = total / calls / 1e6
+        server.close()
+    return counts
+
+
+def _totals(path: Path) -> int:
+    found = re.search(r"^(?:totals|summary):\s*(\d+)", path.read_text(), re.M)
+    return int(found.group(1)) if found else 0
+
+
+def run(
     calls: int, base_url: str, scratch: Path, env: dict[str, str], profile: Path | None
 ) -> dict[tuple[str, str], list[float]]:
-    async with AsyncExitStack() as stack:
-        clients = {}
-        for name in SERVERS:
-            params = server_params(name, base_url, scratch, env, profile)
-            clients[name] = await stack.enter_async_context(Client(params, read_timeout_seconds=60))
-        await warm_up(clients)
-        return await measure(clients, calls)
+    servers = {
+        name: RawServer(command(name, base_url, scratch, profile), env, under_valgrind=False)
+        for name in SERVERS
+    }
+    try:
+        warm_up(servers)
+        return measure(servers, calls)
+    finally:
+        for server in servers.values():
+            server.close()
 
 
-def rows(samples: dict[tuple[str, str], list[float]]) -> list[list[str]]:
+def rows(
+    samples: dict[tuple[str, str], list[float]], counted: dict[tuple[str, str], float]
+) -> list[list[str]]:
     table = []
     for tool in CALLS:
         floor = percentile(samples[(tool, "minimal")], 50)
@@ -117,6 +226,8 @@ def rows(samples: dict[tuple[str, str], list[float]]) -> list[list[str]]:
             times = samples[(tool, name)]
             p50 = percentile(times, 50)
             hub = name == "hub"
+            instr = counted.get((tool, name))
+            floor_instr = counted.get((tool, "minimal"))
             table.append(
                 [
                     tool,
@@ -126,6 +237,8 @@ def rows(samples: dict[tuple[str, str], list[float]]) -> list[list[str]]:
                     f"{percentile(times, 95) * 1000:.2f}",
                     f"{len(times) / sum(times):.0f}",
                     f"{p50 / floor:.2f}×" if hub else "",
+                    f"{instr:.2f}" if instr is not None else "—",
+                    f"{instr / floor_instr:.2f}×" if hub and instr and floor_instr else "",
                     f"≤ {TARGETS[tool]}×" if hub else "",
                 ]
             )
@@ -141,8 +254,14 @@ def profile_summary(path: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=1000, help="calls per tool and server")
+    parser.add_argument(
+        "--instructions", type=int, default=0, metavar="N",
+        help="count the instructions of N calls per tool and server with callgrind",
+    )  # fmt: skip
     parser.add_argument("--profile", type=Path, help="run the servers under cProfile into DIR")
     options = parser.parse_args()
+    if options.instructions and shutil.which("callgrind_control") is None:
+        raise SystemExit("--instructions needs valgrind (callgrind_control is not on the PATH)")
     if options.profile is not None:
         options.profile.mkdir(parents=True, exist_ok=True)
     backend = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -154,17 +273,28 @@ def main() -> None:
         env.setdefault("DATABASE_URL", f"sqlite:///{scratch / 'hub.db'}")
         migrate = [PYTHON, MANAGE, "migrate", "--noinput", "--verbosity", "0"]
         subprocess.run(migrate, cwd=ROOT, env=env, check=True)
-        samples = asyncio.run(run(options.calls, base_url, scratch, env, options.profile))
+        samples = run(options.calls, base_url, scratch, env, options.profile)
+        counted = (
+            instructions(options.instructions, base_url, scratch, env)
+            if options.instructions
+            else {}
+        )
     backend.shutdown()
     database = "PostgreSQL" if "postgres" in env["DATABASE_URL"] else "SQLite"
     print(
-        f"MCP overhead over stdio: {options.calls} sequential calls per tool and server, "
-        f"in alternating blocks of {BLOCK}; hub database: {database}"
+        f"MCP overhead over stdio, raw JSON lines (no SDK client): {options.calls} sequential "
+        f"calls per tool and server, in alternating blocks of {BLOCK}; hub database: {database}"
         + (" (under cProfile: times inflated)" if options.profile else "")
+        + (
+            f"; instructions: callgrind over {options.instructions} calls"
+            if options.instructions
+            else ""
+        )
         + "\n"
     )
-    header = ["tool", "server", "calls", "p50 ms", "p95 ms", "calls/s", "ratio p50", "target"]
-    print_table(header, rows(samples))
+    header = ["tool", "server", "calls", "p50 ms", "p95 ms", "calls/s", "ratio p50",
+              "M instr/call", "ratio instr", "target"]  # fmt: skip
+    print_table(header, rows(samples, counted))
     if options.profile is not None:
         profile_summary(options.profile / "hub.prof")
 

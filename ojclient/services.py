@@ -7,6 +7,7 @@ API is unreachable or answers 5xx — serves the stored copy instead, marked wit
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import re
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
 from django.conf import settings
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from ojclient import client
@@ -380,14 +381,43 @@ def _problems_upsert(problems: Sequence[Problem], *, default_source: str | None)
             raw=problem.model_dump(mode="json"),
             fetched_at=now,
         )
-    # One row per key: ON CONFLICT cannot touch the same row twice in one statement.
-    OjProblem.objects.bulk_create(
-        list(rows.values()),
-        update_conflicts=True,
-        unique_fields=["source", "problem_id"],
-        update_fields=UPSERT_FIELDS,
-    )
+    if len(rows) == 1:  # `get_problem`: one statement, not the ORM's compiled bulk insert
+        _row_upsert(next(iter(rows.values())))
+    else:  # One row per key: ON CONFLICT cannot touch the same row twice in one statement.
+        OjProblem.objects.bulk_create(
+            list(rows.values()),
+            update_conflicts=True,
+            unique_fields=["source", "problem_id"],
+            update_fields=UPSERT_FIELDS,
+        )
     return [rows[(p.source or default_source or "unknown", p.id)] for p in problems]
+
+
+def _row_upsert(row: OjProblem) -> None:
+    """`row` inserted or updated by its key in one statement (SQLite and PostgreSQL share the
+    syntax); its pk set from RETURNING. What `bulk_create(update_conflicts=True)` writes,
+    without compiling a query (a third of a `get_problem` call's instructions)."""
+    json_cast = "::jsonb" if connection.vendor == "postgresql" else ""
+    columns = ["source", "problem_id", *UPSERT_FIELDS]
+    ops = connection.ops
+    values = {
+        name: getattr(row, name) for name in columns if name not in ("tags", "raw", "fetched_at")
+    }
+    values["tags"] = json.dumps(row.tags, ensure_ascii=False)
+    values["raw"] = json.dumps(row.raw, ensure_ascii=False)
+    values["fetched_at"] = ops.adapt_datetimefield_value(row.fetched_at)
+    placeholders = ", ".join(
+        f"%s{json_cast}" if name in ("tags", "raw") else "%s" for name in columns
+    )
+    updates = ", ".join(f"{name} = excluded.{name}" for name in UPSERT_FIELDS)
+    sql = (
+        f"INSERT INTO {OjProblem._meta.db_table} ({', '.join(columns)}) "  # noqa: S608 (our own names)
+        f"VALUES ({placeholders}) ON CONFLICT (source, problem_id) DO UPDATE SET {updates} "
+        "RETURNING id"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [values[name] for name in columns])
+        row.pk = cursor.fetchone()[0]
 
 
 def _store_daily(
