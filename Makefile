@@ -6,6 +6,9 @@ STAMP := $(VENV)/.installed-stamp
 DEV_STAMP := $(VENV)/.installed-dev-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# pytest-xdist workers for `make test`: one per core (each has its own test database and
+# Redis database); TEST_WORKERS=0 runs the suite in one process.
+TEST_WORKERS ?= auto
 
 .PHONY: run test lint typecheck pytest worker beat mcp mcp-http superuser migrate bench clean lock
 
@@ -68,7 +71,7 @@ typecheck: $(DEV_STAMP)
 # PostgreSQL `runmcp` refuses to start with migrations pending.
 pytest: $(DEV_STAMP)
 	$(PY) manage.py migrate --verbosity 0 --no-input
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS)
 
 ## worker: a Celery worker on REDIS_URL
 worker: $(STAMP)

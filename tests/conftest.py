@@ -134,8 +134,11 @@ async def orm(fn: Callable[..., T], *args: Any) -> T:
 
 
 @pytest.fixture(scope="session")
-def django_db_modify_db_settings(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """SQLite tests use a file, so that servers the tests spawn can share the test database."""
+def django_db_modify_db_settings(
+    django_db_modify_db_settings_parallel_suffix: None, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """SQLite tests use a file, so that servers the tests spawn can share the test database;
+    under pytest-xdist each worker's test database has the worker's suffix (pytest-django)."""
     from django.conf import settings
 
     database = settings.DATABASES["default"]
