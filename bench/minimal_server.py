@@ -1,11 +1,15 @@
 """The floor for `bench/mcp_overhead.py`: a minimal server on the same SDK doing the same work.
 
-    python bench/minimal_server.py OJ_BASE_URL SQLITE_PATH
+    python bench/minimal_server.py OJ_BASE_URL SQLITE_PATH [CAPTURED.json HUB_SQLITE_PATH]
 
 Two tools over stdio, written as plainly as the SDK allows: `greet` (the same text as the
 hub's) and `get_problem` (one GET on a shared keep-alive httpx client, the body validated
 into the same pydantic entity, one SQLite upsert statement on a persistent WAL connection,
 the same Markdown rendering). No Django, no adapter, no error mapping.
+
+With a capture of `bench/cached_calls.py`, two cached reads too — `sdamgia_get_problem` and
+`normagpt_search_norms` — as the same SDK and the same SQL and nothing else: each runs the
+statements the hub ran for that read on the hub's own SQLite file and answers the hub's text.
 """
 
 from __future__ import annotations
@@ -56,6 +60,26 @@ def get_problem(source: str, id: str) -> str:
         (source, problem.id, problem.title or "", json.dumps(problem.model_dump(mode="json"))),
     )
     return output_truncate(problems_render([problem], default_source=source))
+
+
+if len(sys.argv) > 4:
+    captured = json.loads(Path(sys.argv[3]).read_text(encoding="utf-8"))
+    hub = sqlite3.connect(sys.argv[4], check_same_thread=False, isolation_level=None)
+
+    def replay(name: str) -> str:
+        for statement in captured[name]["sql"]:
+            hub.execute(statement).fetchall()
+        return str(captured[name]["text"])
+
+    @server.tool()
+    def sdamgia_get_problem(subject: str, problem_id: str, exam: str = "ege") -> str:
+        """One stored problem (the hub's SQL and text)."""
+        return replay("sdamgia_get_problem")
+
+    @server.tool()
+    def normagpt_search_norms(keywords: list[str]) -> str:
+        """Pages of the norms corpus (the hub's SQL and text)."""
+        return replay("normagpt_search_norms")
 
 
 if __name__ == "__main__":

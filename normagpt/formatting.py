@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from typing import Any
 from urllib.parse import urlencode
 
-from django.urls import NoReverseMatch, reverse
+from django.conf import settings
+from django.urls import NoReverseMatch, get_script_prefix, get_urlconf, reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from core.links import absolute_url
@@ -16,9 +18,32 @@ from normagpt.search import SearchHit
 
 
 def url_or_none(name: str, *args: Any) -> str | None:
-    """The path of a normagpt page, or None while the pages are not mounted."""
+    """The path of a normagpt page, or None while the pages are not mounted.
+
+    Paths of whole-number ids are filled into a pattern reversed once per URLconf (a search
+    links every hit twice: resolving each link was 15 % of its cost)."""
+    if args and all(type(arg) is int for arg in args):
+        pattern = _path_pattern(name, len(args), settings.ROOT_URLCONF, get_urlconf(),
+                                get_script_prefix())  # fmt: skip
+        if pattern is None:
+            return None
+        for i, arg in enumerate(args):
+            pattern = pattern.replace(str(_MARK + i), str(arg), 1)
+        return pattern
     try:
         return reverse(name, args=args)
+    except NoReverseMatch:
+        return None
+
+
+_MARK = 7_000_000_001  # an id no path otherwise holds; replaced by the real ids
+
+
+@functools.lru_cache(maxsize=64)
+def _path_pattern(name: str, count: int, *urlconf: object) -> str | None:
+    """`name`'s path with marker ids (the URLconf and script prefix key the cache)."""
+    try:
+        return reverse(name, args=[_MARK + i for i in range(count)])
     except NoReverseMatch:
         return None
 

@@ -26,7 +26,7 @@ def problem_list(*, site: Site | None = None) -> QuerySet[Problem]:
 def problems_by_ids(
     *, site: Site, problem_ids: list[str], fresh_after: datetime | None = None
 ) -> dict[str, Problem]:
-    qs = problem_list(site=site).filter(problem_id__in=problem_ids)
+    qs = problem_list(site=site).filter(problem_id__in=problem_ids).order_by()  # a dict: no order
     if fresh_after is not None:
         qs = qs.filter(fetched_at__gte=fresh_after)
     return {problem.problem_id: problem for problem in qs}

@@ -229,3 +229,15 @@ async def test_looking_at_a_run_whose_worker_died_never_starts_it_the_sweep_does
     assert result.structured_content["status"] == "completed"
     assert ANSWER in text_of(result)
     assert llm.count() == {"planner": 1, "executor": 1, "judge": 1, "finalizer": 1}
+
+
+def test_links_by_whole_number_ids_are_the_reversed_paths() -> None:
+    """The pattern reversed once per URLconf gives what `reverse` gives, for any id."""
+    from django.urls import reverse
+
+    from normagpt.formatting import url_or_none
+
+    for name in ("normagpt:page", "normagpt:page-image"):
+        for pk in (1, 7, 7_000_000_001, 123456789012):
+            assert url_or_none(name, pk) == reverse(name, args=[pk])
+    assert url_or_none("normagpt:no-such-page", 3) is None
