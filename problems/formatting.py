@@ -10,6 +10,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from problems import selectors
 from problems.catalog import CategoryOutcome
 from problems.client import problem_page_url
 from problems.differences import Difference
@@ -95,7 +96,7 @@ def problem_as_dict(problem: Problem, stale: Staleness | None = None) -> dict[st
         "answers": problem.answers,
         "analogs": problem.analogs,
         "codifier": problem.codifier,
-        "categories": [c.category_id for c in problem.categories.all()] if problem.pk else [],
+        "categories": selectors.problem_category_ids(problem) if problem.pk else [],
         "fetched_at": problem.fetched_at.isoformat(),
         **stale_as_dict(stale),
     }

@@ -107,3 +107,36 @@ def test_schema_documents_the_problem_endpoints(api: APIClient) -> None:
         "/api/problems/{subject}/{exam}/search-by-text/",
     ]:
         assert path in paths
+
+
+def test_a_problems_categories_come_in_the_catalogs_order_however_they_are_read() -> None:
+    """The statement behind a stored read lists the categories as `categories.all()` does
+    (topic position, then the category's), and a prefetch is used when there is one."""
+    from django.db.models import Prefetch
+
+    from problems import selectors
+    from problems.models import Topic
+    from problems.subjects import site_resolve
+
+    now = timezone.now()
+    problem = stored("500", "Задача про ромб")
+    first, second = (
+        Topic.objects.create(
+            subject="math", exam="ege", number=t, title=t, position=p, fetched_at=now
+        )
+        for t, p in (("a", 2), ("b", 1))
+    )
+    for category_id, topic, position in (("11", first, 0), ("12", second, 5), ("13", second, 1)):
+        category = Category.objects.create(
+            subject="math", exam="ege", category_id=category_id, topic=topic,
+            position=position, fetched_at=now,
+        )  # fmt: skip
+        CategoryProblem.objects.create(category=category, problem=problem, position=0)
+    expected = [c.category_id for c in problem.categories.all()]
+    assert expected == ["13", "12", "11"]
+    read = selectors.problems_by_ids(site=site_resolve(subject="math"), problem_ids=["500"])
+    assert selectors.problem_category_ids(read["500"]) == expected
+    prefetched = Problem.objects.prefetch_related(
+        Prefetch("categories", queryset=Category.objects.filter(category_id="11"))
+    ).get(pk=problem.pk)
+    assert selectors.problem_category_ids(prefetched) == ["11"]  # the prefetch, not a query
