@@ -153,6 +153,7 @@ def clauses_search(
 
 
 _LOADER = JoinedLoader(NormClause, page=NormPage, document=NormDocument)
+_DOCUMENTS = JoinedLoader(NormDocument)
 
 
 def _clauses_loaded(ids: list[int]) -> dict[int, NormClause]:
@@ -160,7 +161,7 @@ def _clauses_loaded(ids: list[int]) -> dict[int, NormClause]:
     (the ORM's compiling of the joins cost more than running them)."""
     clauses: dict[int, Any] = _LOADER.by_ids(ids)
     successors = {c.document.replaced_by_id for c in clauses.values()} - {None}
-    by_pk = NormDocument.objects.in_bulk(successors) if successors else {}
+    by_pk = _DOCUMENTS.by_ids(successors) if successors else {}
     for clause in clauses.values():
         clause.page.document = clause.document
         if clause.document.replaced_by_id in by_pk:
