@@ -14,6 +14,10 @@ between the two servers, so a change of machine load touches both alike. Prints 
 per tool and server and the ratio hub / minimal. Targets: greet ≤ 1.15×, get_problem
 ≤ 1.3× (issue 27: in instructions).
 
+`--http` also drives `greet` over streamable HTTP — `runmcp --transport http` beside the
+minimal server's own streamable HTTP, raw POSTs on one keep-alive connection each — and
+prints wall time and the server's CPU time per call (from /proc).
+
 `--instructions N` (valgrind installed) also counts the instructions of N calls of each
 tool on each server with callgrind (instrumentation switched on only around those calls:
 start-up and warm-up are not counted) and prints millions per call and the ratio.
@@ -31,6 +35,7 @@ import os
 import pstats
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -40,6 +45,8 @@ from collections.abc import Callable
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -142,6 +149,121 @@ def command(name: str, base_url: str, scratch: Path, profile: Path | None) -> li
     if profile is not None:
         script = [str(ROOT / "bench" / "profiled.py"), str(profile / f"{name}.prof"), *script]
     return [PYTHON, *script]
+
+
+class RawHttp:
+    """A server on streamable HTTP, driven by raw POSTs (one session, one connection)."""
+
+    HEADERS = {"Accept": "application/json, text/event-stream",
+               "Content-Type": "application/json"}  # fmt: skip
+
+    def __init__(self, command: list[str], env: dict[str, str], url: str) -> None:
+        quiet = subprocess.DEVNULL
+        self.proc = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdin=quiet, stdout=quiet, stderr=quiet
+        )
+        self.url = url
+        self.http = httpx.Client(timeout=60)
+        self.headers = dict(self.HEADERS)
+        self.next_id = 1
+        deadline = time.monotonic() + READY_WITHIN
+        while True:
+            try:
+                hello = {"protocolVersion": "2025-06-18", "capabilities": {},
+                         "clientInfo": {"name": "bench", "version": "1"}}  # fmt: skip
+                response = self._post({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                                       "params": hello})  # fmt: skip
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline or self.proc.poll() is not None:
+                    raise SystemExit(f"{command!r} did not serve {url}") from None
+                time.sleep(0.2)
+        session = response.headers.get("mcp-session-id")
+        if session:
+            self.headers["mcp-session-id"] = session
+        self.headers["mcp-protocol-version"] = "2025-06-18"
+        self._post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def _post(self, message: dict[str, Any]) -> httpx.Response:
+        return self.http.post(self.url, json=message, headers=self.headers)
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> str:
+        self.next_id += 1
+        message = {"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call",
+                   "params": {"name": tool, "arguments": arguments}}  # fmt: skip
+        response = self._post(message)
+        text = response.text
+        if response.headers.get("content-type", "").startswith("text/event-stream"):
+            text = next(line[5:] for line in text.splitlines() if line.startswith("data:"))
+        result = json.loads(text)["result"]
+        return "".join(block.get("text", "") for block in result["content"])
+
+    def cpu_seconds(self) -> float:
+        return _cpu_seconds(self.proc.pid)
+
+    def close(self) -> None:
+        self.http.close()
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process `pid` (and its threads) so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def http_greet(calls: int, base_url: str, scratch: Path, env: dict[str, str]) -> list[list[str]]:
+    """`greet` over streamable HTTP on both servers: wall p50 and server CPU per call."""
+    servers: dict[str, RawHttp] = {}
+    for name in SERVERS:
+        port = free_port()
+        if name == "hub":
+            cmd = [PYTHON, MANAGE, "runmcp", "--transport", "http", "--port", str(port)]
+            server_env = env
+        else:
+            cmd = command(name, base_url, scratch, None)
+            server_env = {**env, "MINIMAL_HTTP_PORT": str(port)}
+        servers[name] = RawHttp(cmd, server_env, f"http://127.0.0.1:{port}/mcp")
+    try:
+        for server in servers.values():
+            for i in range(WARM_UP):
+                server.call("greet", CALLS["greet"](i))
+        times: dict[str, list[float]] = {name: [] for name in SERVERS}
+        cpu: dict[str, float] = dict.fromkeys(SERVERS, 0.0)
+        for block, start in enumerate(range(0, calls, BLOCK)):
+            for name in SERVERS if block % 2 == 0 else SERVERS[::-1]:
+                server = servers[name]
+                before = server.cpu_seconds()
+                for i in range(start, min(start + BLOCK, calls)):
+                    t0 = time.perf_counter()
+                    server.call("greet", CALLS["greet"](i))
+                    times[name].append(time.perf_counter() - t0)
+                cpu[name] += server.cpu_seconds() - before
+    finally:
+        for server in servers.values():
+            server.close()
+    floor_wall = percentile(times["minimal"], 50)
+    floor_cpu = cpu["minimal"] / calls
+    table = []
+    for name in SERVERS:
+        wall, used = percentile(times[name], 50), cpu[name] / calls
+        hub = name == "hub"
+        table.append([
+            "greet (HTTP)", LABELS[name], str(calls), f"{wall * 1000:.2f}",
+            f"{wall / floor_wall:.2f}×" if hub else "", f"{used * 1000:.2f}",
+            f"{used / floor_cpu:.2f}×" if hub else "", "≤ 1.15×" if hub else "",
+        ])  # fmt: skip
+    return table
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def warm_up(servers: dict[str, RawServer]) -> None:
@@ -267,6 +389,7 @@ def main() -> None:
         help="count the instructions of N calls per tool and server with callgrind",
     )  # fmt: skip
     parser.add_argument("--profile", type=Path, help="run the servers under cProfile into DIR")
+    parser.add_argument("--http", action="store_true", help="greet over streamable HTTP too")
     options = parser.parse_args()
     if options.instructions and shutil.which("callgrind_control") is None:
         raise SystemExit("--instructions needs valgrind (callgrind_control is not on the PATH)")
@@ -292,6 +415,7 @@ def main() -> None:
             for name in CACHED:
                 CALLS[name] = lambda i, arguments=captured[name]["arguments"]: arguments
         samples = run(options.calls, base_url, scratch, env, options.profile)
+        over_http = http_greet(options.calls, base_url, scratch, env) if options.http else []
         counted = (
             instructions(options.instructions, base_url, scratch, env)
             if options.instructions
@@ -313,6 +437,10 @@ def main() -> None:
     header = ["tool", "server", "calls", "p50 ms", "p95 ms", "calls/s", "ratio p50",
               "M instr/call", "ratio instr", "target"]  # fmt: skip
     print_table(header, rows(samples, counted))
+    if over_http:
+        print("\nOver streamable HTTP (raw POSTs on one keep-alive connection, one session):\n")
+        print_table(["tool", "server", "calls", "p50 ms", "ratio p50", "server CPU ms/call",
+                     "ratio CPU", "target"], over_http)  # fmt: skip
     if options.profile is not None:
         profile_summary(options.profile / "hub.prof")
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sqlite3
 import sys
 from pathlib import Path
@@ -83,4 +84,8 @@ if len(sys.argv) > 4:
 
 
 if __name__ == "__main__":
-    server.run("stdio")
+    http_port = os.environ.get("MINIMAL_HTTP_PORT")  # streamable HTTP, as `runmcp --transport http`
+    if http_port:
+        server.run("streamable-http", host="127.0.0.1", port=int(http_port))
+    else:
+        server.run("stdio")
