@@ -88,8 +88,8 @@ def media_send(client: AnkiClient, files: Mapping[str, bytes]) -> dict[str, str]
 class MediaAhead:
     """Stores a call's files in Anki as they become ready, on a thread of its own.
 
-    `add` is called from the threads that prepare the images; `finish` waits for the
-    last request and gives name → the name Anki stored it under. Files go in batches of
+    `add` takes each file as it is ready (it may be called from any thread); `finish` waits
+    for the last request and gives name → the name Anki stored it under. Files go in batches of
     AHEAD_FILES (fewer at the end), one request at a time, as Anki serves them anyway.
     When Anki fails or goes away the rest is left for the call's own delivery, which
     sends what is not stored (nothing is journaled here: the call journals every note

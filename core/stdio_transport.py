@@ -87,18 +87,18 @@ class WireWriter:
         self._lock = anyio.Lock()
         self.ledger = ledger or Ledger()
 
-    async def send(self, data: bytes, *, answers: object = None) -> None:
-        """Write one line (`data` ends with a newline); `answers`: the id it replies to."""
+    async def send(self, data: bytes, *, answers: tuple[object, ...] = ()) -> None:
+        """Write one line (`data` ends with a newline); `answers`: the ids it replies to."""
         async with self._lock:
             await anyio.to_thread.run_sync(self._wire.write, data)
-        if answers is not None:
-            self.ledger.settled(answers)
+        for message_id in answers:
+            self.ledger.settled(message_id)
 
     async def message(self, message: JSONRPCMessage) -> None:
         """Write a message of the server's, serialized by pydantic (not scanned here)."""
         data = message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
         replied = isinstance(message, JSONRPCResponse | JSONRPCError)
-        await self.send(data, answers=message.id if replied else None)  # type: ignore[union-attr]
+        await self.send(data, answers=(message.id,) if replied else ())  # type: ignore[union-attr]
 
     async def answer(self, reply: Answer) -> None:
         """Write an answer made here to a line the server could not read."""

@@ -33,9 +33,11 @@ def problems_by_ids(
     its time having the ORM compile this and the categories' query."""
     if not problem_ids:
         return {}
-    table = Problem._meta.db_table
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(str(field.column)) for field in Problem._meta.concrete_fields)
     sql = (
-        f"SELECT * FROM {table} WHERE subject = %s AND exam = %s "  # noqa: S608 (our table)
+        f"SELECT {columns} FROM {Problem._meta.db_table} "  # noqa: S608 (our table)
+        "WHERE subject = %s AND exam = %s "
         f"AND problem_id IN ({', '.join(['%s'] * len(problem_ids))})"
     )
     params: list[object] = [site.subject, site.exam, *problem_ids]
