@@ -38,7 +38,11 @@ from anki_bridge.notemodel import DEFAULT_MODEL
 
 logger = logging.getLogger(__name__)
 
-NOTES_PER_REQUEST = 500
+NOTES_PER_REQUEST = 500  # note ids per findCards
+# addNote actions per request: each resets Anki's main window (about 19 ms measured on
+# Anki 26.9.3, more in a large collection), so 250 hold Anki about 5 s: far inside
+# ANKI_CONNECT_TIMEOUT on a slower machine too, and 200 notes still go in one request.
+ADDS_PER_REQUEST = 250
 CLOCK_SLACK_MS = 5 * 60 * 1000  # Anki's clock against ours, when matching a lost note by id
 RECOVERED = "recovered: Anki had added this note before its answer was lost; it is kept"
 
@@ -132,11 +136,12 @@ def notes_deliver(
     no note needs a verdict.
     """
     adding = [n for n in notes if n.note_id is None]
-    if known and (known.deck, known.model) == (deck, model) and not _verdicts_due(adding):
+    verdicts_due = _verdicts_due(adding, ledger.media_ahead())
+    if known and (known.deck, known.model) == (deck, model) and not verdicts_due:
         fields = {f.casefold(): f for f in known.fields}
         context = Context(known.deck_id, fields, [Outcome(result=True)] * len(adding))
     else:
-        context = _check(client, deck, model, adding, ensure_deck)
+        context = _check(client, deck, model, adding, ensure_deck, verdicts_due)
     ready: list[Outgoing] = []
     doubtful: list[tuple[Outgoing, str]] = []
     for note, verdict in zip(adding, context.verdicts, strict=True):
@@ -169,10 +174,15 @@ def notes_deliver(
 
 
 def _check(
-    client: AnkiClient, deck: str, model: str, notes: Sequence[Outgoing], ensure_deck: bool
+    client: AnkiClient,
+    deck: str,
+    model: str,
+    notes: Sequence[Outgoing],
+    ensure_deck: bool,
+    verdicts_due: bool,
 ) -> Context:
-    """The deck's id, the model's fields and the per-note verdicts, creating what is due."""
-    verdicts_due = _verdicts_due(notes)
+    """The deck's id, the model's fields and (`verdicts_due`) the per-note verdicts,
+    creating what is due."""
     doubt = any(n.unanswered_since for n in notes)
     for attempt in range(2):
         actions = [
@@ -200,9 +210,11 @@ def _check(
     return Context(deck_id, fields, verdicts or [Outcome(result=True)] * len(notes), model_id)
 
 
-def _verdicts_due(notes: Sequence[Outgoing]) -> bool:
-    """Verdicts first when a note carries media (not uploaded in vain) or may be in Anki."""
-    return any(n.media or n.unanswered_since for n in notes)
+def _verdicts_due(notes: Sequence[Outgoing], ahead: Mapping[str, str]) -> bool:
+    """Verdicts first when a note carries media still to upload (not uploaded in vain) or
+    may be in Anki already. Media stored ahead are no reason: each addNote's own answer
+    says what Anki refused."""
+    return any(n.unanswered_since or any(m not in ahead for m in n.media) for n in notes)
 
 
 def _deck_id(outcome: Outcome, deck: str, created: bool) -> int | None:
@@ -351,12 +363,12 @@ def _add(
 
 
 def _chunks(notes: Sequence[Outgoing]) -> list[list[Outgoing]]:
-    """Requests of at most NOTES_PER_REQUEST notes and about REQUEST_BYTES (one note: any)."""
+    """Requests of at most ADDS_PER_REQUEST notes and about REQUEST_BYTES (one note: any)."""
     chunks: list[list[Outgoing]] = []
     size = REQUEST_BYTES + 1
     for note in notes:
         weight = len(json.dumps(note.fields, ensure_ascii=False).encode()) + 200
-        if size + weight > REQUEST_BYTES or len(chunks[-1]) >= NOTES_PER_REQUEST:
+        if size + weight > REQUEST_BYTES or len(chunks[-1]) >= ADDS_PER_REQUEST:
             chunks.append([])
             size = 0
         chunks[-1].append(note)

@@ -4,14 +4,15 @@
 field names beside `tags`/`images`/`dedup_key`) and raises InvalidInput naming the item
 and the rule. `drafts_build` maps fields, stores data URLs, loads `images[]` (URL fetches
 in parallel, base64 decoded and resized on every core) and places each image's wrapper in
-its target field; `on_file` hears of each file as soon as it is ready (`MediaAhead`).
+its target field; `on_file` hears of each file as soon as it is ready (`MediaAhead`), and
+`on_ready` gets the drafts in waves while the rest are still being prepared.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
@@ -161,6 +162,7 @@ def drafts_build(
     back_of: Callable[[NoteInput], str | None] = lambda note: None,
     skip: Callable[[NoteInput], bool] = lambda note: False,
     on_file: Callable[[MediaFile], None] | None = None,
+    on_ready: Callable[[Sequence[Draft]], None] | None = None,
 ) -> list[Draft]:
     """Drafts for `notes`: `fields_of` maps the fields, `target_of` finds an image's field.
 
@@ -168,8 +170,10 @@ def drafts_build(
     field (the one the card shows on its back), with an `image_field` warning. An image
     whose target matches no field is dropped with an `unknown_target_field`
     warning (callers that must refuse check before). `skip` notes (already delivered)
-    get no images loaded. `on_file` is called with each file once it is ready, on the
-    calling thread (which is free while the pool prepares the others).
+    get no images loaded. On the calling thread, which is free while the pool prepares
+    the images: `on_file` hears of each file once it is ready, and `on_ready` gets the
+    drafts in order, in waves, as soon as WAVE_NOTES more of them are complete (the last
+    wave: whatever is left), so the first notes go to Anki while the others are prepared.
     """
     jobs: list[tuple[int, int, ImageSpec, str]] = []
     drafts: list[Draft] = []
@@ -207,28 +211,79 @@ def drafts_build(
                 )
                 continue
             jobs.append((i, j, spec, target))
-    loaded = _load_all(jobs, name, on_file)
-    for (i, _, spec, target), result in zip(jobs, loaded, strict=True):
-        if result.warning:
-            drafts[i].warnings.append(result.warning)
-        if result.file is not None:
-            drafts[i].media.append(result.file)
-            drafts[i].fields[target] = ensure_img_tag(
-                drafts[i].fields.get(target, ""),
-                result.file.filename,
-                asked=media_name(spec.filename) if spec.filename else "",
-            )
+    waves = _Waves(drafts, jobs, on_ready)
+    for batch in _loaded_batches(jobs, name):
+        for k, result in batch:
+            if on_file is not None and result.file is not None:
+                on_file(result.file)
+            waves.loaded(k, result)
+        waves.hand_over()
+    waves.hand_over(last=True)
     return drafts
 
 
-def _load_all(
-    jobs: list[tuple[int, int, ImageSpec, str]],
-    name: str,
-    on_file: Callable[[MediaFile], None] | None = None,
-) -> list[Loaded]:
+WAVE_NOTES = 20  # complete drafts that make a wave (the first notes go out early)
+
+
+class _Waves:
+    """Images applied to their drafts in the images' order once a draft has them all; the
+    complete drafts handed to `on_ready` in order, WAVE_NOTES or more at a time."""
+
+    def __init__(
+        self,
+        drafts: list[Draft],
+        jobs: list[tuple[int, int, ImageSpec, str]],
+        on_ready: Callable[[Sequence[Draft]], None] | None,
+    ) -> None:
+        self.drafts, self.jobs, self.on_ready = drafts, jobs, on_ready
+        self.results: list[Loaded | None] = [None] * len(jobs)
+        self.missing = [0] * len(drafts)
+        self.of_draft: dict[int, list[int]] = {}
+        for k, (i, *_) in enumerate(jobs):
+            self.missing[i] += 1
+            self.of_draft.setdefault(i, []).append(k)
+        self.complete = 0  # drafts[:complete] have all their images
+        self.handed = 0  # drafts[:handed] went to on_ready
+
+    def loaded(self, k: int, result: Loaded) -> None:
+        self.results[k] = result
+        i = self.jobs[k][0]
+        self.missing[i] -= 1
+        if not self.missing[i]:
+            for k in self.of_draft[i]:
+                self._apply(k)
+
+    def _apply(self, k: int) -> None:
+        i, _, spec, target = self.jobs[k]
+        result = self.results[k] or Loaded()
+        draft = self.drafts[i]
+        if result.warning:
+            draft.warnings.append(result.warning)
+        if result.file is not None:
+            draft.media.append(result.file)
+            draft.fields[target] = ensure_img_tag(
+                draft.fields.get(target, ""),
+                result.file.filename,
+                asked=media_name(spec.filename) if spec.filename else "",
+            )
+
+    def hand_over(self, *, last: bool = False) -> None:
+        while self.complete < len(self.drafts) and not self.missing[self.complete]:
+            self.complete += 1
+        if self.on_ready is None or self.complete == self.handed:
+            return
+        if last or self.complete - self.handed >= WAVE_NOTES:
+            wave = self.drafts[self.handed : self.complete]
+            self.handed = self.complete
+            self.on_ready(wave)
+
+
+def _loaded_batches(
+    jobs: list[tuple[int, int, ImageSpec, str]], name: str
+) -> Iterator[list[tuple[int, Loaded]]]:
     """Fetch URLs concurrently (I/O), then decode and resize on every core (Pillow
-    releases the GIL while it decodes, resizes and encodes); each file goes to `on_file`,
-    on this thread, as soon as it is ready."""
+    releases the GIL while it decodes, resizes and encodes). Yields (job index, Loaded)
+    in batches: the images done by the time the caller asks for more."""
 
     def fetch(job: tuple[int, int, ImageSpec, str]) -> bytes | ImageProblem | None:
         if job[2].image_base64:
@@ -259,18 +314,15 @@ def _load_all(
 
     pairs = list(zip(jobs, raw, strict=True))
     workers = min(os.cpu_count() or 1, len(pairs))
-    loaded: list[Loaded] = []
     if workers <= 1:
-        for pair in pairs:
-            loaded.append(finish(pair))
-            if on_file is not None and loaded[-1].file is not None:
-                on_file(loaded[-1].file)
-        return loaded
-    loaded = [Loaded()] * len(pairs)
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = {pool.submit(finish, pair): k for k, pair in enumerate(pairs)}
-        for future in as_completed(futures):  # this thread is free while the pool works
-            loaded[futures[future]] = result = future.result()
-            if on_file is not None and result.file is not None:
-                on_file(result.file)
-    return loaded
+        for k, pair in enumerate(pairs):
+            yield [(k, finish(pair))]
+        return
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
+        pending = {pool.submit(finish, pair): k for k, pair in enumerate(pairs)}
+        while pending:  # this thread is free (or delivering) while the pool works
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            yield [(pending.pop(future), future.result()) for future in done]
+    finally:  # the caller gave up (Anki refused a wave): the images not started are dropped
+        pool.shutdown(wait=True, cancel_futures=True)

@@ -16,6 +16,7 @@ until its cards are confirmed in its deck, and every flush places what is not.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Sequence
@@ -75,7 +76,8 @@ class MediaReady:
     """A call's files as they become ready: journaled in batches on the calling thread and,
     when Anki answers, sent ahead (`MediaAhead`) while the other images are prepared.
 
-    `add` is `drafts_build`'s `on_file`; `finish` journals the rest and waits for Anki.
+    `add` is `drafts_build`'s `on_file`; `settle` journals what is handed over and waits
+    until Anki was asked to store it (`stored`); `finish` does the same at the end.
     A file is journaled before any note that shows it, so nothing is lost if the process
     dies: a file no note needs is pruned later (`media_prune`).
     """
@@ -94,6 +96,11 @@ class MediaReady:
         self._batch.append(file)
         if len(self._batch) >= self.BATCH:
             self._journal()
+
+    def settle(self) -> None:
+        self._journal()
+        if self._ahead is not None:
+            self.stored = self._ahead.settle()
 
     def finish(self) -> None:
         self._journal()
@@ -131,39 +138,112 @@ def notes_submit(
     seen: Known | None = None,
     media: MediaReady | None = None,
 ) -> list[NoteDetail]:
-    """Journal `drafts`, deliver the ones this call holds, and a detail per draft.
+    """Journal `drafts`, deliver the ones this call holds, and a detail per draft (one wave
+    of a `Submission`)."""
+    with Submission(
+        deck=deck,
+        model=model,
+        ensure_deck=ensure_deck,
+        source=source,
+        deliver=deliver,
+        owner=owner,
+        seen=seen,
+        media=media,
+    ) as submission:
+        submission.add(drafts)
+        return submission.finish()
 
-    With `deliver=False` (Anki known to be unreachable) or when Anki turns out to be
+
+class Submission:
+    """One call's notes on their way to Anki, in waves (`drafts_build`'s `on_ready`): each
+    wave is journaled, then delivered while the next one is prepared; `finish` gives a
+    detail per draft.
+
+    With `deliver=False` (Anki known to be unreachable) or once Anki turns out to be
     unreachable, the notes are queued: their detail says `queued`. `owner` is the user the
     rows belong to (None: no user). `media`: the drafts' files as `drafts_build` handed
     them over; those it journaled are not journaled again, those Anki stored not sent again.
+    A note is journaled before it is sent; every row of the call is claimed by one token,
+    held (its lease renewed) from the first wave to `finish`.
     """
-    media = media or MediaReady(send=False)
-    media.finish()
-    token, until = lease()
-    fixed = _journal(deck, model, drafts, ensure_deck, source, token, until, owner, media.journaled)
-    results: dict[int, Delivered] = {}
-    queued = not deliver
-    if deliver:
+
+    def __init__(
+        self,
+        *,
+        deck: str,
+        model: str,
+        ensure_deck: bool,
+        source: str,
+        deliver: bool = True,
+        owner: int | None = None,
+        seen: Known | None = None,
+        media: MediaReady | None = None,
+    ) -> None:
+        self.deck, self.model, self.ensure_deck, self.source = deck, model, ensure_deck, source
+        self.owner, self.seen = owner, seen
+        self.media = media or MediaReady(send=False)
+        self.token, self.until = lease()
+        self.queued = not deliver
+        self.drafts: list[Draft] = []
+        self.fixed: dict[int, NoteDetail] = {}
+        self.results: dict[int, Delivered] = {}
+        self._open = contextlib.ExitStack()
+        self._client: AnkiClient | None = None
+
+    def __enter__(self) -> Submission:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._open.close()
+
+    def add(self, drafts: Sequence[Draft]) -> None:
+        """Journal `drafts` (the next ones, in order) and deliver them unless Anki is away."""
+        self.media.settle()
+        fixed = _journal(
+            self.deck,
+            self.model,
+            drafts,
+            self.ensure_deck,
+            self.source,
+            self.token,
+            self.until,
+            self.owner,
+            self.media.journaled,
+        )
+        self.fixed.update(fixed)
+        self.drafts.extend(drafts)
+        if self.queued:
+            return
+        results: dict[int, Delivered] = {}
         try:
-            with AnkiClient() as client, held(token):
-                files = {f.filename: f.data for draft in drafts for f in draft.media}
-                ledger = JournalLedger(files, media.stored)
-                _deliver_claimed(token, client, results, seen, ledger)
+            if self._client is None:
+                self._client = self._open.enter_context(AnkiClient())
+                self._open.enter_context(held(self.token))
+            files = {f.filename: f.data for draft in drafts for f in draft.media}
+            ledger = JournalLedger(files, self.media.stored)
+            _deliver_claimed(self.token, self._client, results, self.seen, ledger)
         except AnkiUnavailable:
-            queued = True
+            self.queued = True
+            self._open.close()
         except AnkiError as exc:
-            release(token, exc.message)
+            self._open.close()
+            release(self.token, exc.message)
             raise
-    if queued:
-        release(token, "Anki was unreachable; queued")
-        notes_flush_later()
-    elif any(r.status == S.SENT and not r.placed for r in results.values()):
-        notes_flush_later()  # Anki went away before the cards were placed
-    elif Note.objects.filter(due()).exclude(claim=token).exists():
-        notes_flush_later(now=True)  # Anki is back: deliver what earlier calls queued
-    media_prune()
-    return _details(drafts, fixed, token, results)
+        finally:
+            self.results.update(results)
+
+    def finish(self) -> list[NoteDetail]:
+        self.media.finish()
+        self._open.close()
+        if self.queued:
+            release(self.token, "Anki was unreachable; queued")
+            notes_flush_later()
+        elif any(r.status == S.SENT and not r.placed for r in self.results.values()):
+            notes_flush_later()  # Anki went away before the cards were placed
+        elif Note.objects.filter(due()).exclude(claim=self.token).exists():
+            notes_flush_later(now=True)  # Anki is back: deliver what earlier calls queued
+        media_prune()
+        return _details(self.drafts, self.fixed, self.token, self.results)
 
 
 def notes_flush_later(*, now: bool = False) -> None:

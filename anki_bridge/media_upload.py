@@ -16,7 +16,7 @@ request also waits for the add-on's 25 ms timer. So:
 The files written for Anki are removed once it has answered.
 
 `MediaAhead` sends a call's images while the rest are still being prepared: resizing on
-every core overlaps with Anki storing what is ready.
+every core overlaps with Anki storing what is ready (and adding the notes that are).
 """
 
 from __future__ import annotations
@@ -88,18 +88,19 @@ def media_send(client: AnkiClient, files: Mapping[str, bytes]) -> dict[str, str]
 class MediaAhead:
     """Stores a call's files in Anki as they become ready, on a thread of its own.
 
-    `add` takes each file as it is ready (it may be called from any thread); `finish` waits
-    for the last request and gives name → the name Anki stored it under. Files go in batches of
-    AHEAD_FILES (fewer at the end), one request at a time, as Anki serves them anyway.
-    When Anki fails or goes away the rest is left for the call's own delivery, which
-    sends what is not stored (nothing is journaled here: the call journals every note
-    and its files before it adds a note).
+    `add` takes each file as it is ready (it may be called from any thread); `settle`
+    waits until every file added so far went to Anki and gives name → the name Anki
+    stored it under; `finish` settles and ends the thread. Files go in batches of
+    AHEAD_FILES (fewer when settled or at the end), one request at a time, as Anki serves
+    them anyway. When Anki fails or goes away the rest is left for the call's own
+    delivery, which sends what is not stored (nothing is journaled here: the call
+    journals every note and its files before it adds a note).
     """
 
     _END = None
 
     def __init__(self) -> None:
-        self._queue: queue.SimpleQueue[MediaFile | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[MediaFile | threading.Event | None] = queue.SimpleQueue()
         self._stored: dict[str, str] = {}
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -111,37 +112,71 @@ class MediaAhead:
                 self._thread.start()
         self._queue.put(file)
 
+    def settle(self) -> dict[str, str]:
+        with self._lock:
+            thread = self._thread
+        if thread is not None:
+            settled = threading.Event()
+            self._queue.put(settled)
+            while not settled.wait(0.5) and thread.is_alive():
+                pass
+        with self._lock:
+            return dict(self._stored)
+
     def finish(self) -> dict[str, str]:
         with self._lock:
             thread = self._thread
         if thread is not None:
             self._queue.put(self._END)
             thread.join()
-        return dict(self._stored)
+        with self._lock:
+            return dict(self._stored)
 
     def _run(self) -> None:
         from django.db import connections
 
         failed = False
+        batch: dict[str, bytes] = {}
         try:
             with AnkiClient() as client:
-                ended = False
-                while not ended:
-                    batch: dict[str, bytes] = {}
-                    while len(batch) < AHEAD_FILES:
-                        file = self._queue.get()
-                        if file is self._END:
-                            ended = True
-                            break
-                        batch[file.filename] = file.data
+
+                def send() -> None:
+                    nonlocal failed
                     if batch and not failed:
                         try:
-                            self._stored.update(
-                                {n: s for n, s in media_send(client, batch).items() if s}
-                            )
+                            stored = {n: s for n, s in media_send(client, batch).items() if s}
                         except (AnkiError, AnkiUnavailable) as exc:  # the call's delivery decides
                             logger.info("media ahead stopped: %s", exc)
                             failed = True
+                        else:
+                            with self._lock:
+                                self._stored.update(stored)
+                    batch.clear()
+
+                waiting: list[MediaFile | threading.Event | None] = []
+                while True:
+                    item = waiting.pop() if waiting else self._queue.get()
+                    if item is self._END:
+                        send()
+                        return
+                    if isinstance(item, threading.Event):
+                        send()
+                        item.set()
+                        continue
+                    batch[item.filename] = item.data
+                    if len(batch) < AHEAD_FILES:
+                        continue
+                    # Enough for a request: with it go the files that came while Anki was busy.
+                    while len(batch) < PATH_ACTIONS_PER_REQUEST:
+                        try:
+                            more = self._queue.get_nowait()
+                        except queue.Empty:
+                            break
+                        if not isinstance(more, MediaFile):
+                            waiting.append(more)  # a settle or the end: after this request
+                            break
+                        batch[more.filename] = more.data
+                    send()
         finally:
             connections.close_all()  # this thread's own connections, if the cache made any
 

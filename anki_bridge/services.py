@@ -18,7 +18,7 @@ from anki_bridge.client import AnkiClient
 from anki_bridge.delivery import Known, is_model_missing, model_create_default
 from anki_bridge.drafts import drafts_build, items_parse, note_validate, target_given
 from anki_bridge.exceptions import AnkiError, AnkiModelNotFound, AnkiUnavailable
-from anki_bridge.journal import MediaReady, notes_submit
+from anki_bridge.journal import MediaReady, Submission
 from anki_bridge.ledger import dedup_sent
 from anki_bridge.notemodel import DEFAULT_MODEL, NoteModel, fields_normalize
 from anki_bridge.schemas import AddNotesResult, NoteDetail, NoteInput
@@ -179,27 +179,27 @@ def notes_add_from_model(
         return _key_named(note.fields, target)
 
     media = MediaReady(send=reachable)  # journaled and stored in Anki as they are ready
-    drafts = drafts_build(
-        notes,
-        name="items",
-        fields_of=fields_of,
-        target_of=target_of,
-        back_of=lambda note: structure.back_field() if structure is not None else None,
-        skip=lambda note: note.dedup_key in done,
-        on_file=media.add,
-    )
-    details = notes_submit(
+    with Submission(
         deck=deck_name,
         model=model_name,
-        drafts=drafts,
         ensure_deck=True,
         source=source,
         deliver=reachable,
         seen=seen,
         owner=owner,
         media=media,
-    )
-    return result_make(details)
+    ) as submission:
+        drafts_build(
+            notes,
+            name="items",
+            fields_of=fields_of,
+            target_of=target_of,
+            back_of=lambda note: structure.back_field() if structure is not None else None,
+            skip=lambda note: note.dedup_key in done,
+            on_file=media.add,
+            on_ready=submission.add,  # the first notes go to Anki while the rest are prepared
+        )
+        return result_make(submission.finish())
 
 
 def _key_named(fields: Mapping[str, str], name: str) -> str | None:
@@ -244,24 +244,20 @@ def notes_add(
                 )
     done = dedup_sent(n.dedup_key for n in parsed if n.dedup_key)
     media = MediaReady(send=True)  # sends nothing (no thread) for notes without files
-    drafts = drafts_build(
-        parsed,
-        name="notes",
-        fields_of=lambda note: (dict(note.fields), []),
-        target_of=lambda note, target: _key_named(note.fields, target),
-        back_of=back_of,
-        skip=lambda note: note.dedup_key in done,
-        on_file=media.add,
-    )
-    details = notes_submit(
-        deck=deck_name,
-        model=model_name,
-        drafts=drafts,
-        ensure_deck=False,
-        source=source,
-        media=media,
-    )
-    return result_make(details)
+    with Submission(
+        deck=deck_name, model=model_name, ensure_deck=False, source=source, media=media
+    ) as submission:
+        drafts_build(
+            parsed,
+            name="notes",
+            fields_of=lambda note: (dict(note.fields), []),
+            target_of=lambda note, target: _key_named(note.fields, target),
+            back_of=back_of,
+            skip=lambda note: note.dedup_key in done,
+            on_file=media.add,
+            on_ready=submission.add,
+        )
+        return result_make(submission.finish())
 
 
 def notes_info_get(*, note_ids: Sequence[int]) -> list[dict[str, Any] | None]:

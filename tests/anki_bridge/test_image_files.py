@@ -15,6 +15,7 @@ from PIL import Image
 from anki_bridge import drafts, media_upload, services
 from anki_bridge.drafts import name_for_bytes
 from anki_bridge.images import data_urls_extract, sniff_ext
+from anki_bridge.models import Note
 from anki_bridge.notemodel import DEFAULT_MODEL, NoteModel
 from core.exceptions import InvalidInput
 from tests.anki_bridge.ankiconnect_server import FakeAnki
@@ -218,3 +219,45 @@ def test_anki_stores_images_while_the_others_are_still_prepared(
     for i in range(6):
         (name,) = re.findall(r'src="([^"]+)"', shown[f"Снимок {i}"])
         assert Image.open(io.BytesIO(files[name])).size == (40 + i, 30)
+
+
+def test_the_first_notes_reach_anki_while_the_last_image_is_prepared(
+    anki: FakeAnki, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last image is held back until Anki has added a note: with the notes sent only
+    once every image is ready, the call would stall here and find none added. The notes
+    still reach Anki in the order given, each once, in the asked deck, every journal row
+    with its note id."""
+    monkeypatch.setattr(drafts, "WAVE_NOTES", 2)
+    monkeypatch.setattr(drafts.os, "cpu_count", lambda: 2)
+    finish = drafts.image_finish
+    added_before_last: list[bool] = []
+
+    def held_back(spec: Any, data: bytes, where: str) -> drafts.Loaded:
+        if where == "items[5].images[0]":
+            deadline = time.monotonic() + 60  # a busy machine
+            while "addNote" not in anki.state.actions() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            added_before_last.append("addNote" in anki.state.actions())
+        return finish(spec, data, where)
+
+    monkeypatch.setattr(drafts, "image_finish", held_back)
+    items = [
+        {
+            "Prompt": f"Снимок {i}",
+            "images": [{"image_base64": png_base64(40 + i, 30), "target_field": "Response"}],
+        }
+        for i in range(6)
+    ]
+    result = services.notes_add_from_model(items=items, deck="Волны")
+    assert added_before_last == [True]
+    assert [d.status for d in result.details] == ["ok"] * 6
+    assert anki.state.actions().count("addNote") == 6
+    notes = sorted(anki.notes(), key=lambda n: n["id"])
+    assert [n["fields"]["Prompt"] for n in notes] == [f"Снимок {i}" for i in range(6)]
+    assert all(n["decks"] == ["Волны"] for n in notes)
+    assert {d.noteId for d in result.details} == {n["id"] for n in notes}
+    rows = Note.objects.order_by("pk")
+    assert [r.status for r in rows] == [Note.Status.SENT] * 6
+    assert [r.anki_note_id for r in rows] == [d.noteId for d in result.details]
+    assert all(r.placed and not r.claim for r in rows)

@@ -26,7 +26,12 @@ from anki_bridge.exceptions import AnkiUnavailable
 from anki_bridge.models import Note
 from core import background
 from core.mcp_server import build_server
-from tests.anki_bridge.ankiconnect_server import RECEIVE_MEASURED, FakeAnki, receive_cost
+from tests.anki_bridge.ankiconnect_server import (
+    RECEIVE_MEASURED,
+    RESET_COST,
+    FakeAnki,
+    receive_cost,
+)
 from tests.anki_bridge.conftest import png_base64
 from tests.conftest import text_of
 
@@ -105,6 +110,27 @@ def test_the_receive_cost_follows_the_measured_curve() -> None:
     assert receive_cost(1_500_000) / 1.5 > receive_cost(960_000) / 0.96  # super-linear
     per_byte = [receive_cost(s) / s for s in (10_000, 100_000, 160_000)]
     assert max(per_byte) == pytest.approx(min(per_byte))  # flat below the first measurement
+
+
+def test_each_added_note_resets_the_main_window_so_a_big_add_outlasts_a_short_timeout(
+    anki: FakeAnki,
+) -> None:
+    """Issue 26, measured: 200 notes by a client whose 3 requests do nothing else took
+    4.5 s on the real Anki: each addNote resets Anki's main window (RESET_COST). A client
+    that gives a 100-note `addNotes` one second, as if Anki only wrote rows, times out on
+    the stand-in as on the real add-on; and the notes are added all the same."""
+    notes = [
+        {"deckName": "Default", "modelName": "Basic", "fields": {"Front": f"n{i}", "Back": "b"}}
+        for i in range(100)
+    ]
+    body = {"action": "addNotes", "version": 6, "params": {"notes": notes}}
+    with pytest.raises(httpx.ReadTimeout):
+        httpx.post(anki.url, json=body, headers=CLOSE, timeout=httpx.Timeout(10, read=1.0))
+    deadline = time.monotonic() + 60
+    while len(anki.notes()) < 100:  # Anki goes on adding after the client gave up
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert 100 * RESET_COST > 1.0
 
 
 def test_add_note_files_the_card_under_the_last_used_deck(anki: FakeAnki) -> None:
