@@ -31,12 +31,31 @@ from rest_framework.authtoken.models import Token
 class McpCaller(AuthenticatedUser):
     """An HTTP request's caller, as `scope["user"]`. Being the SDK's `AuthenticatedUser`,
     it binds a stateful session to the identity that opened it: a request of another
-    identity with that session's id is answered "Session not found"."""
+    identity with that session's id is answered "Session not found".
 
-    def __init__(self, account: AbstractBaseUser) -> None:
-        name = account.get_username()
-        super().__init__(AccessToken(token="", client_id=name, scopes=[], subject=str(account.pk)))
-        self.account = account
+    `McpCaller.configured(name)`: a configured user (`MCP_HTTP_TOKEN_USER` for a request
+    without a token to a server that asks for none), looked up only when a
+    tool, resource or prompt asks who calls (on a worker thread): a call that does not
+    ask (`greet`) costs no query and no thread hop.
+    """
+
+    def __init__(self, account: AbstractBaseUser | None, *, username: str = "") -> None:
+        name = account.get_username() if account is not None else username
+        subject = str(account.pk) if account is not None else f"configured:{username}"
+        super().__init__(AccessToken(token="", client_id=name, scopes=[], subject=subject))
+        self._account = account
+        self._username = name
+
+    @classmethod
+    def configured(cls, username: str) -> McpCaller:
+        return cls(None, username=username)
+
+    @property
+    def account(self) -> AbstractBaseUser:
+        """The Django user (reads the database the first time: call it on a worker thread)."""
+        if self._account is None:
+            self._account = configured_user(self._username)
+        return self._account
 
 
 def configured_user(username: str) -> AbstractBaseUser:
@@ -50,11 +69,6 @@ def configured_user(username: str) -> AbstractBaseUser:
 
 def stdio_caller() -> AbstractBaseUser:
     return configured_user(settings.MCP_STDIO_USER)
-
-
-def open_caller() -> AbstractBaseUser:
-    """Whom a request without a token acts as on a server that asks for none."""
-    return configured_user(settings.MCP_HTTP_TOKEN_USER)
 
 
 def bearer_of(authorization: str) -> str:

@@ -47,6 +47,30 @@ def test_tokens_name_their_users_and_configured_users_are_made_on_first_use(sett
     assert identity.token_caller(SHARED) is None
 
 
+@pytest.mark.anyio
+async def test_a_request_without_a_token_reads_no_user_until_a_call_asks(settings) -> None:  # type: ignore[no-untyped-def]
+    """`greet` does not ask who calls: the request costs no query and no thread hop; the
+    configured user is made when a call asks, and the session is bound to its name."""
+    settings.MCP_HTTP_TOKEN, settings.MCP_HTTP_TOKEN_USER = "", "desk"
+    seen: list[Any] = []
+
+    async def keep(scope: Scope, receive: Receive, send: Send) -> None:
+        seen.append(scope["user"])
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    app = BearerTokenMiddleware(keep, token_required=False, protected_prefix="/mcp")
+    transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+        assert (await client.post("/mcp")).status_code == 200
+    (caller,) = seen
+    assert not await orm(lambda: get_user_model().objects.filter(username="desk").exists())
+    assert caller.access_token.client_id == "desk"
+    desk = await orm(lambda: caller.account)
+    assert desk.get_username() == "desk"
+    assert await orm(lambda: get_user_model().objects.filter(username="desk").count()) == 1
+
+
 def test_without_an_http_request_the_caller_is_the_stdio_user(settings) -> None:  # type: ignore[no-untyped-def]
     settings.MCP_STDIO_USER = "desktop"
     assert identity.request_caller(None).get_username() == "desktop"
@@ -56,9 +80,10 @@ def test_without_an_http_request_the_caller_is_the_stdio_user(settings) -> None:
 
 
 async def who(scope: Scope, receive: Receive, send: Send) -> None:
-    """A stand-in for the MCP app: answers with the username the request acts as."""
+    """A stand-in for the MCP app: answers with the username the request acts as (the
+    account read on a worker thread, as the tools read it)."""
     caller = scope.get("user")
-    body = caller.account.get_username().encode() if caller is not None else b"-"
+    body = (await orm(lambda: caller.account.get_username())).encode() if caller else b"-"
     await send({"type": "http.response.start", "status": 200, "headers": []})
     await send({"type": "http.response.body", "body": body})
 
