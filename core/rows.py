@@ -6,9 +6,11 @@ per call; the query itself a tenth of that).
     clauses = loader.by_ids([4, 8, 15])  # {pk: clause}, clause.page and clause.document set
 
 Each relation named is a many-to-one field of the base model; its instance is attached as
-if by `select_related` (no further query on access). Values go through the same database
-converters the ORM applies (booleans, dates, JSON on SQLite), and instances are made by
-`Model.from_db`, so they behave as fetched ones (saving, `refresh_from_db`).
+if by `select_related` (no further query on access), one instance per related row of a
+call (clauses of one page share their page, as `prefetch_related` would have it). Values
+go through the same database converters the ORM applies (booleans, dates, JSON on
+SQLite), and instances are made by `Model.from_db`, so they behave as fetched ones
+(saving, `refresh_from_db`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from typing import Any
 from django.db import connections, models
 
 Converter = Callable[[Any, Any, Any], Any]
-Part = tuple[type[models.Model], list[str], list[tuple[Any, list[Converter]]]]
+# A model of the join: its fields' attnames, their converters, and where its pk is.
+Part = tuple[type[models.Model], list[str], list[tuple[Any, list[Converter]]], int]
 
 
 class JoinedLoader:
@@ -47,15 +50,23 @@ class JoinedLoader:
             cursor.execute(sql.format(where=where), params)
             rows = cursor.fetchall()
         out: dict[int, models.Model] = {}
+        made: dict[tuple[int, Any], models.Model] = {}  # a related row met again: one instance
         for row in rows:
             offset, instances = 0, []
-            for model, names, converters in parts:
-                values = list(row[offset : offset + len(names)])
-                offset += len(names)
+            for position, (model, names, converters, pk) in enumerate(parts):
+                start, offset = offset, offset + len(names)
+                key = (position, row[start + pk]) if position else None  # (part, its pk)
+                if key is not None and key in made:
+                    instances.append(made[key])
+                    continue
+                values = list(row[start:offset])
                 for index, (col, chain) in enumerate(converters):
                     for convert in chain:
                         values[index] = convert(values[index], col, connection)
-                instances.append(model.from_db(using, names, values))
+                instance = model.from_db(using, names, values)
+                if key is not None:
+                    made[key] = instance
+                instances.append(instance)
             base, *attached = instances
             for name, instance in zip(self.related, attached, strict=True):
                 setattr(base, name, instance)
@@ -81,7 +92,8 @@ class JoinedLoader:
                 col = f.get_col(alias)
                 chain = [*connection.ops.get_db_converters(col), *f.get_db_converters(connection)]
                 converters.append((col, chain))
-            parts.append((model, [f.attname for f in fields], converters))
+            names = [f.attname for f in fields]
+            parts.append((model, names, converters, names.index(model._meta.pk.attname)))
         joins = " ".join(
             f"JOIN {quote(model._meta.db_table)} {alias} ON {alias}.{_pk(model, quote)}"
             f" = t0.{quote(_column(self.base, name))}"

@@ -201,7 +201,8 @@ def hit_as_dict(hit: SearchHit) -> dict[str, Any]:
     }
 
 
-def search_markdown(hits: list[SearchHit], *, corpus_empty: bool = False) -> str:
+def search_markdown(hits: list[dict[str, Any]], *, corpus_empty: bool = False) -> str:
+    """The search's text: `hits` as `hit_as_dict` gives them."""
     if corpus_empty:
         return (
             "The norms corpus is empty: nothing to search yet. Its owner adds documents with "
@@ -210,11 +211,10 @@ def search_markdown(hits: list[SearchHit], *, corpus_empty: bool = False) -> str
     if not hits:
         return "No page of the corpus matches these keywords."
     lines = []
-    for i, hit in enumerate(hits, start=1):
-        data = hit_as_dict(hit)
+    for i, data in enumerate(hits, start=1):
         mark = (
             " (REPLACED" + (f" by {data['replaced_by']}" if data["replaced_by"] else "") + ")"
-            if hit.replaced
+            if data["replaced"]
             else ""
         )
         clauses = ", ".join(data["clauses"][:12]) or "—"

@@ -189,13 +189,10 @@ def search_norms(
     hits = services.pages_search(
         keywords=keywords, expected_documents=expected_documents, limit=limit
     )
-    data = {
-        "keywords": keywords,
-        "expected_documents": expected_documents,
-        "hits": [formatting.hit_as_dict(hit) for hit in hits],
-    }
+    found = [formatting.hit_as_dict(hit) for hit in hits]
+    data = {"keywords": keywords, "expected_documents": expected_documents, "hits": found}
     empty = not hits and not selectors.document_list().exists()
-    return respond(data, formatting.search_markdown(hits, corpus_empty=empty), response_format)
+    return respond(data, formatting.search_markdown(found, corpus_empty=empty), response_format)
 
 
 mcp_content.register(registry)

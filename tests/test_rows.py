@@ -49,3 +49,18 @@ def test_no_ids_no_query_and_a_wrong_relation_refused() -> None:
     assert not queries
     with pytest.raises(ValueError, match="not a foreign key"):
         JoinedLoader(NormClause, page=NormDocument)
+
+
+def test_clauses_of_one_page_share_its_instance() -> None:
+    first = _clause()
+    second = NormClause.objects.create(
+        document=first.document, page=first.page, kind=NormClause.Kind.CLAUSE, number="5.2",
+        text="Второй пункт той же страницы.",
+    )  # fmt: skip
+    loaded = JoinedLoader(NormClause, page=NormPage, document=NormDocument).by_ids(
+        [first.pk, second.pk]
+    )
+    a, b = loaded[first.pk], loaded[second.pk]
+    assert a is not b
+    assert a.page is b.page and a.document is b.document
+    assert (b.number, b.page.number, b.document.code) == ("5.2", 3, "СП 1.13330.2020")
