@@ -6,9 +6,10 @@ The stand-in behaves as the real add-on measured (../shared/fixtures/ankiconnect
 BEHAVIOUR.md): one request at a time on a 25 ms timer, a receive cost that grows faster
 than the request, a connection closed after every answer, new cards filed under the note
 type's last-used deck, and Anki's main window reset after each added note (18.7 ms of a
-core: the best raw client takes the 4.5 s it took on a real Anki 26.9.3). The bridge is driven the way a desktop client drives it: a new
-`manage.py runmcp` process over stdio, the call written as one JSON-RPC line (a 200-image
-call is a 100 MB line). Two measurements, each with its baselines in the same run:
+core: the best raw client takes the 4.5 s it took on a real Anki 26.9.3). The bridge is
+driven the way a desktop client drives it: a new `manage.py runmcp` process over stdio,
+the call written as one JSON-RPC line (a 200-image call is a 100 MB line). Two
+measurements, each with its baselines in the same run:
 
 1. images: `anki.add_from_model` with N notes, each with a 1000×1000 JPEG, in one call
    (media by path, as when Anki runs on this machine; and by data, as when it does not),

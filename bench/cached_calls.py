@@ -2,10 +2,13 @@
 `bench/mcp_overhead.py`, it stores the reads' data, then prints (as JSON) the SQL statements
 the hub runs for each read and the text it answers, for the floor server to replay.
 
-    python bench/cached_calls.py OUT.json
+    python bench/cached_calls.py OUT.json [NORM_PAGES]
 
 The reads: `sdamgia_get_problem` of a stored, fresh problem (the real block of problem
-27340) and `normagpt_search_norms` over the sample corpus (`normagpt_demo`).
+27340) and `normagpt_search_norms`: with NORM_PAGES, a question of the benchmark's corpus
+of norm documents (`bench/norm_corpus.py`: real norm vocabulary, clauses that compete) of
+that many pages, with its keywords as a planner would search; without it (or 0), the six
+sample pages of `normagpt_demo`.
 """
 
 from __future__ import annotations
@@ -44,12 +47,19 @@ READS: dict[str, tuple[Any, dict[str, Any]]] = {
 }
 
 
-def prepare() -> None:
+def prepare(norm_pages: int = 0) -> None:
     site = site_resolve(subject="math", exam="ege")
     page = ROOT / "tests" / "fixtures" / "sdamgia" / "math-ege_problem_27340_block_2023-01.html"
     parsed = parse_problem_page(page.read_text(encoding="utf-8"), base_url=site_base_url(site))
     services.problem_store(site=site, parsed=parsed)
-    call_command("normagpt_demo", "--if-empty", verbosity=0)
+    if not norm_pages:
+        call_command("normagpt_demo", "--if-empty", verbosity=0)
+        return
+    from bench.normagpt import norms_load
+
+    question = norms_load(norm_pages, fresh=True).questions()[0]
+    arguments = {"keywords": question.keywords, "expected_documents": question.expected_documents}
+    READS["normagpt_search_norms"] = (norms.search_norms, arguments)
 
 
 def capture() -> dict[str, dict[str, Any]]:
@@ -67,5 +77,5 @@ def capture() -> dict[str, dict[str, Any]]:
 
 
 if __name__ == "__main__":
-    prepare()
+    prepare(int(sys.argv[2]) if len(sys.argv) > 2 else 0)
     Path(sys.argv[1]).write_text(json.dumps(capture(), ensure_ascii=False), encoding="utf-8")

@@ -22,6 +22,10 @@ prints wall time and the server's CPU time per call (from /proc).
 tool on each server with callgrind (instrumentation switched on only around those calls:
 start-up and warm-up are not counted) and prints millions per call and the ratio.
 
+`normagpt_search_norms` searches a corpus of `--norm-pages` pages (2,000 by default) built
+by `bench/norm_corpus.py` from real norm vocabulary, with the keywords of one of its
+questions; `--norm-pages 0` searches the six sample pages of `normagpt_demo` instead.
+
 The hub uses DATABASE_URL when it is set, else a scratch SQLite file (migrated first).
 `--profile DIR` runs both servers under cProfile (all threads; `bench/profiled.py`),
 writes DIR/hub.prof and DIR/minimal.prof and prints the hub's costliest functions.
@@ -390,6 +394,10 @@ def main() -> None:
     )  # fmt: skip
     parser.add_argument("--profile", type=Path, help="run the servers under cProfile into DIR")
     parser.add_argument("--http", action="store_true", help="greet over streamable HTTP too")
+    parser.add_argument(
+        "--norm-pages", type=int, default=2000, metavar="N",
+        help="pages of the norms corpus searched (bench/norm_corpus.py); 0: the 6 sample pages",
+    )  # fmt: skip
     options = parser.parse_args()
     if options.instructions and shutil.which("callgrind_control") is None:
         raise SystemExit("--instructions needs valgrind (callgrind_control is not on the PATH)")
@@ -409,6 +417,7 @@ def main() -> None:
                 PYTHON,
                 str(ROOT / "bench" / "cached_calls.py"),
                 str(scratch / "captured.json"),
+                str(options.norm_pages),
             ]
             subprocess.run(capture, cwd=ROOT, env=env, check=True, capture_output=True)
             captured = json.loads((scratch / "captured.json").read_text(encoding="utf-8"))
@@ -426,6 +435,11 @@ def main() -> None:
     print(
         f"MCP overhead over stdio, raw JSON lines (no SDK client): {options.calls} sequential "
         f"calls per tool and server, in alternating blocks of {BLOCK}; hub database: {database}"
+        + (
+            f"; norms corpus: {options.norm_pages} pages (bench/norm_corpus.py)"
+            if options.norm_pages
+            else "; norms corpus: the 6 sample pages"
+        )
         + (" (under cProfile: times inflated)" if options.profile else "")
         + (
             f"; instructions: callgrind over {options.instructions} calls"

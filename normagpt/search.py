@@ -119,9 +119,14 @@ def expected_document_ids(expected_documents: list[str]) -> list[int]:
 
 
 def clauses_search(
-    *, keywords: list[str], expected_documents: list[str] | None = None, limit: int = 10
+    *,
+    keywords: list[str],
+    expected_documents: list[str] | None = None,
+    limit: int = 10,
+    pages: int = 0,
 ) -> list[ClauseHit]:
-    """Clauses matching `keywords`, best first (see the module's docstring).
+    """Clauses matching `keywords`, best first (see the module's docstring); with `pages`,
+    only those of the first `pages` pages they are on (the others are not loaded).
 
     InvalidInput when the keywords hold nothing to search or `limit` is out of 1–50.
     """
@@ -138,6 +143,9 @@ def clauses_search(
     named = _named(query, expected)
     ids = list(dict.fromkeys([*named, *_candidates(vocabulary, expected)]))
     best = _ranked_rows(_rows(ids), query, vocabulary, set(named), set(expected))[:limit]
+    if pages:
+        first = list(dict.fromkeys(row["page"] for _, row in best))[:pages]
+        best = [(score, row) for score, row in best if row["page"] in first]
     clauses = _clauses_loaded([row["id"] for _, row in best])
     hits = [
         ClauseHit(
@@ -206,7 +214,10 @@ def pages_search(
     if not 1 <= limit <= MAX_LIMIT:
         raise InvalidInput(f"limit must be 1–{MAX_LIMIT}, got {limit}", field="limit")
     hits = clauses_search(
-        keywords=keywords, expected_documents=expected_documents, limit=min(MAX_LIMIT, limit * 4)
+        keywords=keywords,
+        expected_documents=expected_documents,
+        limit=min(MAX_LIMIT, limit * 4),
+        pages=limit,
     )
     pages: dict[int, list[ClauseHit]] = {}
     for hit in hits:
@@ -449,16 +460,18 @@ def _sqlite_match_ranked(
 def _rows(ids: list[int]) -> dict[int, dict[str, Any]]:
     where, params = _within("c.id", ids)
     sql = f"""
-        SELECT c.id, c.document_id, c.search_text, d.status FROM normagpt_normclause c
-        JOIN normagpt_normdocument d ON d.id = c.document_id WHERE {where}
+        SELECT c.id, c.document_id, c.page_id, c.search_text, d.status
+        FROM normagpt_normclause c JOIN normagpt_normdocument d ON d.id = c.document_id
+        WHERE {where}
     """  # noqa: S608 (only placeholders are interpolated)
     out = {}
-    for pk, document, text, status in _fetch(sql, params):
+    for pk, document, page, text, status in _fetch(sql, params):
         heading, _, body = text.partition(PART)
         statement, _, rest = body.partition(PART)
         out[pk] = {
             "id": pk,
             "document": document,
+            "page": page,
             "heading": heading.split(),
             "statement": statement.split(),
             "stems": [*heading.split(), *statement.split(), *rest.split()],
