@@ -62,5 +62,6 @@ def test_clauses_of_one_page_share_its_instance() -> None:
     )
     a, b = loaded[first.pk], loaded[second.pk]
     assert a is not b
-    assert a.page is b.page and a.document is b.document
+    assert a.page is b.page
+    assert a.document is b.document
     assert (b.number, b.page.number, b.document.code) == ("5.2", 3, "СП 1.13330.2020")
