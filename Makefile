@@ -46,7 +46,6 @@ migrate: $(STAMP)
 
 ## run: install, migrate and serve pages, API and MCP (ASGI) on http://$(HOST):$(PORT)
 run: migrate
-	$(PY) manage.py collectstatic --noinput --verbosity 0
 	$(PY) manage.py normagpt_demo --if-empty
 	@echo ""
 	@echo "  Home       http://$(HOST):$(PORT)/"
@@ -55,7 +54,7 @@ run: migrate
 	@echo "  MCP (HTTP) http://$(HOST):$(PORT)/mcp      stdio: make mcp"
 	@echo "  Health     http://$(HOST):$(PORT)/healthz"
 	@echo ""
-	SITE_URL=$${SITE_URL:-http://$(HOST):$(PORT)} PYTHONMALLOC=$${PYTHONMALLOC:-malloc} $(PY) -m uvicorn config.asgi:application --host $(HOST) --port $(PORT)
+	SITE_URL=$${SITE_URL:-http://$(HOST):$(PORT)} PYTHONMALLOC=$${PYTHONMALLOC:-malloc} $(PY) manage.py serve --host $(HOST) --port $(PORT)
 
 ## test: lint, type-check and run the test suite
 test: lint typecheck pytest

@@ -129,8 +129,12 @@ def notes_deliver(
     ledger: Ledger,
     results: dict[int, Delivered],
     known: Known | None = None,
+    later: Placement | None = None,
 ) -> None:
     """Deliver `notes` (one deck and model), writing a Delivered for every key into `results`.
+
+    `later`: the new cards Anki filed outside the deck are gathered there, to be moved
+    with the next waves' (`Placement.run`), not by a changeDeck of their own.
 
     `known` (this deck and model, just seen by the caller) spares the first request when
     no note needs a verdict.
@@ -166,11 +170,46 @@ def notes_deliver(
     for key, note_id in earlier.items():
         results[key] = Delivered("sent", note_id=note_id)
     earlier.update({n.key: results[n.key].note_id for n, _ in doubtful})
-    if misfiled is None:
+    if later is not None:
+        later.add(deck, context.deck_id, added, misfiled)
+    elif misfiled is None:
         earlier.update(added)
     else:
         _place(client, deck, context.deck_id, added, results, misfiled=misfiled)
     _place(client, deck, context.deck_id, earlier, results)
+
+
+@dataclass
+class Placement:
+    """New notes whose cards are still to be placed, per deck, gathered over the waves of
+    one call: `run` moves them with one changeDeck per deck (Anki resets its main window
+    for every changeDeck, and a request waits for its timer)."""
+
+    decks: dict[str, tuple[int | None, dict[int, int | None], list[int] | None]] = field(
+        default_factory=dict
+    )
+
+    def add(
+        self, deck: str, deck_id: int | None, added: Mapping[int, int | None],
+        misfiled: list[int] | None,
+    ) -> None:  # fmt: skip
+        if not added:
+            return
+        known_id, notes, cards = self.decks.get(deck, (deck_id, {}, []))
+        notes.update(added)
+        # one wave whose misfiled cards are unknown: every note of the deck is looked up
+        cards = None if cards is None or misfiled is None else [*cards, *misfiled]
+        self.decks[deck] = (known_id if known_id is not None else deck_id, notes, cards)
+
+    def note_keys(self) -> list[int]:
+        return [key for _, notes, _ in self.decks.values() for key in notes]
+
+    def run(self, client: AnkiClient, results: dict[int, Delivered]) -> None:
+        """Place every gathered note (AnkiUnavailable propagates: the rest stays unplaced)."""
+        while self.decks:
+            deck, (deck_id, notes, cards) = next(iter(self.decks.items()))
+            _place(client, deck, deck_id, notes, results, misfiled=cards)
+            del self.decks[deck]
 
 
 def _check(

@@ -172,8 +172,9 @@ def drafts_build(
     warning (callers that must refuse check before). `skip` notes (already delivered)
     get no images loaded. On the calling thread, which is free while the pool prepares
     the images: `on_file` hears of each file once it is ready, and `on_ready` gets the
-    drafts in order, in waves, as soon as WAVE_NOTES more of them are complete (the last
-    wave: whatever is left), so the first notes go to Anki while the others are prepared.
+    drafts in order, in waves: WAVE_NOTES or more complete ones while at least as many are
+    still being prepared (the last wave: whatever is left), so the first notes go to Anki
+    while the others are prepared, and a small call goes in one wave.
     """
     jobs: list[tuple[int, int, ImageSpec, str]] = []
     drafts: list[Draft] = []
@@ -227,7 +228,8 @@ WAVE_NOTES = 20  # complete drafts that make a wave (the first notes go out earl
 
 class _Waves:
     """Images applied to their drafts in the images' order once a draft has them all; the
-    complete drafts handed to `on_ready` in order, WAVE_NOTES or more at a time."""
+    complete drafts handed to `on_ready` in order, WAVE_NOTES or more at a time while as
+    many are still being prepared."""
 
     def __init__(
         self,
@@ -272,7 +274,9 @@ class _Waves:
             self.complete += 1
         if self.on_ready is None or self.complete == self.handed:
             return
-        if last or self.complete - self.handed >= WAVE_NOTES:
+        ready, preparing = self.complete - self.handed, len(self.drafts) - self.complete
+        # a wave goes while enough is still being prepared for Anki's work to overlap it
+        if last or (ready >= WAVE_NOTES and preparing >= WAVE_NOTES):
             wave = self.drafts[self.handed : self.complete]
             self.handed = self.complete
             self.on_ready(wave)

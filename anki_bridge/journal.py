@@ -28,7 +28,7 @@ from django.core.cache import cache
 from django.db import IntegrityError, transaction
 
 from anki_bridge.client import AnkiClient
-from anki_bridge.delivery import Delivered, Known, notes_deliver
+from anki_bridge.delivery import Delivered, Known, Placement, notes_deliver
 from anki_bridge.exceptions import AnkiError, AnkiRefused, AnkiUnavailable
 from anki_bridge.images import MediaFile
 from anki_bridge.ledger import (
@@ -41,6 +41,7 @@ from anki_bridge.ledger import (
     media_prune,
     media_store,
     outgoing,
+    placed_record,
     record,
     release,
 )
@@ -189,6 +190,7 @@ class Submission:
         self.results: dict[int, Delivered] = {}
         self._open = contextlib.ExitStack()
         self._client: AnkiClient | None = None
+        self.placement = Placement()  # every wave's new cards, moved into the deck at the end
 
     def __enter__(self) -> Submission:
         return self
@@ -221,7 +223,9 @@ class Submission:
                 self._open.enter_context(held(self.token))
             files = {f.filename: f.data for draft in drafts for f in draft.media}
             ledger = JournalLedger(files, self.media.stored)
-            _deliver_claimed(self.token, self._client, results, self.seen, ledger)
+            _deliver_claimed(
+                self.token, self._client, results, self.seen, ledger, later=self.placement
+            )
         except AnkiUnavailable:
             self.queued = True
             self._open.close()
@@ -234,6 +238,14 @@ class Submission:
 
     def finish(self) -> list[NoteDetail]:
         self.media.finish()
+        if self._client is not None and not self.queued and self.placement.note_keys():
+            placing = {key: self.results[key] for key in self.placement.note_keys()}
+            try:
+                self.placement.run(self._client, self.results)
+            except AnkiUnavailable:
+                pass  # their rows stay unplaced: the flush places them when Anki is back
+            finally:
+                placed_record(placing)
         self._open.close()
         if self.queued:
             release(self.token, "Anki was unreachable; queued")
@@ -361,6 +373,7 @@ def _deliver_claimed(
     results: dict[int, Delivered],
     seen: Known | None = None,
     ledger: JournalLedger | None = None,
+    later: Placement | None = None,
 ) -> None:
     """Deliver (or place) the notes `token` holds, by deck and model, into `results` by row id.
 
@@ -381,6 +394,7 @@ def _deliver_claimed(
                     ledger=ledger or JournalLedger(),
                     results=results,
                     known=seen,
+                    later=later,
                 )
             except AnkiRefused as exc:  # the deck or model cannot be made: these notes fail
                 results.update(

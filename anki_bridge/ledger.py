@@ -234,6 +234,22 @@ def record(token: str, results: dict[int, Delivered]) -> None:
             Note.objects.filter(pk__in=pks).update(**values)
 
 
+def placed_record(results: Mapping[int, Delivered]) -> None:
+    """Write a placement made after the rows were recorded (`record`): the rows whose cards
+    are in their deck now, and the warnings it added."""
+    if not results:
+        return
+    with transaction.atomic():
+        done = [pk for pk, result in results.items() if result.placed]
+        if done:
+            Note.objects.filter(pk__in=done, status=S.SENT).update(placed=True)
+        rows = Note.objects.filter(pk__in=list(results)).values_list("pk", "warnings")
+        for pk, warnings in rows:
+            new = [w for w in results[pk].warnings if w not in warnings]
+            if new:
+                Note.objects.filter(pk=pk).update(warnings=[*warnings, *new])
+
+
 def release(token: str, error: str) -> None:
     """Give up the rows `token` still holds; the undelivered ones wait with `error`."""
     Note.objects.filter(claim=token, status=S.PENDING).update(

@@ -14,8 +14,14 @@ from typing import Any, Literal
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from dotenv import load_dotenv
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+# `.env` of the checkout (or the file TOOL_HUB_ENV_FILE names) fills in the variables the
+# environment leaves unset: a desktop client's MCP server, `make run` and the workers all
+# read the same settings. The environment wins over the file.
+ENV_FILE = Path(os.environ.get("TOOL_HUB_ENV_FILE") or BASE_DIR / ".env")
+load_dotenv(ENV_FILE, override=False)
 
 
 def env_str(name: str, default: str = "") -> str:
@@ -185,6 +191,9 @@ CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = CELERY_BROKER_TRANSPORT_OPTIONS
 
 # --- Auth, i18n, static -----------------------------------------------------------------
 
+LOGIN_URL = "normagpt:login"
+LOGIN_REDIRECT_URL = "normagpt:index"  # signing in without `next` lands on the runs page
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -201,17 +210,18 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(env_str("DJANGO_STATIC_ROOT") or BASE_DIR / "staticfiles")
 STORAGES: dict[str, dict[str, Any]] = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
         "BACKEND": (
             "django.contrib.staticfiles.storage.StaticFilesStorage"
             if DEBUG
-            else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+            else "core.static.StaticStorage"  # hashed when collected, plain names if not
         )
     },
 }
+WHITENOISE_USE_FINDERS = True  # files not collected are served from their apps
 MEDIA_URL = "media/"
 MEDIA_ROOT = Path(env_str("DJANGO_MEDIA_ROOT") or BASE_DIR / "media")
 # Every file the project writes (uploaded norm PDFs, page images) goes through Django's

@@ -226,9 +226,9 @@ def test_the_first_notes_reach_anki_while_the_last_image_is_prepared(
 ) -> None:
     """The last image is held back until Anki has added a note: with the notes sent only
     once every image is ready, the call would stall here and find none added. The notes
-    still reach Anki in the order given, each once, in the asked deck, every journal row
-    with its note id."""
-    monkeypatch.setattr(drafts, "WAVE_NOTES", 2)
+    still reach Anki in the order given, each once, in the asked deck (one changeDeck for
+    every wave), every journal row with its note id."""
+    monkeypatch.setattr(drafts, "WAVE_NOTES", 1)  # a wave while one note is prepared
     monkeypatch.setattr(drafts.os, "cpu_count", lambda: 2)
     finish = drafts.image_finish
     added_before_last: list[bool] = []
@@ -253,6 +253,7 @@ def test_the_first_notes_reach_anki_while_the_last_image_is_prepared(
     assert added_before_last == [True]
     assert [d.status for d in result.details] == ["ok"] * 6
     assert anki.state.actions().count("addNote") == 6
+    assert anki.state.actions().count("changeDeck") == 1  # every wave's cards moved at once
     notes = sorted(anki.notes(), key=lambda n: n["id"])
     assert [n["fields"]["Prompt"] for n in notes] == [f"Снимок {i}" for i in range(6)]
     assert all(n["decks"] == ["Волны"] for n in notes)

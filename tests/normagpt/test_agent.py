@@ -466,6 +466,8 @@ def test_resume_command(corpus, llm, capsys) -> None:  # type: ignore[no-untyped
 
     from core import background
 
+    call_command("normagpt_resume", "--list")
+    assert capsys.readouterr().out == "No run is waiting for review.\n"
     llm.play(
         planner=[plan(COVER_STEP)],
         executor=[step(COVER_FINDING)],

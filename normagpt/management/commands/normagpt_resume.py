@@ -27,10 +27,13 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["list"]:
-            for run in selectors.run_list(status=AgentRun.Status.NEEDS_REVIEW):
+            waiting = list(selectors.run_list(status=AgentRun.Status.NEEDS_REVIEW))
+            for run in waiting:
                 self.stdout.write(
                     f"{run.public_id}\t{run.question[:80]}\t{run.review_reason[:120]}"
                 )
+            if not waiting:
+                self.stdout.write("No run is waiting for review.")
             return
         if options["run_id"] is None or not options["note"]:
             raise CommandError("give RUN_ID and --note (or --list)")
