@@ -345,6 +345,8 @@ MCP_HTTP_TOKEN = env_str("MCP_HTTP_TOKEN")
 # without one) as MCP_HTTP_TOKEN_USER; over stdio, MCP_STDIO_USER. A user named here that
 # does not exist is made on first use: not staff, no usable password.
 MCP_HTTP_TOKEN_USER = env_str("MCP_HTTP_TOKEN_USER") or "mcp"
+# `resources/list`: at most this many (recent problems and documents, the caller's runs).
+MCP_RESOURCES_LISTED = env_int("MCP_RESOURCES_LISTED", 50)
 MCP_STDIO_USER = env_str("MCP_STDIO_USER") or "local"
 MCP_HTTP_HOST = env_str("MCP_HTTP_HOST", "127.0.0.1")
 # 8765 belongs to AnkiConnect, 8000 to `make run`.

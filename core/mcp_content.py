@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 import anyio.to_thread
+from django.conf import settings
 from django.db import close_old_connections
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.subscriptions import ListenHandler, ResourceUpdated, SubscriptionBus
@@ -30,7 +31,10 @@ from mcp_types import (
     CompletionArgument,
     CompletionContext,
     EmptyResult,
+    ListResourcesResult,
+    PaginatedRequestParams,
     PromptReference,
+    Resource,
     ResourceTemplateReference,
     SubscribeRequestParams,
     SubscriptionsListenRequestParams,
@@ -39,7 +43,7 @@ from mcp_types import (
 
 from core import identity
 from core.exceptions import DomainError, InvalidInput, NotFound
-from core.registry import CALLER, Completer, ResourceSpec, ToolRegistry, Watcher
+from core.registry import CALLER, Completer, Lister, ResourceSpec, ToolRegistry, Watcher
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -70,6 +74,8 @@ def add_content(
             )
         completers.update(registry.completers)
         watchers.update(registry.watchers)
+        if isinstance(server, HubServer):
+            server.listers += registry.listers
     if completers:
         server.completion()(completion_handler(completers))
     if watchers:
@@ -126,7 +132,35 @@ async def on_db_thread(fn: Callable[..., T], *args: Any) -> T:
 class HubServer(MCPServer[Any]):
     """The SDK's server, whose `prompts/get` refuses an unknown prompt, a missing argument
     or one the prompt does not take with -32602 naming it (the SDK answers those with code
-    0 and a traceback on stderr)."""
+    0 and a traceback on stderr), and whose `resources/list` offers what the apps' listers
+    give the caller (recently used problems and documents, the caller's own runs), newest
+    first, at most MCP_RESOURCES_LISTED."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.listers: list[Lister] = []
+
+    async def _handle_list_resources(
+        self, ctx: Any, params: PaginatedRequestParams | None
+    ) -> ListResourcesResult:
+        listed = await on_db_thread(self._listed, ctx.request) if self.listers else []
+        return ListResourcesResult(resources=[*await self.list_resources(), *listed])
+
+    def _listed(self, request: Any) -> list[Resource]:
+        caller = identity.request_caller(request)
+        limit = settings.MCP_RESOURCES_LISTED
+        found = [item for lister in self.listers for item in lister(caller, limit)]
+        found.sort(key=lambda item: item.when, reverse=True)
+        return [
+            Resource(
+                uri=item.uri,
+                name=item.name,
+                title=item.title,
+                description=item.description or None,
+                mime_type=item.mime_type,
+            )
+            for item in found[:limit]
+        ]
 
     async def get_prompt(
         self,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -79,6 +80,23 @@ Watcher = Callable[[str, Any], tuple[object, bool]]
 CALLER = "caller"  # the parameter of a resource function that receives the caller
 
 
+@dataclass(frozen=True)
+class ListedResource:
+    """A concrete resource `resources/list` offers (a client's "attach" menu): something
+    recently used, or the caller's own; `when` orders them, newest first."""
+
+    uri: str
+    name: str
+    title: str
+    when: datetime
+    description: str = ""
+    mime_type: str = "text/markdown"
+
+
+# `lister(caller, limit)`: at most `limit` resources to offer `caller`, newest first.
+Lister = Callable[[Any, int], list[ListedResource]]
+
+
 # `completer(value, context)`: the values offered for a partly typed argument; `context`
 # holds the arguments already given (`subject` when completing `category_id`).
 Completer = Callable[[str, dict[str, str]], list[str]]
@@ -116,6 +134,12 @@ class ToolRegistry:
     prompts: list[PromptSpec] = field(default_factory=list)
     completers: dict[str, Completer] = field(default_factory=dict)
     watchers: dict[str, Watcher] = field(default_factory=dict)  # URI prefix → its watcher
+    listers: list[Lister] = field(default_factory=list)  # what `resources/list` offers
+
+    def lister(self, fn: Lister) -> Lister:
+        """Register `fn(caller, limit)`: resources offered by `resources/list`."""
+        self.listers.append(fn)
+        return fn
 
     def resource(
         self, uri: str, *, name: str, title: str, mime_type: str = "text/markdown"

@@ -11,7 +11,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 
 from core.exceptions import InvalidInput
 from core.mcp_content import prompt_step, prompt_text
-from core.registry import ToolRegistry
+from core.registry import ListedResource, ToolRegistry
 from normagpt import formatting, selectors
 from normagpt.exceptions import PageNotFound
 from normagpt.models import AgentRun, NormDocument
@@ -30,6 +30,8 @@ def register(registry: ToolRegistry) -> None:
         run_resource
     )
     registry.watcher("normagpt://run/")(run_watch)
+    registry.lister(recent_documents)
+    registry.lister(own_runs)
     registry.completer("expected_documents", "document")(document_code_complete)
     registry.prompt(name="ask_norms", title="Ask about construction norms")(ask_norms)
 
@@ -79,6 +81,42 @@ def page_image_resource(id: str) -> bytes:
         raise PageNotFound(f"page {page.pk} has no image")
     with page.image.open("rb") as handle:
         return bytes(handle.read())
+
+
+def recent_documents(caller: AbstractBaseUser, limit: int) -> list[ListedResource]:
+    """The norm documents added most recently."""
+    rows = NormDocument.objects.order_by("-created_at", "-id").values_list(
+        "pk", "code", "title", "status", "created_at"
+    )[:limit]
+    return [
+        ListedResource(
+            uri=f"norms://document/{pk}",
+            name=f"norms_document_{pk}",
+            title=f"{code} — {title}"[:200],
+            description=f"status: {status}",
+            when=created_at,
+        )
+        for pk, code, title, status, created_at in rows
+    ]
+
+
+def own_runs(caller: AbstractBaseUser, limit: int) -> list[ListedResource]:
+    """The caller's own runs, newest first (staff too: their own, not everyone's)."""
+    if not caller.is_authenticated:
+        return []
+    rows = AgentRun.objects.filter(user_id=caller.pk).order_by("-created_at", "-id")
+    return [
+        ListedResource(
+            uri=f"normagpt://run/{public_id}",
+            name=f"normagpt_run_{public_id}",
+            title=" ".join(question.split())[:120],
+            description=f"status: {status}",
+            when=created_at,
+        )
+        for public_id, question, status, created_at in rows.values_list(
+            "public_id", "question", "status", "created_at"
+        )[:limit]
+    ]
 
 
 def run_resource(id: str, caller: AbstractBaseUser) -> str:

@@ -5,9 +5,9 @@ registry in `problems.mcp_tools`)."""
 from __future__ import annotations
 
 from core.mcp_content import prompt_step, prompt_text
-from core.registry import ToolRegistry
+from core.registry import ListedResource, ToolRegistry
 from problems import catalog, formatting, services
-from problems.models import Category
+from problems.models import Category, Problem
 from problems.subjects import ALIASES, EXAMS, SUBJECTS, exam_resolve, site_resolve
 
 EXAM_NAMES = {"ege": ("егэ", "ege"), "oge": ("огэ", "oge")}
@@ -22,6 +22,7 @@ def register(registry: ToolRegistry) -> None:
     registry.resource(
         "sdamgia://{subject}/{exam}/catalog", name="sdamgia_catalog", title="СДАМ ГИА catalog"
     )(catalog_resource)
+    registry.lister(recent_problems)
     registry.completer("subject")(subject_complete)
     registry.completer("exam")(exam_complete)
     registry.completer("category_id")(category_complete)
@@ -31,6 +32,24 @@ def register(registry: ToolRegistry) -> None:
     registry.prompt(name="find_problem_from_text", title="Find a problem from its text")(
         find_problem_from_text
     )
+
+
+def recent_problems(caller: object, limit: int) -> list[ListedResource]:
+    """The problems fetched most recently, for a client's "attach" menu."""
+    rows = Problem.objects.order_by("-fetched_at", "-id").values_list(
+        "subject", "exam", "problem_id", "type_number", "condition_text", "fetched_at"
+    )[:limit]
+    return [
+        ListedResource(
+            uri=f"sdamgia://{subject}/{exam}/problem/{problem_id}",
+            name=f"sdamgia_problem_{subject}_{exam}_{problem_id}",
+            title=f"СДАМ ГИА {subject} {exam.upper()} №{problem_id}"
+            + (f", задание {type_number}" if type_number else ""),
+            description=" ".join(condition.split())[:160],
+            when=fetched_at,
+        )
+        for subject, exam, problem_id, type_number, condition, fetched_at in rows
+    ]
 
 
 def problem_resource(subject: str, exam: str, id: str) -> str:
