@@ -41,6 +41,17 @@ RETRIED_FAILURES = (FailureKind.TIMEOUT, FailureKind.CONNECT, FailureKind.DROPPE
 Message = dict[str, Any]
 
 
+NOT_CONFIGURED = (
+    "the language model is not configured: set OPENAI_BASE_URL (vLLM, Ollama, …) "
+    "or OPENAI_API_KEY (the OpenAI API)"
+)
+
+
+def llm_configured() -> bool:
+    """Whether a language model is set (a run could not work without one)."""
+    return bool(settings.OPENAI_BASE_URL or settings.OPENAI_API_KEY)
+
+
 @dataclass(frozen=True)
 class CallRecord:
     """One attempt: what the caller records (tokens are 0 for a failed attempt)."""
@@ -114,10 +125,7 @@ class LlmClient:
         node_budget: float = math.inf,  # seconds for all of one node's attempts
     ) -> None:
         if not base_url and not api_key:
-            raise LlmNotConfigured(
-                "the language model is not configured: set OPENAI_BASE_URL (vLLM, Ollama, …) "
-                "or OPENAI_API_KEY (the OpenAI API)"
-            )
+            raise LlmNotConfigured(NOT_CONFIGURED)
         import openai  # heavy: kept off the server's start-up
 
         self.model = model

@@ -21,7 +21,13 @@ from core.exceptions import InvalidInput
 from normagpt import selectors
 from normagpt.agent.runner import run_advance, run_fail
 from normagpt.agent.store import store_new
-from normagpt.exceptions import DocumentNotFound, RunNotFound, RunNotResumable
+from normagpt.client import NOT_CONFIGURED, llm_configured
+from normagpt.exceptions import (
+    DocumentNotFound,
+    LlmNotConfigured,
+    RunNotFound,
+    RunNotResumable,
+)
 from normagpt.indexing import document_index, terms_recount
 from normagpt.ingest import document_ingest, document_save
 from normagpt.models import AgentRun, NormDocument
@@ -60,6 +66,8 @@ def run_create(*, question: str, user: Any = None) -> AgentRun:
         raise InvalidInput(
             f"question must be {QUESTION_MIN}–{QUESTION_MAX} characters", field="question"
         )
+    if not llm_configured():  # no run that could only fail
+        raise LlmNotConfigured(NOT_CONFIGURED)
     run = AgentRun.objects.create(
         question=question,
         user=user if user is not None and user.is_authenticated else None,

@@ -102,8 +102,11 @@ def test_a_local_client_cannot_rotate_x_forwarded_for_past_the_throttle(served: 
             http.get("/api/", headers={"X-Forwarded-For": f"198.51.100.{i}"}).status_code
             for i in range(20)
         ]
+    # at most the budget passes (less when this test's earlier servers spent some of it
+    # in a shared cache), whatever address each request claims
+    assert codes.count(200) <= 10
     assert codes.count(429) >= 10
-    assert codes[:10] == [200] * 10
+    assert set(codes) <= {200, 429}
 
 
 def test_signing_in_without_next_lands_on_the_runs_page(served: str) -> None:

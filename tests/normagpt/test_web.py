@@ -95,8 +95,9 @@ def test_runs_are_their_owners_signed_out_visitors_and_other_users_see_none(
 
 
 def test_review_and_cap_reasons_read_in_russian_on_the_page(client, corpus, user) -> None:  # type: ignore[no-untyped-def]
-    run = services.run_create(question=QUESTION, user=user)
-    AgentRun.objects.filter(pk=run.pk).update(
+    run = AgentRun.objects.create(
+        question=QUESTION,
+        user=user,
         status="needs_review",
         review_reason="the planner's output was invalid twice: steps: Field required",
         incomplete=True,
