@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
@@ -29,6 +30,7 @@ class ApiRootApi(APIView):
     in the schema)."""
 
     permission_classes = (AllowAny,)
+    name = _("Tool hub API")  # the page's title (the class name would read "Api Root Api")
 
     @extend_schema(
         responses=inline_serializer(
@@ -58,6 +60,7 @@ class McpToolListApi(APIView):
     """Every MCP tool the server exposes, with its behaviour hints."""
 
     permission_classes = (AllowAny,)
+    name = _("MCP tools")
 
     @extend_schema(responses={200: McpToolSerializer(many=True)})
     def get(self, request: Request) -> Response:

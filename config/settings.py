@@ -205,6 +205,7 @@ AUTH_PASSWORD_VALIDATORS = [
 # the language cookie) gets English pages. Translations live in each app's `locale/`.
 LANGUAGE_CODE = env_str("LANGUAGE_CODE") or "ru"
 LANGUAGES = [("ru", "Русский"), ("en", "English")]
+LOCALE_PATHS = [BASE_DIR / "config" / "locale"]  # the project's own pages (the apps: theirs)
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

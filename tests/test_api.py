@@ -135,3 +135,18 @@ def test_anonymous_clients_are_throttled(api: APIClient, monkeypatch) -> None:  
     throttled = api.get("/api/")
     assert throttled.json()["code"] == "throttled"
     assert "Retry-After" in throttled
+
+
+@pytest.mark.parametrize(
+    ("language", "root", "tools"),
+    [("ru", "API центра инструментов", "Инструменты MCP"), ("en", "Tool hub API", "MCP tools")],
+)
+def test_the_browsable_api_pages_are_titled_in_the_language_asked(
+    client, language: str, root: str, tools: str
+) -> None:  # type: ignore[no-untyped-def]
+    """Not "Api Root Api" (the class name), and in the page's language (issue 28)."""
+    for url, title in (("/api/", root), ("/api/mcp-tools/", tools)):
+        page = client.get(url, HTTP_ACCEPT="text/html", HTTP_ACCEPT_LANGUAGE=language)
+        html = page.content.decode()
+        assert f"<h1>{title}</h1>" in html
+        assert "Api Root" not in html
