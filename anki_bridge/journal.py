@@ -127,34 +127,6 @@ class FlushOutcome:
             setattr(self, result.status, getattr(self, result.status) + 1)
 
 
-def notes_submit(
-    *,
-    deck: str,
-    model: str,
-    drafts: Sequence[Draft],
-    ensure_deck: bool,
-    source: str,
-    deliver: bool = True,
-    owner: int | None = None,
-    seen: Known | None = None,
-    media: MediaReady | None = None,
-) -> list[NoteDetail]:
-    """Journal `drafts`, deliver the ones this call holds, and a detail per draft (one wave
-    of a `Submission`)."""
-    with Submission(
-        deck=deck,
-        model=model,
-        ensure_deck=ensure_deck,
-        source=source,
-        deliver=deliver,
-        owner=owner,
-        seen=seen,
-        media=media,
-    ) as submission:
-        submission.add(drafts)
-        return submission.finish()
-
-
 class Submission:
     """One call's notes on their way to Anki, in waves (`drafts_build`'s `on_ready`): each
     wave is journaled, then delivered while the next one is prepared; `finish` gives a

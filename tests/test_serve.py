@@ -12,7 +12,15 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import MANAGE, PYTHON, ROOT, free_port, subprocess_env, wait_for_http
+from tests.conftest import (
+    MANAGE,
+    PYTHON,
+    ROOT,
+    free_port,
+    stop,
+    subprocess_env,
+    wait_for_http,
+)
 
 PAGES = ["/", "/healthz", "/admin/", "/admin/login/", "/api/", "/api/docs/", "/normagpt/",
          "/normagpt/login/"]  # fmt: skip
@@ -40,12 +48,7 @@ def serving(command: list[str], env: dict[str, str], port: int) -> Iterator[str]
         wait_for_http(f"{url}/healthz", proc)
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+        stop(proc)
 
 
 @pytest.fixture

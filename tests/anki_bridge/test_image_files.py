@@ -183,6 +183,37 @@ def test_images_are_prepared_on_several_threads(monkeypatch: pytest.MonkeyPatch)
     assert all(d.media for d in built)
 
 
+def snapshots(count: int = 6) -> list[dict[str, Any]]:
+    """Notes «Снимок i», each with a PNG of its own size (40 + i) × 30 in Response."""
+    return [
+        {
+            "Prompt": f"Снимок {i}",
+            "images": [{"image_base64": png_base64(40 + i, 30), "target_field": "Response"}],
+        }
+        for i in range(count)
+    ]
+
+
+def last_image_held_until(
+    anki: FakeAnki, monkeypatch: pytest.MonkeyPatch, action: str, last: int = 5
+) -> list[bool]:
+    """Hold the image of note `last` back until Anki has seen `action` (60 s at most: a
+    busy machine); the list it returns gets whether it had, once that image goes on."""
+    finish = drafts.image_finish
+    seen_before_last: list[bool] = []
+
+    def held_back(spec: Any, data: bytes, where: str) -> drafts.Loaded:
+        if where == f"items[{last}].images[0]":
+            deadline = time.monotonic() + 60
+            while action not in anki.state.actions() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            seen_before_last.append(action in anki.state.actions())
+        return finish(spec, data, where)
+
+    monkeypatch.setattr(drafts, "image_finish", held_back)
+    return seen_before_last
+
+
 def test_anki_stores_images_while_the_others_are_still_prepared(
     anki: FakeAnki, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -191,26 +222,8 @@ def test_anki_stores_images_while_the_others_are_still_prepared(
     stored once, and every note shows its own image."""
     monkeypatch.setattr(media_upload, "AHEAD_FILES", 2)
     monkeypatch.setattr(drafts.os, "cpu_count", lambda: 2)
-    finish = drafts.image_finish
-    stored_before_last: list[bool] = []
-
-    def held_back(spec: Any, data: bytes, where: str) -> drafts.Loaded:
-        if where == "items[5].images[0]":
-            deadline = time.monotonic() + 60  # a busy machine
-            while "storeMediaFile" not in anki.state.actions() and time.monotonic() < deadline:
-                time.sleep(0.01)
-            stored_before_last.append("storeMediaFile" in anki.state.actions())
-        return finish(spec, data, where)
-
-    monkeypatch.setattr(drafts, "image_finish", held_back)
-    items = [
-        {
-            "Prompt": f"Снимок {i}",
-            "images": [{"image_base64": png_base64(40 + i, 30), "target_field": "Response"}],
-        }
-        for i in range(6)
-    ]
-    result = services.notes_add_from_model(items=items)
+    stored_before_last = last_image_held_until(anki, monkeypatch, "storeMediaFile")
+    result = services.notes_add_from_model(items=snapshots())
     assert stored_before_last == [True]
     assert [d.status for d in result.details] == ["ok"] * 6
     assert anki.state.actions().count("storeMediaFile") == 6  # none sent twice
@@ -230,26 +243,8 @@ def test_the_first_notes_reach_anki_while_the_last_image_is_prepared(
     every wave), every journal row with its note id."""
     monkeypatch.setattr(drafts, "WAVE_NOTES", 1)  # a wave while one note is prepared
     monkeypatch.setattr(drafts.os, "cpu_count", lambda: 2)
-    finish = drafts.image_finish
-    added_before_last: list[bool] = []
-
-    def held_back(spec: Any, data: bytes, where: str) -> drafts.Loaded:
-        if where == "items[5].images[0]":
-            deadline = time.monotonic() + 60  # a busy machine
-            while "addNote" not in anki.state.actions() and time.monotonic() < deadline:
-                time.sleep(0.01)
-            added_before_last.append("addNote" in anki.state.actions())
-        return finish(spec, data, where)
-
-    monkeypatch.setattr(drafts, "image_finish", held_back)
-    items = [
-        {
-            "Prompt": f"Снимок {i}",
-            "images": [{"image_base64": png_base64(40 + i, 30), "target_field": "Response"}],
-        }
-        for i in range(6)
-    ]
-    result = services.notes_add_from_model(items=items, deck="Волны")
+    added_before_last = last_image_held_until(anki, monkeypatch, "addNote")
+    result = services.notes_add_from_model(items=snapshots(), deck="Волны")
     assert added_before_last == [True]
     assert [d.status for d in result.details] == ["ok"] * 6
     assert anki.state.actions().count("addNote") == 6
