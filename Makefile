@@ -10,7 +10,7 @@ PORT ?= 8000
 # Redis database); TEST_WORKERS=0 runs the suite in one process.
 TEST_WORKERS ?= auto
 
-.PHONY: run test lint typecheck pytest worker beat mcp mcp-http superuser migrate bench clean lock
+.PHONY: run test lint typecheck pytest worker beat mcp mcp-http superuser migrate bench clean lock catalog
 
 # Set-up output goes to stderr: `make mcp` keeps stdout for JSON-RPC alone. Serving
 # needs the project's dependencies only; the test, lint and bench tools (the `dev` extra,
@@ -40,6 +40,10 @@ lock: $(DEV_STAMP)
 	  --generate-hashes --quiet --custom-compile-command "make lock" -o $(LOCK)
 	$(VENV)/bin/uv pip compile pyproject.toml --extra dev --universal --python-version 3.11 \
 	  --generate-hashes --quiet --custom-compile-command "make lock" -o $(DEV_LOCK)
+
+## catalog: record the answers given while `runmcp` starts (after a change to a tool)
+catalog: $(STAMP)
+	$(PY) manage.py runmcp --write-catalog
 
 migrate: $(STAMP)
 	$(PY) manage.py migrate --noinput

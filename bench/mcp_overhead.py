@@ -14,6 +14,11 @@ between the two servers, so a change of machine load touches both alike. Prints 
 per tool and server and the ratio hub / minimal. Targets: greet ≤ 1.15×, get_problem
 ≤ 1.3× (issue 27: in instructions).
 
+`--start-ups N` (10 by default) spawns each server N times, interleaved, and times what a
+desktop client waits on at each session's start: spawn → `initialize` answered, →
+`tools/list` answered, → its first tool call (`greet`) answered; the hub also on a fresh
+data directory (an SQLite file that does not exist yet, migrated before serving).
+
 `--http` also drives `greet` over streamable HTTP — `runmcp --transport http` beside the
 minimal server's own streamable HTTP, raw POSTs on one keep-alive connection each — and
 prints wall time and the server's CPU time per call (from /proc).
@@ -379,6 +384,72 @@ def rows(
     return table
 
 
+START_UP_STEPS = ("initialize", "tools/list", "first call")
+
+
+def start_up(command: list[str], env: dict[str, str]) -> list[float]:
+    """Seconds from spawn to the answers a desktop client waits on first: `initialize`,
+    `tools/list`, and its first tool call (`greet`), each sent when the last is answered."""
+    began = time.perf_counter()
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)  # fmt: skip
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {},
+             "clientInfo": {"name": "bench", "version": "1"}}  # fmt: skip
+    asked = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+         "params": {"name": "greet", "arguments": {"name": "Алиса"}}},
+    ]  # fmt: skip
+    times = []
+    try:
+        for request in asked:
+            proc.stdin.write(json.dumps(request, ensure_ascii=False).encode() + b"\n")
+            proc.stdin.flush()
+            while True:
+                line = proc.stdout.readline()
+                if not line:
+                    raise SystemExit(f"{command!r} closed its stdout while starting")
+                answer = json.loads(line)
+                if answer.get("id") == request["id"]:
+                    break
+            if "error" in answer or answer["result"].get("isError"):
+                raise SystemExit(f"{request['method']}: {answer}")
+            times.append(time.perf_counter() - began)
+            if request["id"] == 1:
+                initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+                proc.stdin.write(json.dumps(initialized).encode() + b"\n")
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=120)
+    return times
+
+
+def start_ups(runs: int, base_url: str, scratch: Path, env: dict[str, str]) -> list[list[str]]:
+    """`runs` start-ups of each server, interleaved; the hub also on a fresh data
+    directory (an SQLite file that does not exist yet: it migrates before serving)."""
+    kinds = {
+        "minimal": (command("minimal", base_url, scratch, None), env),
+        "hub": (command("hub", base_url, scratch, None), env),
+    }
+    samples: dict[str, list[list[float]]] = {name: [] for name in [*kinds, "hub, fresh data"]}
+    for run_number in range(runs):
+        for name, (argv, server_env) in kinds.items():
+            samples[name].append(start_up(argv, server_env))
+        fresh = {**env, "DATABASE_URL": f"sqlite:///{scratch / f'fresh-{run_number}.db'}"}
+        samples["hub, fresh data"].append(start_up(kinds["hub"][0], fresh))
+    floor = [percentile([s[i] for s in samples["minimal"]], 50) for i in range(3)]
+    table = []
+    for name, runs_of in samples.items():
+        medians = [percentile([s[i] for s in runs_of], 50) for i in range(3)]
+        cells = [f"{m:.3f}" + (f" ({m / f:.2f}×)" if name != "minimal" else "")
+                 for m, f in zip(medians, floor, strict=True)]  # fmt: skip
+        table.append([name, str(len(runs_of)), *cells])
+    return table
+
+
 def profile_summary(path: Path) -> None:
     print(f"\nHub profile ({path}), by own time:")
     stats = pstats.Stats(str(path))
@@ -394,6 +465,10 @@ def main() -> None:
     )  # fmt: skip
     parser.add_argument("--profile", type=Path, help="run the servers under cProfile into DIR")
     parser.add_argument("--http", action="store_true", help="greet over streamable HTTP too")
+    parser.add_argument(
+        "--start-ups", type=int, default=10, metavar="N",
+        help="spawn each server N times and time its first answers (0: skip)",
+    )  # fmt: skip
     parser.add_argument(
         "--norm-pages", type=int, default=2000, metavar="N",
         help="pages of the norms corpus searched (bench/norm_corpus.py); 0: the 6 sample pages",
@@ -423,6 +498,7 @@ def main() -> None:
             captured = json.loads((scratch / "captured.json").read_text(encoding="utf-8"))
             for name in CACHED:
                 CALLS[name] = lambda i, arguments=captured[name]["arguments"]: arguments
+        launched = start_ups(options.start_ups, base_url, scratch, env) if options.start_ups else []
         samples = run(options.calls, base_url, scratch, env, options.profile)
         over_http = http_greet(options.calls, base_url, scratch, env) if options.http else []
         counted = (
@@ -455,6 +531,13 @@ def main() -> None:
         print("\nOver streamable HTTP (raw POSTs on one keep-alive connection, one session):\n")
         print_table(["tool", "server", "calls", "p50 ms", "ratio p50", "server CPU ms/call",
                      "ratio CPU", "target"], over_http)  # fmt: skip
+    if launched:
+        print(
+            f"\nStart-up over stdio, seconds from spawn (median of {options.start_ups}, "
+            "interleaved); each request sent when the one before is answered. Targets: "
+            "initialize ≤ 1.2× the minimal server (issue 27); ≤ 5 s on fresh data (issue 28).\n"
+        )
+        print_table(["server", "runs", *(f"{step} s" for step in START_UP_STEPS)], launched)
     if options.profile is not None:
         profile_summary(options.profile / "hub.prof")
 

@@ -22,7 +22,7 @@ def runmcp_transport(argv: list[str]) -> str | None:
     if len(argv) < 2 or argv[1] != "runmcp":
         return None
     args = argv[2:]
-    if "--list" in args or "--help" in args or "-h" in args:
+    if {"--list", "--write-catalog", "--help", "-h"} & set(args):
         return None
     transports = [a.split("=", 1)[1] for a in args if a.startswith("--transport=")]
     transports += [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--transport"]

@@ -14,13 +14,15 @@ import json
 import logging
 import re
 import sys
-from collections.abc import AsyncIterable
+from collections.abc import AsyncIterable, AsyncIterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 import anyio
+import anyio.lowlevel
 import anyio.to_thread
 import mcp_types
+from anyio.streams.memory import MemoryObjectReceiveStream
 from django.conf import settings
 from mcp.server.mcpserver import MCPServer
 from mcp.shared._context_streams import (
@@ -39,6 +41,7 @@ from mcp_types import (
 from pydantic import ValidationError
 
 from core.stdio import take_wire
+from core.stdio_early import Early
 
 logger = logging.getLogger(__name__)
 
@@ -82,10 +85,13 @@ class WireWriter:
     settles its request in the ledger.
     """
 
-    def __init__(self, wire: BinaryIO, ledger: Ledger | None = None) -> None:
+    def __init__(
+        self, wire: BinaryIO, ledger: Ledger | None = None, *, unwritten: str | None = None
+    ) -> None:
         self._wire = wire
         self._lock = anyio.Lock()
         self.ledger = ledger or Ledger()
+        self._unwritten = unwritten  # the id whose answer was given early (core.stdio_early)
 
     async def send(self, data: bytes, *, answers: tuple[object, ...] = ()) -> None:
         """Write one line (`data` ends with a newline); `answers`: the ids it replies to."""
@@ -98,6 +104,11 @@ class WireWriter:
         """Write a message of the server's, serialized by pydantic (not scanned here)."""
         data = message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
         replied = isinstance(message, JSONRPCResponse | JSONRPCError)
+        if replied and self._unwritten is not None and message.id == self._unwritten:  # type: ignore[union-attr]
+            if isinstance(message, JSONRPCError):
+                logger.error("the server refused the initialize answered early: %s", data[:300])
+            self.ledger.settled(message.id)  # type: ignore[union-attr]
+            return
         await self.send(data, answers=(message.id,) if replied else ())  # type: ignore[union-attr]
 
     async def answer(self, reply: Answer) -> None:
@@ -358,15 +369,23 @@ def _id_value(text: str, start: int) -> str | int | None:
     return None
 
 
-async def serve_stdio(server: MCPServer[Any]) -> None:
-    """Serve `server` on stdin/stdout, answering every line (see `lines_serve`).
+async def serve_stdio(server: MCPServer[Any], early: Early | None = None) -> None:
+    """Serve `server` on stdin/stdout, answering every line (see `lines_serve`); with
+    `early`, the lines it kept come first, then those its reader goes on reading.
 
     Relies on `MCPServer._lowlevel_server` and the SDK's context streams (mcp 2.3; pinned
     by tests/test_mcp_stdio_robust.py): the SDK's `run_stdio_async` offers no way to hand
     it streams, and its stdio reader validates every line a second time.
     """
-    wire = WireWriter(take_wire())
-    lines = anyio.wrap_file(sys.stdin.buffer)
+    lines: AsyncIterable[bytes]
+    if early is None:
+        wire = WireWriter(take_wire())
+        lines = anyio.wrap_file(sys.stdin.buffer)
+    else:
+        wire = WireWriter(early.wire, unwritten=early.replay_id)
+        send, receive = anyio.create_memory_object_stream[bytes](0)
+        kept, ended = early.hand_over(send, anyio.lowlevel.current_token())
+        lines = handed_lines(kept, ended, receive)
     read_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
     write_stream, write_reader = create_context_streams[SessionMessage](0)
     lowlevel = server._lowlevel_server
@@ -376,3 +395,16 @@ async def serve_stdio(server: MCPServer[Any]) -> None:
         tasks.start_soon(messages_write, write_reader, wire)
         await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
         await write_stream.aclose()
+
+
+async def handed_lines(
+    kept: list[bytes], ended: bool, rest: MemoryObjectReceiveStream[bytes]
+) -> AsyncIterator[bytes]:
+    """The lines the early reader kept, then those it hands over as it reads them."""
+    for line in kept:
+        yield line
+    if ended:
+        return
+    async with rest:
+        async for line in rest:
+            yield line

@@ -100,6 +100,10 @@ def server() -> Iterator[RawStdio]:
         raw.send(json.dumps(INITIALIZE))
         assert "result" in raw.reply(timeout=STARTUP_DEADLINE)
         raw.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        # `initialize` is answered while the server starts (core/stdio_early.py): the
+        # first tool call's answer says it is up, and from then on REPLY_WITHIN holds.
+        raw.send(call("ready", "Алиса"))
+        assert raw.reply(timeout=STARTUP_DEADLINE)["id"] == "ready"
         yield raw
     finally:
         proc.kill()

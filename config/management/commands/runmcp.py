@@ -11,8 +11,10 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core import stdio_early
 from core.holders import exit_on_signals
 from core.mcp_server import build_server, load_registries, tool_specs
+from core.registry import ToolRegistry
 from core.stdio import stdout_to_stderr
 from core.stdio_transport import serve_stdio
 
@@ -42,6 +44,12 @@ class Command(BaseCommand):
             help="Comma-separated app labels to expose (default: all), e.g. problems,ojclient.",
         )
         parser.add_argument("--list", action="store_true", help="Print the tool table and exit.")
+        parser.add_argument(
+            "--write-catalog",
+            action="store_true",
+            help="Record the answers to initialize and tools/list given while the server "
+            "starts (core/mcp_catalog.json; `make catalog`) and exit.",
+        )
         for registry in load_registries():
             for option in registry.options:
                 parser.add_argument(option.flag, dest=option.dest, default=None, help=option.help)
@@ -76,6 +84,44 @@ class Command(BaseCommand):
         settings.DEBUG = False
         apps = [app.strip() for app in options["apps"].split(",") if app.strip()] or None
         logging.captureWarnings(True)
+        if options["write_catalog"]:
+            from core.mcp_catalog import catalog_write
+
+            self.stdout.write(f"wrote {catalog_write()}")
+            return
+        early = stdio_early.current()
+        try:
+            served = self._prepared(apps, options)
+        except CommandError as exc:
+            if early is not None:
+                # The client may have its `initialize` answer: each request it sends now
+                # is answered with the reason, until it closes stdin; then exit 1.
+                logger.error("%s", exc)
+                early.refuse(str(exc))
+            raise
+        # What start-up made lives as long as the process: frozen out of the collector's
+        # sight, it is no longer walked by each full collection (the first came during the
+        # first tool call: +0.13 s). Not collected first: that would cost start-up 0.09 s.
+        gc.freeze()
+        try:
+            if options["list"]:
+                self._print_table(apps)
+                return
+            if options["transport"] == "stdio":
+                logger.info("MCP server on stdio (apps: %s)", ", ".join(apps or ["all"]))
+                exit_on_signals()  # stopped by its client: leases go as on an exit
+                server = build_server(apps, lifespan=stdout_to_stderr)
+                if early is not None and early.tools_listed:
+                    catalog_compare(early, served)
+                anyio.run(serve_stdio, server, early)
+            else:
+                self._serve_http(apps, host=options["host"], port=options["port"])
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
+
+    def _prepared(self, apps: list[str] | None, options: dict[str, Any]) -> list[ToolRegistry]:
+        """Settings applied and checked, the embedded database migrated, each served app
+        ready: the registries served."""
         try:
             served = load_registries(apps)
         except ValueError as exc:
@@ -93,23 +139,7 @@ class Command(BaseCommand):
         for registry in served:
             if registry.on_serve is not None:
                 registry.on_serve()
-        # What start-up made lives as long as the process: frozen out of the collector's
-        # sight, it is no longer walked by each full collection (the first came during the
-        # first tool call: +0.13 s). Not collected first: that would cost start-up 0.09 s.
-        gc.freeze()
-        try:
-            if options["list"]:
-                self._print_table(apps)
-                return
-            if options["transport"] == "stdio":
-                logger.info("MCP server on stdio (apps: %s)", ", ".join(apps or ["all"]))
-                exit_on_signals()  # stopped by its client: leases go as on an exit
-                server = build_server(apps, lifespan=stdout_to_stderr)
-                anyio.run(serve_stdio, server)
-            else:
-                self._serve_http(apps, host=options["host"], port=options["port"])
-        except ValueError as exc:
-            raise CommandError(str(exc)) from exc
+        return served
 
     def _serve_http(self, apps: list[str] | None, *, host: str, port: int) -> None:
         import uvicorn  # the HTTP transport's own: a stdio server never loads it
@@ -165,3 +195,17 @@ def database_name() -> str:
         return str(database["NAME"])
     host = database.get("HOST") or "localhost"
     return f"{database['NAME']} on {host}:{database.get('PORT') or 5432}"
+
+
+def catalog_compare(early: stdio_early.Early, served: list[ToolRegistry]) -> None:
+    """The tools the client was shown early are the tools served (core/stdio_early.py):
+    a catalog left behind by a change of the code is reported, naming the fix."""
+    shown = [tool["name"] for tool in early.tools]
+    serving = [spec.name for registry in served for spec in registry.specs]
+    if shown != serving:
+        logger.error(
+            "the tools listed while starting (core/mcp_catalog.json) are not the tools "
+            "served: run `make catalog` (listed %s, served %s)",
+            shown,
+            serving,
+        )

@@ -1,0 +1,212 @@
+"""`initialize` and `tools/list` are answered while the server is still starting, with
+the very answers the assembled server gives (core/stdio_early.py, core/mcp_catalog.py)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
+
+from core import mcp_catalog
+from core.mcp_server import build_server
+from core.stdio_early import CATALOG_PATH, Early, catalog_served
+from tests.conftest import MANAGE, PYTHON, ROOT, STARTUP_DEADLINE, subprocess_env
+from tests.test_mcp_stdio_robust import RawStdio
+
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+GREETING = "Привет, Алиса! Я твой MCP-сервер."
+
+
+def initialize(version: str, message_id: int | str = 1) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": message_id,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": version,
+            "capabilities": {},
+            "clientInfo": {"name": "early", "version": "1"},
+        },
+    }
+
+
+def greet(message_id: int) -> dict[str, Any]:
+    arguments = {"name": "Алиса"}
+    params = {"name": "greet", "arguments": arguments}
+    return {"jsonrpc": "2.0", "id": message_id, "method": "tools/call", "params": params}
+
+
+def test_the_catalog_is_what_the_server_answers() -> None:
+    """The file the early reader answers from is what the code gives today."""
+    recorded = mcp_catalog.catalog_record()
+    on_disk = json.loads(CATALOG_PATH.read_text(encoding="utf-8"))
+    assert on_disk == recorded, "core/mcp_catalog.json is out of date: run `make catalog`"
+
+
+@pytest.mark.parametrize("version", [*HANDSHAKE_PROTOCOL_VERSIONS, "2026-07-28", "1999-01-01"])
+def test_the_early_answers_are_the_servers_for_every_protocol_version(version: str) -> None:
+    """Whatever version a client asks for, the early `initialize` and `tools/list` answers
+    are the server's own for that request, field for field."""
+    apps = ["problems", "ojclient"]
+    answers = anyio.run(mcp_catalog._answers, build_server(apps), version)
+    catalog = json.loads(CATALOG_PATH.read_text(encoding="utf-8"))
+    served = catalog_served(catalog, apps)
+    assert served is not None
+    early = Early(None, _Wire(), catalog, *served)  # type: ignore[arg-type]
+    early._answer(json.dumps(initialize(version, 1)).encode())
+    early._answer(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).encode())
+    initialized, listed = early.wire.replies  # type: ignore[attr-defined]
+    assert initialized == {"jsonrpc": "2.0", "id": 1, "result": answers["initialize"]}
+    expected = LATEST_HANDSHAKE_VERSION if version not in HANDSHAKE_PROTOCOL_VERSIONS else version
+    assert initialized["result"]["protocolVersion"] == expected
+    assert listed == {"jsonrpc": "2.0", "id": 2, "result": {"tools": answers["tools"]}}
+    # Byte for byte as the server writes them (key order, no spaces): the same tokens.
+    lines = early.wire.lines  # type: ignore[attr-defined]
+    assert lines == [
+        answers["lines"][method].encode() + b"\n" for method in ("initialize", "tools/list")
+    ]
+
+
+class _Wire:
+    def __init__(self) -> None:
+        self.replies: list[dict[str, Any]] = []
+        self.lines: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.lines.append(data)
+        self.replies.append(json.loads(data))
+
+
+@pytest.fixture
+def locked_database(tmp_path: Path) -> Iterator[tuple[Path, sqlite3.Connection]]:
+    """A fresh SQLite file that another connection holds an exclusive lock on: the server's
+    start (its migrations) waits until the test lets go."""
+    path = tmp_path / "fresh.sqlite3"
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    yield path, holder
+    holder.close()
+
+
+def test_initialize_and_tools_list_are_answered_while_the_server_cannot_start_yet(
+    locked_database: tuple[Path, sqlite3.Connection],
+) -> None:
+    """A fresh data directory migrates before serving. While the migrations wait on the
+    database, the client's `initialize` and `tools/list` are answered; a tool call sent
+    meanwhile is answered once the server is up, and the session is the one the client
+    opened (the server saw its `initialize`)."""
+    path, holder = locked_database
+    proc = subprocess.Popen(
+        [PYTHON, MANAGE, "runmcp"],
+        cwd=ROOT,
+        env=subprocess_env(DATABASE_URL=f"sqlite:///{path}", REDIS_URL=None),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    raw = RawStdio(proc)
+    try:
+        raw.send(json.dumps(initialize("2025-06-18")))
+        answer = raw.reply(timeout=STARTUP_DEADLINE)
+        assert answer["result"]["serverInfo"]["name"] == "tool-hub"  # type: ignore[index]
+        raw.send(json.dumps(INITIALIZED))
+        raw.send(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
+        listed = raw.reply(timeout=STARTUP_DEADLINE)
+        names = [tool["name"] for tool in listed["result"]["tools"]]  # type: ignore[index]
+        assert "greet" in names
+        assert "sdamgia_get_problem" in names
+        raw.send(json.dumps(greet(3)))
+        assert raw.no_reply(timeout=0.5), "a tool was called before the database was migrated"
+        tables = holder.execute("SELECT name FROM sqlite_master").fetchall()
+        assert tables == [], "the migrations ran through the lock"
+        holder.execute("COMMIT")
+        called = raw.reply(timeout=STARTUP_DEADLINE)
+        assert called["id"] == 3
+        assert called["result"]["content"][0]["text"] == GREETING  # type: ignore[index]
+        raw.send(json.dumps({"jsonrpc": "2.0", "id": 4, "method": "ping"}))
+        assert raw.reply(timeout=STARTUP_DEADLINE) == {"jsonrpc": "2.0", "id": 4, "result": {}}
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+    migrated = sqlite3.connect(path).execute("SELECT count(*) FROM django_migrations").fetchone()
+    assert migrated[0] > 0
+
+
+def test_a_server_that_cannot_start_answers_each_request_with_the_reason(tmp_path: Path) -> None:
+    """A malformed setting stops start-up. The client already has its `initialize`
+    answer, so each later request is answered with the reason (a tool call as a tool
+    error the model reads), never left waiting; the exit code is still 1."""
+    lines = [
+        initialize("2025-11-25"),
+        INITIALIZED,
+        greet(2),
+        {"jsonrpc": "2.0", "id": 3, "method": "prompts/list"},
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/list"},
+    ]
+    requests = tmp_path / "stdin.jsonl"
+    requests.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    with requests.open("rb") as stdin:
+        done = subprocess.run(
+            [PYTHON, MANAGE, "runmcp"],
+            cwd=ROOT,
+            env=subprocess_env(SITE_URL="not a url"),
+            stdin=stdin,
+            capture_output=True,
+            timeout=STARTUP_DEADLINE,
+            check=False,
+        )
+    assert done.returncode == 1
+    assert b"SITE_URL" in done.stderr
+    replies = {reply["id"]: reply for reply in map(json.loads, done.stdout.splitlines())}
+    assert sorted(replies) == [1, 2, 3, 4]
+    assert replies[1]["result"]["serverInfo"]["name"] == "tool-hub"
+    tool = replies[2]["result"]
+    assert tool["isError"] is True
+    assert "could not start" in tool["content"][0]["text"]
+    assert "SITE_URL" in tool["content"][0]["text"]
+    assert "SITE_URL" in replies[3]["error"]["message"]
+    assert any(t["name"] == "greet" for t in replies[4]["result"]["tools"])
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b"\xef\xbb\xbf" + json.dumps(initialize("2025-06-18")).encode(),
+        json.dumps(
+            {**initialize("2025-06-18"), "params": {"protocolVersion": "2025-06-18"}}
+        ).encode(),
+        json.dumps({**initialize("2025-06-18"), "id": True}).encode(),
+        b"[" + json.dumps(initialize("2025-06-18")).encode() + b"]",
+        b"{" + b" " * 70_000 + json.dumps(initialize("2025-06-18")).encode()[1:],
+    ],
+    ids=["bom", "no client info", "boolean id", "batch", "70 KB line"],
+)
+def test_what_the_early_reader_does_not_answer_waits_for_the_server(line: bytes) -> None:
+    """Only a well-formed `initialize` is answered early (a byte-order mark is skipped, as
+    the server skips it); a line the server would refuse or that is too long to read twice
+    is kept, in order, for the server to answer."""
+    catalog = json.loads(CATALOG_PATH.read_text(encoding="utf-8"))
+    served = catalog_served(catalog, None)
+    assert served is not None
+    early = Early(None, _Wire(), catalog, *served)  # type: ignore[arg-type]
+    early._answer(line)
+    early._answer(json.dumps({"jsonrpc": "2.0", "id": 9, "method": "tools/list"}).encode())
+    replies = early.wire.replies  # type: ignore[attr-defined]
+    kept, ended = early.hand_over(None, None)
+    assert not ended
+    if line.startswith(b"\xef\xbb\xbf"):
+        assert [reply["id"] for reply in replies] == [1, 9]
+        assert json.loads(kept[0])["id"] == early.replay_id
+    else:
+        assert replies == []
+        assert kept == [
+            line,
+            json.dumps({"jsonrpc": "2.0", "id": 9, "method": "tools/list"}).encode(),
+        ]
