@@ -50,7 +50,6 @@ migrate: $(STAMP)
 
 ## run: install, migrate and serve pages, API and MCP (ASGI) on http://$(HOST):$(PORT)
 run: migrate
-	$(PY) manage.py normagpt_demo --if-empty
 	@echo ""
 	@echo "  Home       http://$(HOST):$(PORT)/"
 	@echo "  Admin      http://$(HOST):$(PORT)/admin/   (make superuser creates an account)"

@@ -387,11 +387,20 @@ def rows(
 START_UP_STEPS = ("initialize", "tools/list", "first call")
 
 
-def start_up(command: list[str], env: dict[str, str]) -> list[float]:
+GREET = ("greet", {"name": "Алиса"})
+
+
+def start_up(
+    command: list[str],
+    env: dict[str, str],
+    first: tuple[str, dict[str, Any]] = GREET,
+    cwd: Path = ROOT,
+) -> list[float]:
     """Seconds from spawn to the answers a desktop client waits on first: `initialize`,
-    `tools/list`, and its first tool call (`greet`), each sent when the last is answered."""
+    `tools/list`, and its first tool call (`first`: greet), each sent when the last is
+    answered."""
     began = time.perf_counter()
-    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdin=subprocess.PIPE,
+    proc = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)  # fmt: skip
     assert proc.stdin is not None
     assert proc.stdout is not None
@@ -401,7 +410,7 @@ def start_up(command: list[str], env: dict[str, str]) -> list[float]:
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
         {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-         "params": {"name": "greet", "arguments": {"name": "Алиса"}}},
+         "params": {"name": first[0], "arguments": first[1]}},
     ]  # fmt: skip
     times = []
     try:

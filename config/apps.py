@@ -9,4 +9,5 @@ class ProjectConfig(AppConfig):
     verbose_name = "Tool hub"
 
     def ready(self) -> None:
+        from config import celery  # noqa: F401  (the Celery app every shared task binds to)
         from core import links  # noqa: F401  (registers the SITE_URL system check)

@@ -17,10 +17,25 @@ from django.core.exceptions import ImproperlyConfigured
 from dotenv import load_dotenv
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-# `.env` of the checkout (or the file TOOL_HUB_ENV_FILE names) fills in the variables the
-# environment leaves unset: a desktop client's MCP server, `make run` and the workers all
-# read the same settings. The environment wins over the file.
-ENV_FILE = Path(os.environ.get("TOOL_HUB_ENV_FILE") or BASE_DIR / ".env")
+# Where the embedded database, uploads, collected static files and `.env` live: the
+# checkout itself when run from one (it has manage.py), else — installed as a package
+# (`pip install`, `uvx tool-hub`) — the user's data directory (~/.local/share/tool-hub on
+# Linux, ~/Library/Application Support/tool-hub on macOS, %LOCALAPPDATA%\tool-hub on
+# Windows), or the directory TOOL_HUB_DATA_DIR names.
+CHECKOUT = (BASE_DIR / "manage.py").is_file()
+if os.environ.get("TOOL_HUB_DATA_DIR", "").strip():
+    DATA_DIR = Path(os.environ["TOOL_HUB_DATA_DIR"].strip()).expanduser()
+elif CHECKOUT:
+    DATA_DIR = BASE_DIR
+else:
+    from platformdirs import user_data_path
+
+    DATA_DIR = user_data_path("tool-hub", appauthor=False)
+DATA_DIR.mkdir(parents=True, exist_ok=True)
+# `.env` of the data directory (or the file TOOL_HUB_ENV_FILE names) fills in the variables
+# the environment leaves unset: a desktop client's MCP server, `make run` and the workers
+# all read the same settings. The environment wins over the file.
+ENV_FILE = Path(os.environ.get("TOOL_HUB_ENV_FILE") or DATA_DIR / ".env")
 load_dotenv(ENV_FILE, override=False)
 
 
@@ -113,7 +128,8 @@ ASGI_APPLICATION = "config.asgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        # The checkout's templates/; an installed package carries them as config/site_templates.
+        "DIRS": [BASE_DIR / "templates" if CHECKOUT else BASE_DIR / "config" / "site_templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -127,7 +143,7 @@ TEMPLATES = [
 
 # --- Database ---------------------------------------------------------------------------
 
-DATABASE_URL = env_str("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}"
+DATABASE_URL = env_str("DATABASE_URL") or f"sqlite:///{DATA_DIR / 'db.sqlite3'}"
 DATABASES = {
     "default": dj_database_url.parse(
         DATABASE_URL,
@@ -211,7 +227,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = Path(env_str("DJANGO_STATIC_ROOT") or BASE_DIR / "staticfiles")
+STATIC_ROOT = Path(env_str("DJANGO_STATIC_ROOT") or DATA_DIR / "staticfiles")
 STORAGES: dict[str, dict[str, Any]] = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
@@ -224,7 +240,7 @@ STORAGES: dict[str, dict[str, Any]] = {
 }
 WHITENOISE_USE_FINDERS = True  # files not collected are served from their apps
 MEDIA_URL = "media/"
-MEDIA_ROOT = Path(env_str("DJANGO_MEDIA_ROOT") or BASE_DIR / "media")
+MEDIA_ROOT = Path(env_str("DJANGO_MEDIA_ROOT") or DATA_DIR / "media")
 # Every file the project writes (uploaded norm PDFs, page images) goes through Django's
 # storage API: MEDIA_ROOT on this machine by default, S3-compatible object storage when
 # STORAGE_S3_BUCKET is set — then every web process and worker, on any host, reads the

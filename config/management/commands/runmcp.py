@@ -11,6 +11,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from config.database import database_migrated
 from core import stdio_early
 from core.holders import exit_on_signals
 from core.mcp_server import build_server, load_registries, tool_specs
@@ -53,30 +54,6 @@ class Command(BaseCommand):
         for registry in load_registries():
             for option in registry.options:
                 parser.add_argument(option.flag, dest=option.dest, default=None, help=option.help)
-
-    def _migrations_applied(self) -> None:
-        """The embedded default (SQLite) is migrated here, quietly, on stderr — a desktop
-        client's first start on a fresh clone just works. A server database (PostgreSQL) is
-        its owner's to migrate: with migrations pending the server refuses to start, naming
-        the command, rather than answer every call that stores data with an error."""
-        from django.db import DatabaseError, connection
-        from django.db.migrations.executor import MigrationExecutor
-
-        try:
-            executor = MigrationExecutor(connection)
-            pending = executor.migration_plan(executor.loader.graph.leaf_nodes())
-        except DatabaseError as exc:
-            raise CommandError(f"the database {database_name()} cannot be read: {exc}") from exc
-        if not pending:
-            return
-        if connection.vendor != "sqlite":
-            raise CommandError(
-                f"the database {database_name()} has {len(pending)} unapplied migration(s): "
-                "run `python manage.py migrate` (or `make migrate`) with the same "
-                "DATABASE_URL, then start the MCP server again"
-            )
-        logger.info("applying %d migration(s) to the embedded database", len(pending))
-        call_command("migrate", verbosity=0, interactive=False, stdout=self.stderr)
 
     def handle(self, *args: Any, **options: Any) -> None:
         # DEBUG is for the development pages: with it Django renders every SQL statement
@@ -134,8 +111,10 @@ class Command(BaseCommand):
         # code 1. Only the settings checks: the URL, model and admin checks (run by the web
         # process and `manage.py check`) would import every view and DRF for nothing.
         self.check(tags=SETTINGS_CHECKS, display_num_errors=False)
-        if not options["list"]:
-            self._migrations_applied()
+        if not options["list"] and database_migrated(self.stderr):
+            # A new embedded database (a first start): the sample norms, as `make run`
+            # and `tool-hub serve` give one, so that every tool has something to show.
+            call_command("normagpt_demo", "--if-empty", stdout=self.stderr)
         for registry in served:
             if registry.on_serve is not None:
                 registry.on_serve()
@@ -184,17 +163,6 @@ class Command(BaseCommand):
                 + row[3]
             )
         self.stdout.write(f"\n{len(specs)} tool(s)")
-
-
-def database_name() -> str:
-    """`name on host:port` of the default database (no credentials), for messages."""
-    from django.db import connection
-
-    database = connection.settings_dict
-    if connection.vendor == "sqlite":
-        return str(database["NAME"])
-    host = database.get("HOST") or "localhost"
-    return f"{database['NAME']} on {host}:{database.get('PORT') or 5432}"
 
 
 def catalog_compare(early: stdio_early.Early, served: list[ToolRegistry]) -> None:

@@ -1,6 +1,8 @@
 """`manage.py serve`: the web app (pages, admin, REST, MCP over HTTP) under uvicorn, as
 production runs it.
 
+- The embedded database (SQLite) is migrated first, and a fresh one gets the sample norms;
+  a server database with migrations pending is refused, naming the command.
 - The static files are collected first (hashed, compressed: far-future caching), unless
   `--no-collectstatic`; without them the pages still work (`core.static`).
 - uvicorn's own proxy-header handling is off: it would take the client's address from
@@ -17,6 +19,9 @@ from typing import Any
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
+from django.db import connection
+
+from config.database import database_migrated
 
 
 class Command(BaseCommand):
@@ -41,6 +46,11 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         import uvicorn  # only this command serves HTTP this way
 
+        # The embedded database is migrated (a fresh data directory gets the sample norms,
+        # as `make run` gives a fresh checkout); a server database must be migrated first.
+        database_migrated(self.stderr)
+        if connection.vendor == "sqlite":
+            call_command("normagpt_demo", "--if-empty", stdout=self.stdout)
         if not options["no_collectstatic"]:
             call_command("collectstatic", interactive=False, verbosity=0)
         self.stdout.write(
