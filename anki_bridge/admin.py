@@ -6,14 +6,17 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from anki_bridge.journal import notes_resend
 from anki_bridge.models import Media, Note
+from core.admin import CasedAdmin
 from core.exceptions import DomainError
 
 
 @admin.register(Note)
-class NoteAdmin(admin.ModelAdmin):
+class NoteAdmin(CasedAdmin):
+    accusative = pgettext_lazy("accusative", "note")
     list_display = [
         "id",
         "first_field",
@@ -80,7 +83,7 @@ class NoteAdmin(admin.ModelAdmin):
 
 
 @admin.register(Media)
-class MediaAdmin(admin.ModelAdmin):
+class MediaAdmin(CasedAdmin):
     list_display = ["filename", "size", "waiting", "touched_at"]
     search_fields = ["filename", "sha1"]
     exclude = ["data"]

@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class ProjectConfig(AppConfig):
@@ -6,7 +7,7 @@ class ProjectConfig(AppConfig):
 
     name = "config"
     label = "project"
-    verbose_name = "Tool hub"
+    verbose_name = _("Tool hub")
 
     def ready(self) -> None:
         from config import celery  # noqa: F401  (the Celery app every shared task binds to)

@@ -2,6 +2,7 @@
 
 from django.contrib import admin
 from django.urls import include, path
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.authtoken.views import ObtainAuthToken
 
@@ -28,5 +29,5 @@ urlpatterns = [
     path("api/normagpt/", include("normagpt.api.urls")),
 ]
 
-admin.site.site_header = "Tool hub"
-admin.site.site_title = "Tool hub admin"
+admin.site.site_header = _("Tool hub")
+admin.site.site_title = _("Tool hub admin")

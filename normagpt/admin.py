@@ -13,7 +13,9 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
+from core.admin import CasedAdmin
 from core.exceptions import DomainError
 from normagpt import services
 from normagpt.formatting import markdown_html, page_url, url_or_none
@@ -78,7 +80,7 @@ class NormDocumentForm(forms.ModelForm):
 
 
 @admin.register(NormDocumentAlias)
-class NormDocumentAliasAdmin(admin.ModelAdmin):
+class NormDocumentAliasAdmin(CasedAdmin):
     """The short names documents are known by: their codes' own (made at ingestion) and
     those a person adds («СП по бетону»); search resolves a named document through them."""
 
@@ -97,7 +99,7 @@ class NormDocumentAliasAdmin(admin.ModelAdmin):
 
 
 @admin.register(NormDocument)
-class NormDocumentAdmin(admin.ModelAdmin):
+class NormDocumentAdmin(CasedAdmin):
     form = NormDocumentForm
     list_display = ["code", "title", "kind", "status", "page_count", "ingest_status", "is_sample"]
     list_filter = ["kind", "status", "ingest_status", "is_sample"]
@@ -129,7 +131,8 @@ class NormDocumentAdmin(admin.ModelAdmin):
 
 
 @admin.register(NormPage)
-class NormPageAdmin(admin.ModelAdmin):
+class NormPageAdmin(CasedAdmin):
+    accusative = pgettext_lazy("accusative", "norm page")
     list_display = ["__str__", "thumb", "clause_list", "has_text_layer", "ocr"]
     list_filter = ["has_text_layer", "ocr", "document"]
     search_fields = ["text", "document__code"]
@@ -154,7 +157,7 @@ class NormPageAdmin(admin.ModelAdmin):
 
 
 @admin.register(NormClause)
-class NormClauseAdmin(admin.ModelAdmin):
+class NormClauseAdmin(CasedAdmin):
     """The clauses search ranks and claims are checked against (read-only: made from the
     pages at ingestion, and by `manage.py normagpt_reindex`)."""
 
@@ -236,10 +239,10 @@ class ReviewForm(forms.ModelForm):
 
 
 @admin.register(AgentRun)
-class AgentRunAdmin(admin.ModelAdmin):
+class AgentRunAdmin(CasedAdmin):
     form = ReviewForm
     list_display = [
-        "public_id", "short_question", "user", "status", "incomplete", "llm_calls", "tokens",
+        "public_id", "short_question", "user", "status", "incomplete", "llm_calls", "run_tokens",
         "cost_estimate", "created_at",
     ]  # fmt: skip
     list_filter = ["status", "incomplete"]
@@ -253,6 +256,10 @@ class AgentRunAdmin(admin.ModelAdmin):
         "completion_tokens", "cost_estimate", "next_node", "step_count", "created_at",
         "started_at", "finished_at", "user",
     ]  # fmt: skip
+
+    @admin.display(description=_("tokens"))
+    def run_tokens(self, obj: AgentRun) -> int:
+        return obj.tokens
 
     def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         waiting = obj is not None and obj.status == AgentRun.Status.NEEDS_REVIEW
@@ -315,7 +322,7 @@ class ReviewQueueAdmin(AgentRunAdmin):
 
 
 @admin.register(LlmCall)
-class LlmCallAdmin(admin.ModelAdmin):
+class LlmCallAdmin(CasedAdmin):
     list_display = [
         "id", "run", "node", "step_index", "ok", "prompt_tokens", "completion_tokens", "duration",
         "error",

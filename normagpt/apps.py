@@ -1,9 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class NormagptConfig(AppConfig):
     name = "normagpt"
-    verbose_name = "NormaGPT norms agent"
+    verbose_name = _("NormaGPT norms agent")
 
     def ready(self) -> None:
         from core.serving import on_serving

@@ -11,6 +11,7 @@ import secrets
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 # Served back at MEDIA_URL + this prefix by normagpt.views.document_file.
@@ -35,7 +36,7 @@ class NormDocument(models.Model):
         FAILED = "failed", _("failed")
 
     code = models.CharField(
-        max_length=100, unique=True, help_text="e.g. СП 63.13330.2018", verbose_name=_("code")
+        max_length=100, unique=True, help_text=_("e.g. СП 63.13330.2018"), verbose_name=_("code")
     )
     # casefolded, spaces removed: how codes named by people and models are matched
     code_key = models.CharField(
@@ -58,7 +59,7 @@ class NormDocument(models.Model):
     )
     file = models.FileField(upload_to=DOCUMENT_UPLOAD_TO, blank=True, verbose_name=_("file"))
     is_sample = models.BooleanField(
-        default=False, help_text="demo corpus, not a real norm", verbose_name=_("is sample")
+        default=False, help_text=_("demo corpus, not a real norm"), verbose_name=_("is sample")
     )
     ingest_status = models.CharField(
         max_length=8,
@@ -91,18 +92,21 @@ class NormPage(models.Model):
         NormDocument, on_delete=models.CASCADE, related_name="pages", verbose_name=_("document")
     )
     number = models.PositiveIntegerField(
-        help_text="1-based page number in the file", verbose_name=_("number")
+        help_text=_("1-based page number in the file"), verbose_name=_("number")
     )
     text = models.TextField(blank=True, verbose_name=_("text"))
     image = models.FileField(upload_to="normagpt/pages/", blank=True, verbose_name=_("image"))
     width = models.PositiveIntegerField(default=0, verbose_name=_("width"))
     height = models.PositiveIntegerField(default=0, verbose_name=_("height"))
     clauses = models.JSONField(
-        default=list, blank=True, help_text="clause numbers on the page", verbose_name=_("clauses")
+        default=list,
+        blank=True,
+        help_text=_("clause numbers on the page"),
+        verbose_name=_("clauses"),
     )
     has_text_layer = models.BooleanField(default=True, verbose_name=_("has text layer"))
     ocr = models.BooleanField(
-        default=False, help_text="text recognised by tesseract", verbose_name=_("ocr")
+        default=False, help_text=_("text recognised by tesseract"), verbose_name=_("ocr")
     )
 
     class Meta:
@@ -114,7 +118,10 @@ class NormPage(models.Model):
         ordering = ["document", "number"]
 
     def __str__(self) -> str:
-        return f"{self.document.code}, p. {self.number}"
+        return gettext("%(code)s, page %(number)s") % {
+            "code": self.document.code,
+            "number": self.number,
+        }
 
 
 class NormDocumentAlias(models.Model):
@@ -129,7 +136,7 @@ class NormDocumentAlias(models.Model):
     # casefolded, ё→е, spaces and punctuation around digits removed: see parsing.alias_key
     key = models.CharField(max_length=100, db_index=True, editable=False, verbose_name=_("key"))
     automatic = models.BooleanField(
-        default=True, help_text="made from the code at ingestion", verbose_name=_("automatic")
+        default=True, help_text=_("made from the code at ingestion"), verbose_name=_("automatic")
     )
 
     class Meta:
@@ -174,11 +181,11 @@ class NormClause(models.Model):
     )
     number = models.CharField(max_length=40, blank=True, verbose_name=_("number"))
     heading = models.CharField(
-        max_length=500, blank=True, help_text="the headings above it", verbose_name=_("heading")
+        max_length=500, blank=True, help_text=_("the headings above it"), verbose_name=_("heading")
     )
     text = models.TextField(verbose_name=_("text"))
     position = models.PositiveIntegerField(
-        default=0, help_text="order in the document", verbose_name=_("position")
+        default=0, help_text=_("order in the document"), verbose_name=_("position")
     )
     start = models.PositiveIntegerField(default=0, verbose_name=_("start"))
     end = models.PositiveIntegerField(default=0, verbose_name=_("end"))
@@ -284,7 +291,10 @@ class AgentRun(models.Model):
         indexes = [models.Index(fields=["status", "heartbeat_at"])]
 
     def __str__(self) -> str:
-        return f"run {self.public_id}: {self.question[:60]}"
+        return gettext("run %(id)s: %(question)s") % {
+            "id": self.public_id,
+            "question": self.question[:60],
+        }
 
     @property
     def tokens(self) -> int:
@@ -320,7 +330,11 @@ class AgentStep(models.Model):
         ordering = ["run", "index"]
 
     def __str__(self) -> str:
-        return f"run {self.run_id} #{self.index} {self.node}"
+        return gettext("run %(run)s #%(index)s %(node)s") % {
+            "run": self.run_id,
+            "index": self.index,
+            "node": self.node,
+        }
 
 
 class RunEvent(models.Model):
@@ -348,7 +362,11 @@ class RunEvent(models.Model):
         ordering = ["run", "created_at", "id"]
 
     def __str__(self) -> str:
-        return f"run {self.run_id} {self.kind}: {self.message[:60]}"
+        return gettext("run %(run)s %(kind)s: %(message)s") % {
+            "run": self.run_id,
+            "kind": self.kind,
+            "message": self.message[:60],
+        }
 
 
 class ClaimCheck(models.Model):
@@ -397,7 +415,11 @@ class ClaimCheck(models.Model):
         ordering = ["run", "index"]
 
     def __str__(self) -> str:
-        return f"run {self.run_id} claim {self.index}: {self.verdict}"
+        return gettext("run %(run)s claim %(index)s: %(verdict)s") % {
+            "run": self.run_id,
+            "index": self.index,
+            "verdict": self.verdict,
+        }
 
 
 class LlmCall(models.Model):
@@ -427,7 +449,11 @@ class LlmCall(models.Model):
         ordering = ["id"]
 
     def __str__(self) -> str:
-        return f"{self.node} call ({self.prompt_tokens}+{self.completion_tokens} tokens)"
+        return gettext("%(node)s call (%(prompt)s+%(completion)s tokens)") % {
+            "node": self.node,
+            "prompt": self.prompt_tokens,
+            "completion": self.completion_tokens,
+        }
 
 
 class ReviewQueueRun(AgentRun):

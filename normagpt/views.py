@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 
 from django.conf import settings
 from django.contrib import messages
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.template.response import TemplateResponse
 from django.urls import reverse
-from django.utils import timezone, translation
+from django.utils import timezone
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language
 from django.views.decorators.http import require_GET, require_http_methods
 
 from core.exceptions import DomainError
@@ -24,24 +23,6 @@ from normagpt.formatting import markdown_html
 from normagpt.models import DOCUMENT_UPLOAD_TO, AgentRun, NormDocument
 
 RECENT_RUNS = 20
-PAGES_LANGUAGE = "ru"
-
-
-def in_russian(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
-    """These pages are written in Russian (the norms and their readers are): what Django
-    fills in (dates, choice labels, form errors) is Russian too, whatever the browser asks,
-    so a page never mixes two languages."""
-
-    @functools.wraps(view)
-    def wrapped(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponseBase:
-        with translation.override(PAGES_LANGUAGE):
-            response = view(request, *args, **kwargs)
-            if isinstance(response, TemplateResponse) and not response.is_rendered:
-                response.render()
-        response.headers.setdefault("Content-Language", PAGES_LANGUAGE)
-        return response
-
-    return wrapped
 
 
 def _sign_in(request: HttpRequest) -> HttpResponse:
@@ -97,8 +78,9 @@ def _run_context(request: HttpRequest, run_id: str) -> dict[str, object]:
         "working_seconds": (timezone.now() - since).total_seconds() if working and since else 0,
         "events": list(run.events.all()),
         "checks": list(run.checks.all()),
-        "incomplete_reason_ru": cap_ru(run.incomplete_reason),
-        "review_reason_ru": reason_ru(run.review_reason),
+        "incomplete_reason": shown_reason(run.incomplete_reason, cap_ru),
+        "review_reason": shown_reason(run.review_reason, reason_ru),
+        "worked_seconds": worked_seconds(run),
         "plan": shared.get("plan"),
         "steps": steps,
         "answer_html": markdown_html(run.final_answer) if run.final_answer else "",
@@ -176,3 +158,16 @@ def page_image(request: HttpRequest, page_id: int) -> FileResponse:
     response = FileResponse(page.image.open("rb"), content_type="image/jpeg")
     response["Cache-Control"] = "public, max-age=86400"
     return response
+
+
+def shown_reason(reason: str, russian: Callable[[str], str]) -> str:
+    """A cap or review reason in the page's language (the API keeps the English one)."""
+    return russian(reason) if get_language().startswith("ru") else reason
+
+
+def worked_seconds(run: AgentRun) -> float:
+    """The run's work: the seconds its nodes counted, or — when none finished (a run that
+    failed while retrying the model) — the time from its start to its end (or now)."""
+    if run.active_seconds or run.started_at is None:
+        return run.active_seconds
+    return ((run.finished_at or timezone.now()) - run.started_at).total_seconds()

@@ -5,12 +5,15 @@ from __future__ import annotations
 from django.contrib import admin
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
+from core.admin import CasedAdmin
 from ojclient.models import OjDailyChallenge, OjDailyEntry, OjProblem
 
 
 @admin.register(OjProblem)
-class OjProblemAdmin(admin.ModelAdmin):
+class OjProblemAdmin(CasedAdmin):
+    accusative = pgettext_lazy("accusative", "online-judge problem")
     list_display = (
         "source",
         "problem_id",
@@ -45,7 +48,8 @@ class OjDailyEntryInline(admin.TabularInline):
 
 
 @admin.register(OjDailyChallenge)
-class OjDailyChallengeAdmin(admin.ModelAdmin):
+class OjDailyChallengeAdmin(CasedAdmin):
+    accusative = pgettext_lazy("accusative", "daily challenge")
     list_display = ("date", "domain", "fetched_at")
     list_filter = ("domain",)
     date_hierarchy = "date"

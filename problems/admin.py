@@ -9,8 +9,10 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from anki_bridge import services as anki
+from core.admin import CasedAdmin
 from core.exceptions import DomainError
 from problems import services
 from problems.formatting import problem_url
@@ -35,7 +37,8 @@ class CategoryFilter(admin.SimpleListFilter):
 
 
 @admin.register(Problem)
-class ProblemAdmin(admin.ModelAdmin):
+class ProblemAdmin(CasedAdmin):
+    accusative = pgettext_lazy("accusative", "problem")
     list_display = [
         "problem_id",
         "site",
@@ -87,14 +90,19 @@ class ProblemAdmin(admin.ModelAdmin):
         )
         return format_html(
             '<div style="max-width:820px">'
-            "<h3>Condition</h3>{}{}{}"
-            "<h3>Solution ({})</h3>{}"
-            "<h3>Answer</h3><p><b>{}</b></p></div>",
+            "<h3>{}</h3>{}{}{}"
+            "<h3>{} ({})</h3>{}"
+            "<h3>{}</h3><p><b>{}</b></p></div>",
+            _("Condition"),
             mark_safe(obj.source_html),  # noqa: S308
             mark_safe(obj.condition_html),  # noqa: S308
             figures,
+            _("Solution"),
             obj.get_solution_kind_display(),
-            mark_safe(obj.solution_html or "<p><i>none</i></p>"),  # noqa: S308
+            mark_safe(obj.solution_html)  # noqa: S308
+            if obj.solution_html
+            else format_html("<p><i>{}</i></p>", _("none")),
+            _("Answer"),
             obj.answer or "—",
         )
 
@@ -182,7 +190,8 @@ class CategoryInline(admin.TabularInline):
 
 
 @admin.register(Topic)
-class TopicAdmin(admin.ModelAdmin):
+class TopicAdmin(CasedAdmin):
+    accusative = pgettext_lazy("accusative", "topic")
     list_display = [
         "__str__",
         "subject",
@@ -205,7 +214,8 @@ class TopicAdmin(admin.ModelAdmin):
 
 
 @admin.register(Category)
-class CategoryAdmin(admin.ModelAdmin):
+class CategoryAdmin(CasedAdmin):
+    accusative = pgettext_lazy("accusative", "category")
     list_display = [
         "category_id",
         "title",
@@ -230,7 +240,7 @@ class CategoryAdmin(admin.ModelAdmin):
 
 
 @admin.register(Test)
-class TestAdmin(admin.ModelAdmin):
+class TestAdmin(CasedAdmin):
     list_display = [
         "test_id",
         "subject",

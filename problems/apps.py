@@ -1,10 +1,11 @@
 from django.apps import AppConfig
 from django.db.models.signals import pre_save
+from django.utils.translation import gettext_lazy as _
 
 
 class ProblemsConfig(AppConfig):
     name = "problems"
-    verbose_name = "СДАМ ГИА problems"
+    verbose_name = _("СДАМ ГИА problems")
 
     def ready(self) -> None:
         from problems import index

@@ -7,6 +7,7 @@ Every row carries `fetched_at`; services serve a row from the database until its
 from __future__ import annotations
 
 from django.db import models
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 EXAM_CHOICES = [("ege", "ЕГЭ"), ("oge", "ОГЭ")]
@@ -24,7 +25,11 @@ class SiteScoped(models.Model):
 
 
 class Problem(SiteScoped):
-    SOLUTION_KINDS = [("own", "own"), ("prototype", "a prototype's"), ("missing", "missing")]
+    SOLUTION_KINDS = [
+        ("own", _("own")),
+        ("prototype", _("a prototype's")),
+        ("missing", _("missing")),
+    ]
 
     problem_id = models.CharField(max_length=20, verbose_name=_("problem id"))
     type_number = models.CharField(
@@ -144,7 +149,7 @@ class Category(SiteScoped):
         ordering = ["subject", "exam", "topic__position", "position"]
 
     def __str__(self) -> str:
-        return f"{self.title or 'category'} ({self.category_id})"
+        return f"{self.title or gettext('category')} ({self.category_id})"
 
 
 class CategoryProblem(models.Model):
@@ -186,7 +191,10 @@ class Test(SiteScoped):
         ordering = ["subject", "exam", "test_id"]
 
     def __str__(self) -> str:
-        return f"{self.subject}-{self.exam} test {self.test_id}"
+        return gettext("%(site)s test %(id)s") % {
+            "site": f"{self.subject}-{self.exam}",
+            "id": self.test_id,
+        }
 
 
 __all__ = ["Category", "CategoryProblem", "Problem", "Test", "Topic"]
