@@ -31,6 +31,11 @@ class ApiRootApi(APIView):
 
     permission_classes = (AllowAny,)
     name = _("Tool hub API")  # the page's title (the class name would read "Api Root Api")
+    # What the browsable page says of it, in the page's language (the docstring would not).
+    description = _(
+        "The API's entry points: its schema and docs, and every app's endpoints (the rest "
+        "are in the schema)."
+    )
 
     @extend_schema(
         responses=inline_serializer(
@@ -61,6 +66,7 @@ class McpToolListApi(APIView):
 
     permission_classes = (AllowAny,)
     name = _("MCP tools")
+    description = _("Every MCP tool the server exposes, with its behaviour hints.")
 
     @extend_schema(responses={200: McpToolSerializer(many=True)})
     def get(self, request: Request) -> Response:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.utils import translation
 from django.utils.html import escape
+from django.utils.translation import gettext
 
 from core.mcp_server import load_registries, tool_specs
 from tests.conftest import ROOT
@@ -13,12 +15,18 @@ from tests.conftest import ROOT
 
 @pytest.mark.django_db
 def test_home_lists_every_registered_tool_and_how_to_connect(client) -> None:  # type: ignore[no-untyped-def]
-    response = client.get("/")
+    response = client.get("/", HTTP_ACCEPT_LANGUAGE="en")
     assert response.status_code == 200
     html = response.content.decode()
     for spec in tool_specs():
         assert f"<code>{spec.name}</code>" in html
         assert escape(spec.summary) in html
+    russian = client.get("/").content.decode()  # the default: each summary in Russian
+    for spec in tool_specs():
+        with translation.override("ru"):
+            summary = gettext(spec.summary)
+        assert summary != spec.summary, f"{spec.name}: its summary has no Russian translation"
+        assert escape(summary) in russian
     for app in ("problems", "anki_bridge", "ojclient", "normagpt"):
         assert f'id="app-{app}"' in html
     assert "http://testserver/mcp" in html
@@ -46,4 +54,6 @@ def test_home_lists_the_resources_and_prompts_beside_the_tools(client) -> None: 
 def test_admin_login_page_loads(client) -> None:  # type: ignore[no-untyped-def]
     response = client.get("/admin/login/")
     assert response.status_code == 200
-    assert b"Tool hub" in response.content
+    assert "Администрирование центра инструментов" in response.content.decode()
+    english = client.get("/admin/login/", HTTP_ACCEPT_LANGUAGE="en")
+    assert b"Tool hub" in english.content

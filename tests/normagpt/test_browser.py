@@ -33,7 +33,7 @@ def test_ask_watch_the_steps_and_read_the_answer(live_server, corpus, llm, monke
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
-        page = browser.new_page()
+        page = browser.new_context(locale="ru-RU").new_page()  # an engineer's Russian browser
         page.set_default_timeout(20_000)
         page.goto(f"{live_server.url}/normagpt/")  # signed out: the sign-in page
         page.wait_for_url("**/normagpt/login/**")
@@ -89,3 +89,49 @@ def test_api_docs_render_the_operations_with_the_network_blocked(live_server) ->
         assert page.locator(".opblock").count() > 20
         browser.close()
     assert asked_elsewhere == []
+
+
+def test_a_walk_in_russian_and_in_english_finds_no_mixed_page(live_server, corpus, llm) -> None:  # type: ignore[no-untyped-def]
+    """A person whose browser asks for Russian, then one whose browser asks for English,
+    signs in to the admin and walks every page (tests/normagpt/test_languages.py): each
+    page, as the browser rendered it, says everything in the language asked."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.normagpt.test_languages import database_words, pages_to_walk, seed
+
+    run = seed(llm)
+    get_user_model().objects.create_superuser("walker", "w@example.com", "pw-123456")
+    urls = pages_to_walk(run.public_id, run.sources[0]["page_id"])
+    data = database_words()
+    mixed: dict[str, list[str]] = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        for locale, language in (("ru-RU", "ru"), ("en-US", "en")):
+            context = browser.new_context(locale=locale)
+            page = context.new_page()
+            page.set_default_timeout(20_000)
+            page.goto(f"{live_server.url}/admin/login/")
+            mixed.update(_foreign(page, language, data, "/admin/login/"))
+            page.fill("#id_username", "walker")
+            page.fill("#id_password", "pw-123456")
+            page.click("input[type=submit]")
+            page.wait_for_url("**/admin/")
+            for url in urls:
+                response = page.goto(f"{live_server.url}{url}")
+                assert response is not None
+                moved_away = url.endswith("/change/") and page.url.endswith("/admin/")
+                if response.status == 403 or moved_away:
+                    continue  # an add form no one may use; an object not in that list
+                assert response.status == 200, (url, response.status)
+                if "html" in (response.headers.get("content-type") or ""):
+                    mixed.update(_foreign(page, language, data, url))
+            context.close()
+        browser.close()
+    assert not mixed, f"pages that mix languages: {mixed}"
+
+
+def _foreign(page, language: str, data: set[str], url: str) -> dict[str, list[str]]:  # type: ignore[no-untyped-def]
+    from tests.normagpt.test_languages import foreign_words
+
+    found = foreign_words(page.content().encode(), language, data)
+    return {f"{language} {url}": found} if found else {}

@@ -42,7 +42,7 @@ NAMES = {
     "Anki", "AnkiConnect", "NormaGPT", "LeetCode", "ChatGPT", "Claude", "Desktop", "Cursor",
     "Swagger", "OpenAPI", "Markdown", "stdio", "streamable", "Bearer", "Authorization",
     # Django's own Russian catalog writes "Single Sing-On (LDAP)" and the keys' names.
-    "Django", "Single", "Sign-On", "Sing-On", "LDAP", "Control", "Command", "Mac", "sin", "cos",
+    "Django", "framework", "GET", "OPTIONS", "POST", "json", "api", "Single", "Sign-On", "Sing-On", "LDAP", "Control", "Command", "Mac", "sin", "cos",
     "tesseract",
     "СДАМ", "ГИА", "ГОСТ", "СП", "СНиП", "ЕГЭ", "ОГЭ",
 }  # fmt: skip
@@ -93,16 +93,19 @@ def pages_to_walk(run_id: str, page_id: int) -> list[str]:
     return urls
 
 
-@pytest.fixture
-def seeded(corpus, llm):  # type: ignore[no-untyped-def]
-    """A stored problem, the sample norms and a finished run: every page has rows."""
+def seed(llm):  # type: ignore[no-untyped-def]
+    """A stored problem and a finished run beside the sample norms: every page has rows."""
     user = get_user_model().objects.create_user("engineer", password="pw-123456")
     site = site_resolve(subject="math", exam="ege")
     fixture = ROOT / "tests" / "fixtures" / "sdamgia" / "math-ege_problem_27340_block_2023-01.html"
     parsed = parse_problem_page(fixture.read_text(encoding="utf-8"), base_url=site_base_url(site))
     problem_services.problem_store(site=site, parsed=parsed)
-    run = completed_run(llm, user)
-    return run
+    return completed_run(llm, user)
+
+
+@pytest.fixture
+def seeded(corpus, llm):  # type: ignore[no-untyped-def]
+    return seed(llm)
 
 
 @pytest.mark.parametrize("language", ["ru", "en", None], ids=["ru", "en", "default"])
@@ -111,7 +114,9 @@ def test_every_page_speaks_one_language(seeded, language) -> None:  # type: igno
     staff = get_user_model().objects.create_superuser("walker", "w@example.com", "pw-123456")
     client = Client()
     client.force_login(staff)
-    headers = {"HTTP_ACCEPT_LANGUAGE": language} if language else {}
+    headers = {"HTTP_ACCEPT": "text/html"}  # as a browser asks: the API's pages too
+    if language:
+        headers["HTTP_ACCEPT_LANGUAGE"] = language
     data = database_words()
     mixed = {}
     walked = 0
