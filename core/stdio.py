@@ -96,3 +96,11 @@ def take_wire() -> BinaryIO:
     if fd is None:
         raise RuntimeError("the stdout wire was already taken")
     return os.fdopen(fd, "wb", buffering=0)
+
+
+def write_all(wire: BinaryIO, data: bytes) -> None:
+    """Write every byte of `data` to the unbuffered `wire` (a raw write may take only part
+    of a long line: a pipe's writer can be interrupted)."""
+    view = memoryview(data)
+    while view:
+        view = view[wire.write(view) or 0 :]

@@ -28,6 +28,8 @@ import threading
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from core.stdio import take_wire, write_all
+
 logger = logging.getLogger(__name__)
 
 CATALOG_PATH = Path(__file__).with_name("mcp_catalog.json")
@@ -51,8 +53,6 @@ def start(argv: list[str], stdin: BinaryIO) -> Early | None:
     `core.stdio` set aside; None when there is no catalog for the apps it serves (then
     the server answers everything once ready)."""
     global _current
-    from core.stdio import take_wire
-
     if stdin.isatty():
         return None  # a person at a terminal, not a client: errors end the process at once
     try:
@@ -138,7 +138,7 @@ class Early:
             self._refusal = reason
             kept, self._kept = self._kept, []
             for line in kept:
-                self._answer(line)
+                self._answer_or_keep(line)
         self._thread.join()
 
     def _read(self) -> None:
@@ -151,7 +151,7 @@ class Early:
                         self._eof = True
                         return
                     if line.strip():
-                        self._answer(line)
+                        self._answer_or_keep(line)
                     continue
             if not self._deliver(handed, line):
                 return
@@ -170,6 +170,13 @@ class Early:
         except Exception:  # the server has stopped: nothing more to hand it
             return False
         return True
+
+    def _answer_or_keep(self, line: bytes) -> None:
+        try:
+            self._answer(line)
+        except Exception:  # never a client left waiting: the server answers it instead
+            logger.exception("the early reader could not answer a line; the server will")
+            self._kept.append(line)
 
     def _answer(self, line: bytes) -> None:
         """Answer `line` from the catalog, or keep it for the server (under the lock)."""
@@ -220,7 +227,9 @@ class Early:
             self._write({"jsonrpc": "2.0", "id": message["id"], "error": error})
 
     def _write(self, reply: dict[str, Any]) -> None:
-        self.wire.write(json.dumps(reply, ensure_ascii=False, separators=COMPACT).encode() + b"\n")
+        write_all(
+            self.wire, json.dumps(reply, ensure_ascii=False, separators=COMPACT).encode() + b"\n"
+        )
 
 
 def _parsed(line: bytes) -> dict[str, Any] | None:

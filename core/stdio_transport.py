@@ -40,7 +40,7 @@ from mcp_types import (
 )
 from pydantic import ValidationError
 
-from core.stdio import take_wire
+from core.stdio import take_wire, write_all
 from core.stdio_early import Early
 
 logger = logging.getLogger(__name__)
@@ -96,7 +96,7 @@ class WireWriter:
     async def send(self, data: bytes, *, answers: tuple[object, ...] = ()) -> None:
         """Write one line (`data` ends with a newline); `answers`: the ids it replies to."""
         async with self._lock:
-            await anyio.to_thread.run_sync(self._wire.write, data)
+            await anyio.to_thread.run_sync(write_all, self._wire, data)
         for message_id in answers:
             self.ledger.settled(message_id)
 

@@ -178,6 +178,17 @@ def celery_eager() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def default_language() -> Iterator[None]:
+    """Each test starts in the default language: a request that asked for English (the
+    locale middleware activates it on the test's thread) does not leak into the next."""
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+    translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
 def private_cache(settings, request) -> None:  # type: ignore[no-untyped-def]
     """A fresh in-memory cache per test: throttle counters never leak between tests."""
     settings.CACHES = {

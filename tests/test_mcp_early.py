@@ -79,9 +79,10 @@ class _Wire:
         self.replies: list[dict[str, Any]] = []
         self.lines: list[bytes] = []
 
-    def write(self, data: bytes) -> None:
-        self.lines.append(data)
-        self.replies.append(json.loads(data))
+    def write(self, data: bytes | memoryview) -> int:
+        self.lines.append(bytes(data))
+        self.replies.append(json.loads(bytes(data)))
+        return len(data)
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ character, and the call it carries is answered right."""
 from __future__ import annotations
 
 import base64
+import gc
 import json
 import os
 import subprocess
@@ -43,11 +44,14 @@ def python_lines_run(fn, *args):  # type: ignore[no-untyped-def]
             count += 1
         return trace
 
+    gc.collect()  # no finalizer of an earlier test's objects runs (and counts) inside
+    gc.disable()
     sys.settrace(trace)
     try:
         result = fn(*args)
     finally:
         sys.settrace(None)
+        gc.enable()
     return count, result
 
 
