@@ -269,6 +269,16 @@ class AnkiClient:
     def deck_names(self) -> list[str]:
         return list(self._invoke("deckNames"))
 
+    def deck_names_and_ids(self) -> dict[str, int]:
+        return {str(name): int(did) for name, did in self._invoke("deckNamesAndIds").items()}
+
+    def deck_stats(self, decks: Sequence[str]) -> dict[int, dict[str, Any]]:
+        """Each deck's counts as Anki's deck list shows them (new, learning, review due
+        today, cards in it), by deck id. Name only decks that exist: AnkiConnect creates a
+        deck it is asked about."""
+        stats = self._invoke("getDeckStats", decks=list(decks))
+        return {int(deck_id): dict(counts) for deck_id, counts in stats.items()}
+
     def notes_info(self, note_ids: Sequence[int]) -> list[dict[str, Any]]:
         """One NoteInfo per id, in order (`{}` for an id Anki does not hold)."""
         return list(self._invoke("notesInfo", notes=list(note_ids)))

@@ -61,6 +61,21 @@ def model_info(model: Model = None) -> CallToolResult:
 
 
 @registry.tool(
+    name="anki.decks",
+    title="Anki decks",
+    output_model=schemas.DeckList,
+    read_only=True,
+    open_world=True,
+)
+def decks() -> CallToolResult:
+    """The deck tree with today's counts per deck: new, learning, review, due today, total.
+
+    As Anki's deck list: a parent's counts include its subdecks'; daily limits apply.
+    """
+    return respond_json(services.decks_list())
+
+
+@registry.tool(
     name="anki.add_from_model",
     title="Add notes (fitted to the model)",
     output_model=schemas.AddNotesResult,

@@ -105,6 +105,23 @@ class NoteInfoResult(BaseModel):
     notes: list[NoteInfo | None]
 
 
+class DeckCounts(BaseModel):
+    """A deck as Anki's deck list shows it: a parent's counts include its subdecks'."""
+
+    name: str = Field(description="Full name, subdecks after '::'.")
+    id: int
+    level: int = Field(description="0 for a top-level deck, 1 for its subdeck, …")
+    new: int = Field(description="New cards to study today (within the daily limit).")
+    learning: int = Field(description="Cards in learning due now.")
+    review: int = Field(description="Review cards due today (within the daily limit).")
+    due_today: int = Field(description="learning + review: the reviews waiting today.")
+    total: int = Field(description="Cards in the deck and its subdecks.")
+
+
+class DeckList(BaseModel):
+    decks: list[DeckCounts]
+
+
 class SearchResult(BaseModel):
     model_config = ConfigDict(extra="allow")
 

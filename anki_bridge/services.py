@@ -21,7 +21,7 @@ from anki_bridge.exceptions import AnkiError, AnkiModelNotFound, AnkiUnavailable
 from anki_bridge.journal import MediaReady, Submission
 from anki_bridge.ledger import dedup_sent
 from anki_bridge.notemodel import DEFAULT_MODEL, NoteModel, fields_normalize
-from anki_bridge.schemas import AddNotesResult, NoteDetail, NoteInput
+from anki_bridge.schemas import AddNotesResult, DeckCounts, DeckList, NoteDetail, NoteInput
 from core.exceptions import InvalidInput
 
 # Problems per call of `anki.add_problems` (and per run of the admin action).
@@ -132,6 +132,34 @@ def model_info_get(*, model: str | None = None) -> NoteModel:
     """Seed 002 `anki.model_info`: the model as Anki has it now."""
     with AnkiClient() as client:
         return model_load(client, model_resolve(model))
+
+
+def decks_list() -> DeckList:
+    """Every deck Anki lists, in its deck-list order (a parent before its subdecks, names
+    sorted), with its counts for today; a deck Anki hides (the empty «Default» beside
+    others) is left out, as Anki's list leaves it out."""
+    with AnkiClient() as client:
+        ids = client.deck_names_and_ids()
+        stats = client.deck_stats(sorted(ids)) if ids else {}
+    decks = []
+    for name in sorted(ids, key=lambda n: [part.casefold() for part in n.split("::")]):
+        counts = stats.get(ids[name])
+        if counts is None:
+            continue
+        learning, review = int(counts["learn_count"]), int(counts["review_count"])
+        decks.append(
+            DeckCounts(
+                name=name,
+                id=ids[name],
+                level=name.count("::"),
+                new=int(counts["new_count"]),
+                learning=learning,
+                review=review,
+                due_today=learning + review,
+                total=int(counts.get("total_in_deck", 0)),
+            )
+        )
+    return DeckList(decks=decks)
 
 
 def result_make(details: Sequence[NoteDetail]) -> AddNotesResult:

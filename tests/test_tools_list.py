@@ -1,4 +1,4 @@
-"""`tools/list` is compact and every client can take it (issue 14, item 5).
+"""`tools/list` is compact and every client can take it (issue 14, item 5; issue 29, item 5).
 
 The reply is read as it crosses stdio from `manage.py runmcp`, and its tokens counted with
 OpenAI's cl100k tokenizer (tiktoken, with the encoding file from PyPI: no download).
@@ -15,7 +15,7 @@ import tiktoken
 from core.mcp_arguments import compact_output_schema, without_titles
 from tests.conftest import MANAGE, PYTHON, ROOT, raw_initialize, subprocess_env
 
-TOKEN_BUDGET = 8_000
+TOKEN_BUDGET = 9_500  # issue 29 raised it from 8,000 for the study tools (README)
 STRICT_CLIENTS_REFUSE = ("anyOf", "oneOf", "allOf", "$ref", "$defs", "nullable")
 
 
@@ -63,7 +63,7 @@ def test_tools_list_fits_the_budget_titled_with_output_schemas_and_plain_inputs(
     assert tokens <= TOKEN_BUDGET, f"tools/list is {tokens} tokens"
 
     tools = json.loads(line)["result"]["tools"]
-    assert len(tools) == 24
+    assert len(tools) == 25
     for tool in tools:
         assert tool.get("title"), f"{tool['name']} has no title"
         found = keys_at_any_depth(tool["inputSchema"]) & set(STRICT_CLIENTS_REFUSE)

@@ -229,6 +229,31 @@ class AnkiConnect:
         return {d.name: d.id for d in self.col.decks.all_names_and_ids()}
 
     @api
+    def getDeckStats(self, decks: list[str]) -> dict[int, dict[str, Any]]:
+        """The add-on's own: each named deck's node of the scheduler's deck tree (its counts
+        as Anki's deck list shows them, a parent's including its children's). Naming a deck
+        that does not exist creates it, as `decks.id` does in the add-on."""
+        ids = [self.col.decks.id(name) for name in decks]
+        nodes: dict[int, Any] = {}
+        pending = [self.col.sched.deck_due_tree()]
+        while pending:
+            node = pending.pop()
+            nodes[node.deck_id] = node
+            pending.extend(node.children)
+        return {
+            deck_id: {
+                "deck_id": node.deck_id,
+                "name": node.name,
+                "new_count": node.new_count,
+                "learn_count": node.learn_count,
+                "review_count": node.review_count,
+                "total_in_deck": node.total_in_deck,
+            }
+            for deck_id, node in nodes.items()
+            if deck_id in ids
+        }
+
+    @api
     def modelNamesAndIds(self) -> dict[str, int]:
         return {m.name: int(m.id) for m in self.col.models.all_names_and_ids()}
 
