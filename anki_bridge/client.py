@@ -144,6 +144,20 @@ def find_cards(query: str) -> Action:
     return _action("findCards", query=query)
 
 
+def card_reviews(deck: str, since_ms: int) -> Action:
+    """The review-log rows of the cards directly in `deck` (not its subdecks) after
+    `since_ms`: id, cid, usn, ease, ivl, lastIvl, factor, time, type."""
+    return _action("cardReviews", deck=deck, startID=since_ms)
+
+
+def deck_query(deck: str) -> str:
+    """The Anki search for the cards of `deck` and its subdecks, its name taken literally
+    (`*` and `_` are wildcards in a search, quotes and backslashes escapes)."""
+    escaped = deck.replace("\\", "\\\\").replace('"', '\\"')
+    escaped = escaped.replace("*", "\\*").replace("_", "\\_")
+    return f'"deck:{escaped}"'
+
+
 def new_elsewhere_query(deck_id: int) -> str:
     """The Anki search for cards added today that are not in the deck `deck_id` itself.
 

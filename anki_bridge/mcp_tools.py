@@ -76,6 +76,23 @@ def decks() -> CallToolResult:
 
 
 @registry.tool(
+    name="anki.stats",
+    title="Anki statistics",
+    output_model=schemas.DeckStats,
+    read_only=True,
+    open_world=True,
+)
+def stats(
+    deck: Annotated[
+        str | None,
+        Field(description="A deck, with its subdecks; default: the whole collection."),
+    ] = None,
+) -> CallToolResult:
+    """Study statistics: cards by state, cards studied today, retention over 7 and 30 days, and the cards due on each of the next 14 days."""
+    return respond_json(services.stats_get(deck=deck))
+
+
+@registry.tool(
     name="anki.add_from_model",
     title="Add notes (fitted to the model)",
     output_model=schemas.AddNotesResult,

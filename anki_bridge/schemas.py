@@ -122,6 +122,31 @@ class DeckList(BaseModel):
     decks: list[DeckCounts]
 
 
+class CardStates(BaseModel):
+    new: int = Field(description="Never studied (Anki's is:new).")
+    learning: int = Field(description="In learning or relearning (is:learn).")
+    review: int = Field(description="Graduated, not relearning (is:review -is:learn).")
+    suspended: int = Field(description="Suspended, whatever their state (is:suspended).")
+    total: int
+
+
+class Retention(BaseModel):
+    reviews: int = Field(description="Answers to review cards in the period.")
+    passed: int = Field(description="Of them, answered Hard, Good or Easy.")
+    rate: float | None = Field(None, description="passed / reviews (absent: no review).")
+
+
+class DeckStats(BaseModel):
+    deck: str | None = Field(None, description="The deck, with its subdecks (absent: all).")
+    cards: CardStates
+    studied_today: int = Field(description="Cards answered today (rated:1).")
+    retention_7_days: Retention
+    retention_30_days: Retention
+    due_by_day: list[int] = Field(
+        description="Cards due on each of the next 14 days; [0] is today, overdue included."
+    )
+
+
 class SearchResult(BaseModel):
     model_config = ConfigDict(extra="allow")
 

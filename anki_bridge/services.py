@@ -7,6 +7,7 @@ before it is sent, so a closed Anki queues notes instead of losing them.
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -14,14 +15,23 @@ from django.conf import settings
 from django.core.cache import cache
 
 from anki_bridge import client as ankiconnect
-from anki_bridge.client import AnkiClient
+from anki_bridge.client import AnkiClient, card_reviews, deck_query, find_cards
 from anki_bridge.delivery import Known, is_model_missing, model_create_default
 from anki_bridge.drafts import drafts_build, items_parse, note_validate, target_given
 from anki_bridge.exceptions import AnkiError, AnkiModelNotFound, AnkiUnavailable
 from anki_bridge.journal import MediaReady, Submission
 from anki_bridge.ledger import dedup_sent
 from anki_bridge.notemodel import DEFAULT_MODEL, NoteModel, fields_normalize
-from anki_bridge.schemas import AddNotesResult, DeckCounts, DeckList, NoteDetail, NoteInput
+from anki_bridge.schemas import (
+    AddNotesResult,
+    CardStates,
+    DeckCounts,
+    DeckList,
+    DeckStats,
+    NoteDetail,
+    NoteInput,
+    Retention,
+)
 from core.exceptions import InvalidInput
 
 # Problems per call of `anki.add_problems` (and per run of the admin action).
@@ -160,6 +170,61 @@ def decks_list() -> DeckList:
             )
         )
     return DeckList(decks=decks)
+
+
+CARD_STATES = {
+    "new": "is:new",
+    "learning": "is:learn",
+    "review": "is:review -is:learn",
+    "suspended": "is:suspended",
+    "total": "",
+}
+DAYS_AHEAD = 14
+PASSED = 2  # ease of the first button that is not «Again»
+REVIEW_ENTRY = 1  # revlog type of an answer to a review card
+DAY_MS = 86_400_000
+
+
+def stats_get(*, deck: str | None = None, now_ms: int | None = None) -> DeckStats:
+    """Statistics of `deck` and its subdecks (None: the collection), in two requests:
+    the deck names, then one `multi` of Anki searches and review-log reads."""
+    now_ms = now_ms if now_ms is not None else int(time.time() * 1000)
+    with AnkiClient() as client:
+        ids = client.deck_names_and_ids()
+        if deck is not None and deck not in ids:
+            raise InvalidInput(f"Anki has no deck named {deck!r}", field="deck")
+        scope = deck_query(deck) if deck is not None else "deck:*"
+        searches = [f"{scope} {query}".strip() for query in CARD_STATES.values()]
+        searches += [f"{scope} rated:1", f"{scope} is:due"]
+        searches += [f"{scope} prop:due={day}" for day in range(1, DAYS_AHEAD)]
+        decks = [n for n in ids if deck is None or n == deck or n.startswith(f"{deck}::")]
+        since = now_ms - 30 * DAY_MS
+        actions = [find_cards(search) for search in searches]
+        actions += [card_reviews(name, since) for name in decks]
+        outcomes = client.multi(actions)
+    failed = next((o for o in outcomes if not o.ok), None)
+    if failed is not None:
+        raise AnkiError(f"Anki refused a statistics query: {failed.error}")
+    counts = [len(o.result) for o in outcomes[: len(searches)]]
+    states = dict(zip(CARD_STATES, counts, strict=False))
+    reviews = [row for o in outcomes[len(searches) :] for row in o.result]
+    return DeckStats(
+        deck=deck,
+        cards=CardStates(**states),
+        studied_today=counts[len(CARD_STATES)],
+        retention_7_days=retention(reviews, since=now_ms - 7 * DAY_MS),
+        retention_30_days=retention(reviews, since=since),
+        due_by_day=counts[len(CARD_STATES) + 1 :],
+    )
+
+
+def retention(rows: Sequence[Sequence[int]], *, since: int) -> Retention:
+    """Anki's true retention: of the answers to review cards since `since` (review-log
+    rows: id, cid, usn, ease, …, type), the share not answered «Again»."""
+    answers = [row for row in rows if row[0] > since and row[8] == REVIEW_ENTRY]
+    passed = sum(1 for row in answers if row[3] >= PASSED)
+    rate = round(passed / len(answers), 4) if answers else None
+    return Retention(reviews=len(answers), passed=passed, rate=rate)
 
 
 def result_make(details: Sequence[NoteDetail]) -> AddNotesResult:

@@ -253,6 +253,24 @@ class AnkiConnect:
             if deck_id in ids
         }
 
+    # --- statistics (the add-on's own queries on the review log) -------------------------
+
+    @api
+    def getNumCardsReviewedToday(self) -> int:
+        cutoff = (self.col.sched.day_cutoff - 86400) * 1000
+        return int(self.col.db.scalar("select count() from revlog where id > ?", cutoff))
+
+    @api
+    def cardReviews(self, deck: str, startID: int) -> list[list[int]]:
+        """Review-log rows of the cards directly in `deck` (not its subdecks) after
+        `startID`: id, cid, usn, ease, ivl, lastIvl, factor, time, type."""
+        return self.col.db.all(
+            "select id, cid, usn, ease, ivl, lastIvl, factor, time, type from revlog "
+            "where id>? and cid in (select id from cards where did=?)",
+            startID,
+            self.col.decks.id(deck),
+        )
+
     @api
     def modelNamesAndIds(self) -> dict[str, int]:
         return {m.name: int(m.id) for m in self.col.models.all_names_and_ids()}

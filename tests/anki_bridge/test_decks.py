@@ -5,6 +5,7 @@ of a `manage.py runmcp` spawned over stdio."""
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
@@ -110,3 +111,115 @@ async def test_with_anki_closed_the_deck_list_names_anki(tmp_path) -> None:  # t
         result = await client.call_tool("anki.decks", {})
     assert result.is_error
     assert "Anki" in text_of(result)
+
+
+def history(anki: FakeAnki) -> None:
+    """Answers in the review log: a review card passed today, one failed today (it goes
+    back to relearning), one passed ten days ago; and a suspended new card."""
+    with anki.state.lock:
+        col = anki.state.col
+        cards = {col.get_card(cid).note()["Front"]: col.get_card(cid) for cid in col.find_cards("")}
+        for front, ease in (("Площадь круга", 3), ("Второй закон Ньютона", 1)):
+            card = cards[front]
+            card.start_timer()
+            col.sched.answerCard(card, ease)
+        ten_days_ago = int(time.time() * 1000) - 10 * 86_400_000
+        col.db.execute(
+            "insert into revlog (id, cid, usn, ease, ivl, lastIvl, factor, time, type) "
+            "values (?, ?, -1, 3, 10, 5, 2500, 4000, 1)",
+            ten_days_ago,
+            cards["to have"].id,
+        )
+        col.sched.suspend_cards([cards["Интеграл 1/x"].id])
+
+
+def anki_stats(anki: FakeAnki, deck: str | None) -> dict[str, Any]:
+    """The statistics read straight off the collection's tables, by the definitions of
+    Anki's own searches (rslib's SQL writer): new is type 0, learning queue 1 or 3, review
+    type 2 or 3 and not learning, suspended queue -1."""
+    with anki.state.lock:
+        col = anki.state.col
+        if deck is None:
+            dids = [d.id for d in col.decks.all_names_and_ids()]
+        else:
+            dids = [d.id for d in col.decks.all_names_and_ids()
+                    if d.name == deck or d.name.startswith(f"{deck}::")]  # fmt: skip
+        where = f"did in ({','.join(map(str, dids))})"
+
+        def count(sql: str, *args: Any) -> int:
+            query = f"select count() from cards where {where} and {sql}"  # noqa: S608
+            return int(col.db.scalar(query, *args))
+
+        today = col.sched.today
+        cutoff = (col.sched.day_cutoff - 86400) * 1000
+        now = int(time.time() * 1000)
+        in_scope = f"cid in (select id from cards where {where})"  # noqa: S608
+        logs = col.db.all(f"select id, ease from revlog where type = 1 and {in_scope}")  # noqa: S608
+
+        def kept(days: int) -> dict[str, Any]:
+            answers = [ease for rid, ease in logs if rid > now - days * 86_400_000]
+            passed = sum(1 for ease in answers if ease >= 2)
+            return {
+                "reviews": len(answers),
+                "passed": passed,
+                "rate": round(passed / len(answers), 4) if answers else None,
+            }
+
+        return {
+            "deck": deck,
+            "cards": {
+                "new": count("type = 0"),
+                "learning": count("queue in (1, 3)"),
+                "review": count("type in (2, 3) and queue not in (1, 3)"),
+                "suspended": count("queue = -1"),
+                "total": count("1"),
+            },
+            "studied_today": int(
+                col.db.scalar(
+                    f"select count(distinct cid) from revlog where id > ? and {in_scope}",  # noqa: S608
+                    cutoff,
+                )
+            ),
+            "retention_7_days": kept(7),
+            "retention_30_days": kept(30),
+            "due_by_day": [len(col.find_cards(f"({' or '.join(f'did:{d}' for d in dids)}) is:due"))]
+            + [count("queue in (2, 3) and due = ?", today + day) for day in range(1, 14)],
+        }
+
+
+async def test_the_statistics_are_ankis_own_for_the_collection_and_a_deck(anki: FakeAnki) -> None:
+    study_material(anki)
+    history(anki)
+    whole, maths = anki_stats(anki, None), anki_stats(anki, "Математика")
+    assert whole["cards"]["suspended"] == 1
+    assert whole["studied_today"] == 3  # two answered now, «Закон Ома» earlier today
+    assert whole["retention_7_days"] == {"reviews": 2, "passed": 1, "rate": 0.5}
+    assert whole["retention_30_days"]["reviews"] == 3
+    assert sum(whole["due_by_day"][1:]) >= 2  # the passed review, and «to have» in 5 days
+    assert maths["cards"]["total"] == 5  # with its subdeck
+
+    server = StdioServerParameters(
+        command=PYTHON,
+        args=[MANAGE, "runmcp", "--apps", "anki_bridge"],
+        cwd=str(ROOT),
+        env=subprocess_env(ANKI_CONNECT_URL=anki.url),
+    )
+    async with Client(server, read_timeout_seconds=STARTUP_DEADLINE) as client:
+        collection = await client.call_tool("anki.stats", {})
+        deck = await client.call_tool("anki.stats", {"deck": "Математика"})
+        missing = await client.call_tool("anki.stats", {"deck": "Химия"})
+    assert not collection.is_error, text_of(collection)
+    assert json.loads(text_of(collection)) == without_nulls(whole)
+    assert json.loads(text_of(deck)) == without_nulls(maths)
+    assert missing.is_error
+    assert "deck" in text_of(missing)
+    assert "Химия" in text_of(missing)
+    with anki.state.lock:  # asking about a deck that does not exist made none
+        assert "Химия" not in anki.state.col.decks.all_names()
+
+
+def without_nulls(value: Any) -> Any:
+    """As the tools answer: a value that is absent (null) is left out."""
+    if isinstance(value, dict):
+        return {k: without_nulls(v) for k, v in value.items() if v is not None}
+    return value
