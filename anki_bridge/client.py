@@ -297,6 +297,10 @@ class AnkiClient:
         """One NoteInfo per id, in order (`{}` for an id Anki does not hold)."""
         return list(self._invoke("notesInfo", notes=list(note_ids)))
 
+    def find_notes(self, query: str) -> list[int]:
+        """The ids of the notes an Anki search finds (AnkiError for an invalid search)."""
+        return list(self._invoke("findNotes", query=query))
+
     def find_cards(self, query: str) -> list[int]:
         """The ids of the cards an Anki search finds (AnkiError for an invalid search)."""
         return list(self._invoke("findCards", query=query))

@@ -141,6 +141,28 @@ def note_info(
 
 
 @registry.tool(
+    name="anki.find_notes",
+    title="Find Anki notes",
+    output_model=schemas.FoundNotes,
+    read_only=True,
+    open_world=True,
+)
+def find_notes(
+    query: Annotated[
+        str,
+        Field(
+            min_length=1,
+            description="Anki search syntax, e.g. 'deck:Физика tag:механика', 'Front:*закон*', 'added:7'.",
+        ),
+    ],
+    limit: Annotated[int, Field(ge=1, le=100, description="Notes per page.")] = 20,
+    offset: Annotated[int, Field(ge=0, description="Notes to skip (oldest first).")] = 0,
+) -> CallToolResult:
+    """Find notes with an Anki search, oldest first, a page at a time: total, has_more, and each note's model, deck, tags and fields (long fields shortened, and named)."""
+    return respond_json(services.notes_find(query=query, limit=limit, offset=offset))
+
+
+@registry.tool(
     name="anki.add_notes",
     title="Add notes (exact fields)",
     output_model=schemas.AddNotesResult,

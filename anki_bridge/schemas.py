@@ -101,6 +101,20 @@ class NoteInfo(BaseModel):
     cards: list[int]
 
 
+class FoundNote(NoteInfo):
+    shortened: list[str] | None = Field(
+        None,
+        description="Fields cut to their first 500 characters (anki.note_info has them whole).",
+    )
+
+
+class FoundNotes(BaseModel):
+    total: int = Field(description="Notes the search finds in all.")
+    offset: int
+    has_more: bool = Field(description="More notes after this page (ask with offset + limit).")
+    notes: list[FoundNote]
+
+
 class NoteInfoResult(BaseModel):
     notes: list[NoteInfo | None]
 

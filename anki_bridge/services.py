@@ -28,6 +28,7 @@ from anki_bridge.schemas import (
     DeckCounts,
     DeckList,
     DeckStats,
+    FoundNotes,
     NoteDetail,
     NoteInput,
     Retention,
@@ -360,9 +361,56 @@ def notes_info_get(*, note_ids: Sequence[int]) -> list[dict[str, Any] | None]:
     if len(note_ids) > NOTE_IDS_MAX:
         raise InvalidInput(f"noteIds holds at most {NOTE_IDS_MAX} ids", field="noteIds")
     with AnkiClient() as client:
-        infos = client.notes_info(note_ids)
-        cards = [c for info in infos if info for c in info.get("cards", [])]
-        decks = client.get_decks(cards) if cards else {}
+        return notes_described(client, note_ids)
+
+
+FIND_LIMIT_MAX = 100
+FIELD_CHARS_SHOWN = 500
+
+
+def notes_find(*, query: str, limit: int = 20, offset: int = 0) -> FoundNotes:
+    """`anki.find_notes`: the notes an Anki search finds, oldest first, a page at a time;
+    a field longer than FIELD_CHARS_SHOWN characters is cut, and named in `shortened`."""
+    if not query.strip():
+        raise InvalidInput(
+            "query must hold an Anki search, e.g. deck:Физика tag:механика", field="query"
+        )
+    if not 1 <= limit <= FIND_LIMIT_MAX:
+        raise InvalidInput(f"limit must be 1–{FIND_LIMIT_MAX}, got {limit}", field="limit")
+    if offset < 0:
+        raise InvalidInput(f"offset must be 0 or more, got {offset}", field="offset")
+    with AnkiClient() as client:
+        try:
+            found = sorted(client.find_notes(query))
+        except AnkiError as exc:
+            raise InvalidInput(
+                f"query: Anki cannot read this search ({exc.message})", field="query"
+            ) from exc
+        page = found[offset : offset + limit]
+        described = notes_described(client, page) if page else []
+    notes = []
+    for info in described:
+        if info is None:  # deleted between the search and the read
+            continue
+        cut = [name for name, value in info["fields"].items() if len(value) > FIELD_CHARS_SHOWN]
+        for name in cut:
+            info["fields"][name] = info["fields"][name][:FIELD_CHARS_SHOWN] + "…"
+        notes.append({**info, "shortened": cut or None})
+    return FoundNotes.model_validate(
+        {
+            "total": len(found),
+            "offset": offset,
+            "has_more": offset + len(page) < len(found),
+            "notes": notes,
+        }
+    )
+
+
+def notes_described(client: AnkiClient, note_ids: Sequence[int]) -> list[dict[str, Any] | None]:
+    """A NoteInfo or None per id, in order, with each note's deck (two requests)."""
+    infos = client.notes_info(note_ids)
+    cards = [c for info in infos if info for c in info.get("cards", [])]
+    decks = client.get_decks(cards) if cards else {}
     deck_of = {cid: deck for deck, cids in decks.items() for cid in cids}
     notes: list[dict[str, Any] | None] = []
     for info in infos:

@@ -223,3 +223,47 @@ def without_nulls(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: without_nulls(v) for k, v in value.items() if v is not None}
     return value
+
+
+async def test_find_notes_pages_through_250_notes_with_exact_totals(anki: FakeAnki) -> None:
+    """250 notes: pages of 100 come with the exact total and whether more follow; a long
+    field comes shortened and named; a search Anki cannot read is refused naming `query`."""
+    with anki.state.lock:
+        col = anki.state.col
+        basic = col.models.by_name("Basic")
+        deck_id = col.decks.id("Словарь")
+        for i in range(250):
+            note = col.new_note(basic)
+            note["Front"] = f"слово {i:03d}"
+            note["Back"] = "длинное толкование " * 40 if i == 7 else f"перевод {i}"
+            col.add_note(note, deck_id)
+        expected = sorted(col.find_notes("deck:Словарь"))
+
+    server = StdioServerParameters(
+        command=PYTHON,
+        args=[MANAGE, "runmcp", "--apps", "anki_bridge"],
+        cwd=str(ROOT),
+        env=subprocess_env(ANKI_CONNECT_URL=anki.url),
+    )
+    pages = []
+    async with Client(server, read_timeout_seconds=STARTUP_DEADLINE) as client:
+        for offset in (0, 100, 200, 300):
+            result = await client.call_tool(
+                "anki.find_notes", {"query": "deck:Словарь", "limit": 100, "offset": offset}
+            )
+            assert not result.is_error, text_of(result)
+            pages.append(json.loads(text_of(result)))
+        unreadable = await client.call_tool("anki.find_notes", {"query": '"deck:Словарь'})
+    assert [p["total"] for p in pages] == [250] * 4
+    assert [p["has_more"] for p in pages] == [True, True, False, False]
+    assert [len(p["notes"]) for p in pages] == [100, 100, 50, 0]
+    assert [n["noteId"] for p in pages for n in p["notes"]] == expected
+    first = pages[0]["notes"]
+    assert first[0]["fields"]["Front"] == "слово 000"
+    assert first[0]["deckName"] == "Словарь"
+    assert first[7]["shortened"] == ["Back"]
+    assert len(first[7]["fields"]["Back"]) == 501
+    assert first[7]["fields"]["Back"].endswith("…")
+    assert "shortened" not in first[8]
+    assert unreadable.is_error
+    assert "query" in text_of(unreadable)
