@@ -297,6 +297,9 @@ class AnkiClient:
         """One NoteInfo per id, in order (`{}` for an id Anki does not hold)."""
         return list(self._invoke("notesInfo", notes=list(note_ids)))
 
+    def delete_notes(self, note_ids: Sequence[int]) -> None:
+        self._invoke("deleteNotes", notes=list(note_ids))
+
     def find_notes(self, query: str) -> list[int]:
         """The ids of the notes an Anki search finds (AnkiError for an invalid search)."""
         return list(self._invoke("findNotes", query=query))

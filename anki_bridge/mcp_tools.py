@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
 from anki_bridge import problem_cards, schemas, search, services
 from anki_bridge.client import AnkiClient
 from anki_bridge.schemas import NoteInput, ProblemRef
+from core.identity import mcp_caller
 from core.registry import ToolRegistry
 from core.tooling import respond_json
 
@@ -160,6 +162,33 @@ def find_notes(
 ) -> CallToolResult:
     """Find notes with an Anki search, oldest first, a page at a time: total, has_more, and each note's model, deck, tags and fields (long fields shortened, and named)."""
     return respond_json(services.notes_find(query=query, limit=limit, offset=offset))
+
+
+@registry.tool(
+    name="anki.delete_notes",
+    title="Delete Anki notes",
+    output_model=schemas.DeleteNotesResult,
+    read_only=False,
+    destructive=True,
+    idempotent=True,
+    open_world=True,
+)
+def delete_notes(
+    note_ids: Annotated[
+        list[Annotated[int, Field(ge=1)]],
+        Field(min_length=1, max_length=100, description="The notes to delete (and their cards)."),
+    ],
+    confirm_token: Annotated[
+        str | None,
+        Field(description="From the first call: deletes exactly the notes it listed."),
+    ] = None,
+    ctx: Context | None = None,
+) -> CallToolResult:
+    """Delete notes in two steps: the first call deletes nothing and returns the notes it would delete and a confirm_token; show them to the user, and only on their yes call again with the token."""
+    user = mcp_caller(ctx)
+    return respond_json(
+        services.notes_delete(note_ids=note_ids, confirm_token=confirm_token, user_id=user.pk)
+    )
 
 
 @registry.tool(

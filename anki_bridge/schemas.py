@@ -115,6 +115,17 @@ class FoundNotes(BaseModel):
     notes: list[FoundNote]
 
 
+class DeleteNotesResult(BaseModel):
+    deleted: list[int] = Field(description="Notes deleted by this call.")
+    would_delete: list[NoteInfo] | None = Field(
+        None, description="First step: the notes the token deletes, as Anki holds them now."
+    )
+    missing: list[int] | None = Field(None, description="Ids Anki does not hold.")
+    confirm_token: str | None = Field(
+        None, description="First step: call again with it (and the same note_ids) to delete."
+    )
+
+
 class NoteInfoResult(BaseModel):
     notes: list[NoteInfo | None]
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.conf import settings
+from django.core import signing
 from django.core.cache import cache
 
 from anki_bridge import client as ankiconnect
@@ -28,6 +29,7 @@ from anki_bridge.schemas import (
     DeckCounts,
     DeckList,
     DeckStats,
+    DeleteNotesResult,
     FoundNotes,
     NoteDetail,
     NoteInput,
@@ -404,6 +406,66 @@ def notes_find(*, query: str, limit: int = 20, offset: int = 0) -> FoundNotes:
             "notes": notes,
         }
     )
+
+
+DELETE_SALT = "anki_bridge.notes_delete"
+DELETE_CONFIRM_SECONDS = 600
+DELETE_MAX = 100
+
+
+def notes_delete(
+    *, note_ids: Sequence[int], confirm_token: str | None, user_id: int | None
+) -> DeleteNotesResult:
+    """`anki.delete_notes`, in two steps. Without `confirm_token`: what would go (each
+    note as Anki holds it now) and a token; nothing is deleted. With the token of exactly
+    these notes, given to this user in the last DELETE_CONFIRM_SECONDS: they are deleted.
+    The token is signed, not stored: any process of the deployment checks it."""
+    ids = sorted(set(note_ids))
+    if not ids:
+        raise InvalidInput("note_ids must hold at least one note id", field="note_ids")
+    if len(ids) > DELETE_MAX:
+        raise InvalidInput(f"note_ids holds at most {DELETE_MAX} ids", field="note_ids")
+    if confirm_token is None:
+        with AnkiClient() as client:
+            described = notes_described(client, ids)
+        found = [info for info in described if info is not None]
+        missing = [i for i, info in zip(ids, described, strict=True) if info is None]
+        if not found:
+            raise InvalidInput("note_ids: Anki holds none of these notes", field="note_ids")
+        listed = [n["noteId"] for n in found]
+        token = signing.dumps({"notes": listed, "user": user_id}, salt=DELETE_SALT)
+        return DeleteNotesResult.model_validate(
+            {
+                "deleted": [],
+                "would_delete": found,
+                "missing": missing or None,
+                "confirm_token": token,
+            }
+        )
+    try:
+        signed = signing.loads(confirm_token, salt=DELETE_SALT, max_age=DELETE_CONFIRM_SECONDS)
+    except signing.SignatureExpired as exc:
+        raise InvalidInput(
+            f"confirm_token: expired (a token holds {DELETE_CONFIRM_SECONDS // 60} minutes); "
+            "call again without it for a new one",
+            field="confirm_token",
+        ) from exc
+    except signing.BadSignature as exc:
+        raise InvalidInput(
+            "confirm_token: not a token this server gave; call without it first",
+            field="confirm_token",
+        ) from exc
+    if not isinstance(signed, dict) or signed.get("user") != user_id:
+        raise InvalidInput("confirm_token: given to another user", field="confirm_token")
+    if signed.get("notes") != ids:
+        raise InvalidInput(
+            "confirm_token: given for other notes; it deletes exactly the notes it listed "
+            f"({', '.join(map(str, signed['notes']))})",
+            field="confirm_token",
+        )
+    with AnkiClient() as client:
+        client.delete_notes(ids)
+    return DeleteNotesResult(deleted=ids)
 
 
 def notes_described(client: AnkiClient, note_ids: Sequence[int]) -> list[dict[str, Any] | None]:

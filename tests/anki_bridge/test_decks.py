@@ -267,3 +267,77 @@ async def test_find_notes_pages_through_250_notes_with_exact_totals(anki: FakeAn
     assert "shortened" not in first[8]
     assert unreadable.is_error
     assert "query" in text_of(unreadable)
+
+
+async def test_delete_notes_deletes_only_with_the_token_and_exactly_the_listed_notes(
+    anki: FakeAnki,
+) -> None:
+    """The first call deletes nothing and lists what would go; the token deletes exactly
+    those notes; a token for other notes, a forged one and no token delete nothing."""
+    study_material(anki)
+    with anki.state.lock:
+        col = anki.state.col
+        physics = sorted(col.find_notes("deck:Физика"))
+        english = sorted(col.find_notes("deck:English"))
+        before = len(col.find_notes(""))
+
+    def notes_left() -> int:
+        with anki.state.lock:
+            return len(anki.state.col.find_notes(""))
+
+    server = StdioServerParameters(
+        command=PYTHON,
+        args=[MANAGE, "runmcp", "--apps", "anki_bridge"],
+        cwd=str(ROOT),
+        env=subprocess_env(ANKI_CONNECT_URL=anki.url),
+    )
+    async with Client(server, read_timeout_seconds=STARTUP_DEADLINE) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        assert tools["anki.delete_notes"].annotations.destructive_hint is not False
+        first = await client.call_tool("anki.delete_notes", {"note_ids": physics})
+        assert not first.is_error, text_of(first)
+        listed = json.loads(text_of(first))
+        assert notes_left() == before  # nothing deleted yet
+        assert [n["noteId"] for n in listed["would_delete"]] == physics
+        assert {n["deckName"] for n in listed["would_delete"]} == {"Физика"}
+        token = listed["confirm_token"]
+
+        other = await client.call_tool(
+            "anki.delete_notes", {"note_ids": english, "confirm_token": token}
+        )
+        forged = await client.call_tool(
+            "anki.delete_notes", {"note_ids": physics, "confirm_token": token[:-4] + "AAAA"}
+        )
+        assert other.is_error
+        assert "confirm_token" in text_of(other)
+        assert forged.is_error
+        assert "confirm_token" in text_of(forged)
+        assert notes_left() == before
+
+        done = await client.call_tool(
+            "anki.delete_notes", {"note_ids": physics, "confirm_token": token}
+        )
+        assert not done.is_error, text_of(done)
+        assert json.loads(text_of(done))["deleted"] == physics
+    with anki.state.lock:
+        col = anki.state.col
+        assert col.find_notes("deck:Физика") == []
+        assert sorted(col.find_notes("deck:English")) == english
+        assert len(col.find_notes("")) == before - len(physics)
+
+
+def test_a_delete_token_is_the_users_who_asked_and_expires(anki: FakeAnki, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from anki_bridge import services
+    from core.exceptions import InvalidInput
+
+    study_material(anki)
+    with anki.state.lock:
+        ids = sorted(anki.state.col.find_notes("deck:English"))
+    token = services.notes_delete(note_ids=ids, confirm_token=None, user_id=1).confirm_token
+    with pytest.raises(InvalidInput, match="another user"):
+        services.notes_delete(note_ids=ids, confirm_token=token, user_id=2)
+    monkeypatch.setattr(services, "DELETE_CONFIRM_SECONDS", -1)
+    with pytest.raises(InvalidInput, match="expired"):
+        services.notes_delete(note_ids=ids, confirm_token=token, user_id=1)
+    with anki.state.lock:
+        assert sorted(anki.state.col.find_notes("deck:English")) == ids
