@@ -75,39 +75,12 @@ def anki_deck_list(anki: FakeAnki) -> list[dict[str, Any]]:
         return out
 
 
-async def test_the_deck_list_is_ankis_own_counts(anki: FakeAnki) -> None:
-    study_material(anki)
-    expected = anki_deck_list(anki)
-    assert {d["name"] for d in expected} == set(DECKS)  # the empty «Default» is hidden
-    by_name = {d["name"]: d for d in expected}
-    assert by_name["Физика"]["learning"] == 1
-    assert by_name["Физика"]["review"] == 1
-    assert by_name["Математика"]["review"] == 1  # its subdeck's card counts in it
-    assert by_name["English"]["total"] == 2
-
-    server = StdioServerParameters(
-        command=PYTHON,
-        args=[MANAGE, "runmcp", "--apps", "anki_bridge"],
-        cwd=str(ROOT),
-        env=subprocess_env(ANKI_CONNECT_URL=anki.url),
-    )
-    async with Client(server, read_timeout_seconds=STARTUP_DEADLINE) as client:
-        result = await client.call_tool("anki.decks", {})
-    assert not result.is_error, text_of(result)
-    assert json.loads(text_of(result))["decks"] == expected
-    assert result.structured_content == {"decks": expected}
-
-
-async def test_with_anki_closed_the_deck_list_names_anki(tmp_path) -> None:  # type: ignore[no-untyped-def]
+async def test_with_anki_closed_the_deck_list_names_anki(settings) -> None:  # type: ignore[no-untyped-def]
+    from core.mcp_server import build_server
     from tests.conftest import free_port
 
-    server = StdioServerParameters(
-        command=PYTHON,
-        args=[MANAGE, "runmcp", "--apps", "anki_bridge"],
-        cwd=str(ROOT),
-        env=subprocess_env(ANKI_CONNECT_URL=f"http://127.0.0.1:{free_port()}"),
-    )
-    async with Client(server, read_timeout_seconds=STARTUP_DEADLINE) as client:
+    settings.ANKI_CONNECT_URL = f"http://127.0.0.1:{free_port()}"  # nothing listens
+    async with Client(build_server(["anki_bridge"]), read_timeout_seconds=60) as client:
         result = await client.call_tool("anki.decks", {})
     assert result.is_error
     assert "Anki" in text_of(result)
@@ -187,9 +160,20 @@ def anki_stats(anki: FakeAnki, deck: str | None) -> dict[str, Any]:
         }
 
 
-async def test_the_statistics_are_ankis_own_for_the_collection_and_a_deck(anki: FakeAnki) -> None:
+async def test_the_deck_list_and_the_statistics_are_ankis_own(anki: FakeAnki) -> None:
+    """`anki.decks` equals the scheduler's deck tree (a parent counting its subdecks, the
+    empty «Default» hidden); `anki.stats` equals the collection's own tables, for the
+    collection and for a deck with its subdeck; an unknown deck is refused, not made."""
     study_material(anki)
+    listed = anki_deck_list(anki)
+    assert {d["name"] for d in listed} == set(DECKS)  # the empty «Default» is hidden
+    by_name = {d["name"]: d for d in listed}
+    assert by_name["Физика"]["learning"] == 1
+    assert by_name["Физика"]["review"] == 1
+    assert by_name["Математика"]["review"] == 1  # its subdeck's card counts in it
+    assert by_name["English"]["total"] == 2
     history(anki)
+    expected_decks = anki_deck_list(anki)
     whole, maths = anki_stats(anki, None), anki_stats(anki, "Математика")
     assert whole["cards"]["suspended"] == 1
     assert whole["studied_today"] == 3  # two answered now, «Закон Ома» earlier today
@@ -205,9 +189,13 @@ async def test_the_statistics_are_ankis_own_for_the_collection_and_a_deck(anki: 
         env=subprocess_env(ANKI_CONNECT_URL=anki.url),
     )
     async with Client(server, read_timeout_seconds=STARTUP_DEADLINE) as client:
+        decks = await client.call_tool("anki.decks", {})
         collection = await client.call_tool("anki.stats", {})
         deck = await client.call_tool("anki.stats", {"deck": "Математика"})
         missing = await client.call_tool("anki.stats", {"deck": "Химия"})
+    assert not decks.is_error, text_of(decks)
+    assert json.loads(text_of(decks))["decks"] == expected_decks
+    assert decks.structured_content == {"decks": expected_decks}
     assert not collection.is_error, text_of(collection)
     assert json.loads(text_of(collection)) == without_nulls(whole)
     assert json.loads(text_of(deck)) == without_nulls(maths)

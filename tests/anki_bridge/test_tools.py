@@ -28,6 +28,10 @@ TOOLS = {
     "anki.add_notes": {"deck", "model", "notes"},
     "search": {"query", "limit", "cursor"},
     "anki.add_problems": {"problems", "deck", "tags"},
+    "anki.decks": set(),
+    "anki.stats": {"deck"},
+    "anki.find_notes": {"query", "limit", "offset"},
+    "anki.delete_notes": {"note_ids", "confirm_token"},
 }
 
 
@@ -61,6 +65,10 @@ async def test_the_tools_with_their_parameters_and_hints() -> None:
         assert set(tools[name].input_schema["properties"]) == params, name
         assert tools[name].input_schema["additionalProperties"] is False
     assert hints(tools["anki.note_info"]).read_only is True
+    for reader in ("anki.decks", "anki.stats", "anki.find_notes"):
+        assert hints(tools[reader]).read_only is True, reader
+    delete = hints(tools["anki.delete_notes"])
+    assert (delete.read_only, delete.destructive) == (False, True)
     add = hints(tools["anki.add_from_model"])
     assert (add.read_only, add.destructive, add.open_world) == (False, False, True)
     assert set(tools["anki.add_from_model"].output_schema["properties"]) == {
