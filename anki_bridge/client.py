@@ -158,6 +158,11 @@ def deck_query(deck: str) -> str:
     return f'"deck:{escaped}"'
 
 
+def set_due_date(cards: Sequence[int], days: int) -> Action:
+    """Anki's «Set due date»: the cards (new ones become review cards) due in `days` days."""
+    return _action("setDueDate", cards=list(cards), days=str(days))
+
+
 def new_elsewhere_query(deck_id: int) -> str:
     """The Anki search for cards added today that are not in the deck `deck_id` itself.
 

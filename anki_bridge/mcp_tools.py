@@ -192,6 +192,29 @@ def delete_notes(
 
 
 @registry.tool(
+    name="anki.reschedule",
+    title="Set the due date of Anki cards",
+    output_model=schemas.RescheduleResult,
+    read_only=False,
+    idempotent=True,
+    open_world=True,
+)
+def reschedule(
+    card_ids: Annotated[
+        list[Annotated[int, Field(ge=1)]],
+        Field(
+            min_length=1,
+            max_length=500,
+            description="The cards (anki.note_info lists a note's cards).",
+        ),
+    ],
+    days: Annotated[int, Field(ge=0, le=36500, description="Due in this many days; 0: today.")],
+) -> CallToolResult:
+    """Set cards due in a number of days, as Anki's «Set due date» does (new cards become review cards)."""
+    return respond_json(services.cards_reschedule(card_ids=card_ids, days=days))
+
+
+@registry.tool(
     name="anki.add_notes",
     title="Add notes (exact fields)",
     output_model=schemas.AddNotesResult,

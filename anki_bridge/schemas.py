@@ -126,6 +126,12 @@ class DeleteNotesResult(BaseModel):
     )
 
 
+class RescheduleResult(BaseModel):
+    due_in_days: int
+    rescheduled: list[int]
+    missing: list[int] | None = None
+
+
 class NoteInfoResult(BaseModel):
     notes: list[NoteInfo | None]
 
@@ -133,14 +139,14 @@ class NoteInfoResult(BaseModel):
 class DeckCounts(BaseModel):
     """A deck as Anki's deck list shows it: a parent's counts include its subdecks'."""
 
-    name: str = Field(description="Full name, subdecks after '::'.")
+    name: str
     id: int
-    level: int = Field(description="0 for a top-level deck, 1 for its subdeck, …")
-    new: int = Field(description="New cards to study today (within the daily limit).")
-    learning: int = Field(description="Cards in learning due now.")
-    review: int = Field(description="Review cards due today (within the daily limit).")
-    due_today: int = Field(description="learning + review: the reviews waiting today.")
-    total: int = Field(description="Cards in the deck and its subdecks.")
+    level: int = Field(description="Depth: 0 top-level.")
+    new: int
+    learning: int
+    review: int
+    due_today: int = Field(description="learning + review.")
+    total: int
 
 
 class DeckList(BaseModel):
@@ -148,17 +154,17 @@ class DeckList(BaseModel):
 
 
 class CardStates(BaseModel):
-    new: int = Field(description="Never studied (Anki's is:new).")
-    learning: int = Field(description="In learning or relearning (is:learn).")
-    review: int = Field(description="Graduated, not relearning (is:review -is:learn).")
-    suspended: int = Field(description="Suspended, whatever their state (is:suspended).")
+    new: int
+    learning: int = Field(description="Learning or relearning.")
+    review: int
+    suspended: int
     total: int
 
 
 class Retention(BaseModel):
-    reviews: int = Field(description="Answers to review cards in the period.")
-    passed: int = Field(description="Of them, answered Hard, Good or Easy.")
-    rate: float | None = Field(None, description="passed / reviews (absent: no review).")
+    reviews: int
+    passed: int = Field(description="Not answered Again.")
+    rate: float | None = None
 
 
 class DeckStats(BaseModel):

@@ -16,7 +16,7 @@ from django.core import signing
 from django.core.cache import cache
 
 from anki_bridge import client as ankiconnect
-from anki_bridge.client import AnkiClient, card_reviews, deck_query, find_cards
+from anki_bridge.client import AnkiClient, card_reviews, deck_query, find_cards, set_due_date
 from anki_bridge.delivery import Known, is_model_missing, model_create_default
 from anki_bridge.drafts import drafts_build, items_parse, note_validate, target_given
 from anki_bridge.exceptions import AnkiError, AnkiModelNotFound, AnkiUnavailable
@@ -33,6 +33,7 @@ from anki_bridge.schemas import (
     FoundNotes,
     NoteDetail,
     NoteInput,
+    RescheduleResult,
     Retention,
 )
 from core.exceptions import InvalidInput
@@ -466,6 +467,38 @@ def notes_delete(
     with AnkiClient() as client:
         client.delete_notes(ids)
     return DeleteNotesResult(deleted=ids)
+
+
+RESCHEDULE_MAX = 500
+RESCHEDULE_DAYS_MAX = 36_500
+
+
+def cards_reschedule(*, card_ids: Sequence[int], days: int) -> RescheduleResult:
+    """`anki.reschedule`: the cards due in `days` days (0: today), as Anki's «Set due
+    date» does it, in two requests: the cards Anki holds; then the change and a read-back
+    of the cards now due on that day."""
+    ids = sorted(set(card_ids))
+    if not ids:
+        raise InvalidInput("card_ids must hold at least one card id", field="card_ids")
+    if len(ids) > RESCHEDULE_MAX:
+        raise InvalidInput(f"card_ids holds at most {RESCHEDULE_MAX} ids", field="card_ids")
+    if not 0 <= days <= RESCHEDULE_DAYS_MAX:
+        raise InvalidInput(f"days must be 0–{RESCHEDULE_DAYS_MAX}, got {days}", field="days")
+    cards = f"cid:{','.join(map(str, ids))}"
+    with AnkiClient() as client:
+        held = client.find_cards(cards)
+        if not held:
+            raise InvalidInput("card_ids: Anki holds none of these cards", field="card_ids")
+        changed, due = client.multi(
+            [set_due_date(sorted(held), days), find_cards(f"{cards} prop:due={days}")]
+        )
+    for outcome in (changed, due):
+        if not outcome.ok:
+            raise AnkiError(f"Anki refused to set the due date: {outcome.error}")
+    missing = sorted(set(ids) - set(held))
+    return RescheduleResult(
+        due_in_days=days, rescheduled=sorted(due.result), missing=missing or None
+    )
 
 
 def notes_described(client: AnkiClient, note_ids: Sequence[int]) -> list[dict[str, Any] | None]:

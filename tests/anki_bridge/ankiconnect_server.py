@@ -272,6 +272,11 @@ class AnkiConnect:
         )
 
     @api
+    def setDueDate(self, cards: list[int], days: str) -> bool:
+        self.col.sched.set_due_date(cards, days, config_key=None)
+        return True
+
+    @api
     def modelNamesAndIds(self) -> dict[str, int]:
         return {m.name: int(m.id) for m in self.col.models.all_names_and_ids()}
 

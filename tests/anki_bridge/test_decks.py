@@ -329,3 +329,38 @@ def test_a_delete_token_is_the_users_who_asked_and_expires(anki: FakeAnki, monke
         services.notes_delete(note_ids=ids, confirm_token=token, user_id=1)
     with anki.state.lock:
         assert sorted(anki.state.col.find_notes("deck:English")) == ids
+
+
+async def test_reschedule_makes_the_cards_due_in_n_days(anki: FakeAnki) -> None:
+    """New and review cards set due in 4 days are due in 4 days by Anki's own count; an
+    id Anki does not hold is named, and the other cards keep their dates."""
+    study_material(anki)
+    with anki.state.lock:
+        col = anki.state.col
+        chosen = sorted(col.find_cards("deck:Физика"))  # a new card and a review card
+        untouched = {cid: col.get_card(cid).due for cid in col.find_cards("deck:English")}
+    server = StdioServerParameters(
+        command=PYTHON,
+        args=[MANAGE, "runmcp", "--apps", "anki_bridge"],
+        cwd=str(ROOT),
+        env=subprocess_env(ANKI_CONNECT_URL=anki.url),
+    )
+    async with Client(server, read_timeout_seconds=STARTUP_DEADLINE) as client:
+        result = await client.call_tool(
+            "anki.reschedule", {"card_ids": [*chosen, 999_999], "days": 4}
+        )
+        bad = await client.call_tool("anki.reschedule", {"card_ids": chosen, "days": -1})
+    assert not result.is_error, text_of(result)
+    assert json.loads(text_of(result)) == {
+        "due_in_days": 4,
+        "rescheduled": chosen,
+        "missing": [999_999],
+    }
+    with anki.state.lock:
+        col = anki.state.col
+        assert sorted(col.find_cards("prop:due=4")) == chosen
+        today = col.sched.today
+        assert {col.get_card(cid).due for cid in chosen} == {today + 4}
+        assert {cid: col.get_card(cid).due for cid in untouched} == untouched
+    assert bad.is_error
+    assert "days" in text_of(bad)

@@ -32,6 +32,7 @@ TOOLS = {
     "anki.stats": {"deck"},
     "anki.find_notes": {"query", "limit", "offset"},
     "anki.delete_notes": {"note_ids", "confirm_token"},
+    "anki.reschedule": {"card_ids", "days"},
 }
 
 
