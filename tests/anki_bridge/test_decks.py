@@ -26,6 +26,16 @@ DECKS = {
 }
 
 
+def runmcp(anki: FakeAnki) -> StdioServerParameters:
+    """`manage.py runmcp` of the Anki tools, spawned over stdio, on the stand-in."""
+    return StdioServerParameters(
+        command=PYTHON,
+        args=[MANAGE, "runmcp", "--apps", "anki_bridge"],
+        cwd=str(ROOT),
+        env=subprocess_env(ANKI_CONNECT_URL=anki.url),
+    )
+
+
 def study_material(anki: FakeAnki) -> None:
     """Notes in four decks (one a subdeck), and cards in every state: new, in learning
     (answered «Again»), due for review today, and a review not due yet."""
@@ -182,13 +192,7 @@ async def test_the_deck_list_and_the_statistics_are_ankis_own(anki: FakeAnki) ->
     assert sum(whole["due_by_day"][1:]) >= 2  # the passed review, and «to have» in 5 days
     assert maths["cards"]["total"] == 5  # with its subdeck
 
-    server = StdioServerParameters(
-        command=PYTHON,
-        args=[MANAGE, "runmcp", "--apps", "anki_bridge"],
-        cwd=str(ROOT),
-        env=subprocess_env(ANKI_CONNECT_URL=anki.url),
-    )
-    async with Client(server, read_timeout_seconds=STARTUP_DEADLINE) as client:
+    async with Client(runmcp(anki), read_timeout_seconds=STARTUP_DEADLINE) as client:
         decks = await client.call_tool("anki.decks", {})
         collection = await client.call_tool("anki.stats", {})
         deck = await client.call_tool("anki.stats", {"deck": "Математика"})
@@ -227,14 +231,8 @@ async def test_find_notes_pages_through_250_notes_with_exact_totals(anki: FakeAn
             col.add_note(note, deck_id)
         expected = sorted(col.find_notes("deck:Словарь"))
 
-    server = StdioServerParameters(
-        command=PYTHON,
-        args=[MANAGE, "runmcp", "--apps", "anki_bridge"],
-        cwd=str(ROOT),
-        env=subprocess_env(ANKI_CONNECT_URL=anki.url),
-    )
     pages = []
-    async with Client(server, read_timeout_seconds=STARTUP_DEADLINE) as client:
+    async with Client(runmcp(anki), read_timeout_seconds=STARTUP_DEADLINE) as client:
         for offset in (0, 100, 200, 300):
             result = await client.call_tool(
                 "anki.find_notes", {"query": "deck:Словарь", "limit": 100, "offset": offset}
@@ -273,13 +271,7 @@ async def test_delete_notes_deletes_only_with_the_token_and_exactly_the_listed_n
         with anki.state.lock:
             return len(anki.state.col.find_notes(""))
 
-    server = StdioServerParameters(
-        command=PYTHON,
-        args=[MANAGE, "runmcp", "--apps", "anki_bridge"],
-        cwd=str(ROOT),
-        env=subprocess_env(ANKI_CONNECT_URL=anki.url),
-    )
-    async with Client(server, read_timeout_seconds=STARTUP_DEADLINE) as client:
+    async with Client(runmcp(anki), read_timeout_seconds=STARTUP_DEADLINE) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
         assert tools["anki.delete_notes"].annotations.destructive_hint is not False
         first = await client.call_tool("anki.delete_notes", {"note_ids": physics})
@@ -339,13 +331,7 @@ async def test_reschedule_makes_the_cards_due_in_n_days(anki: FakeAnki) -> None:
         col = anki.state.col
         chosen = sorted(col.find_cards("deck:Физика"))  # a new card and a review card
         untouched = {cid: col.get_card(cid).due for cid in col.find_cards("deck:English")}
-    server = StdioServerParameters(
-        command=PYTHON,
-        args=[MANAGE, "runmcp", "--apps", "anki_bridge"],
-        cwd=str(ROOT),
-        env=subprocess_env(ANKI_CONNECT_URL=anki.url),
-    )
-    async with Client(server, read_timeout_seconds=STARTUP_DEADLINE) as client:
+    async with Client(runmcp(anki), read_timeout_seconds=STARTUP_DEADLINE) as client:
         result = await client.call_tool(
             "anki.reschedule", {"card_ids": [*chosen, 999_999], "days": 4}
         )
