@@ -6,11 +6,15 @@ per call; the query itself a tenth of that).
     clauses = loader.by_ids([4, 8, 15])  # {pk: clause}, clause.page and clause.document set
 
 Each relation named is a many-to-one field of the base model; its instance is attached as
-if by `select_related` (no further query on access), one instance per related row of a
-call (clauses of one page share their page, as `prefetch_related` would have it). Values
-go through the same database converters the ORM applies (booleans, dates, JSON on
-SQLite), and instances are made by `Model.from_db`, so they behave as fetched ones
-(saving, `refresh_from_db`).
+`select_related` attaches it (in the field's cache: no further query on access), one
+instance per related row of a call (clauses of one page share their page, as
+`prefetch_related` would have it). Values go through the same database converters the ORM
+applies (booleans, dates, JSON on SQLite). Instances are made as `Model.from_db` makes
+them, minus `Model.__init__`'s handling of arguments (a setattr through a descriptor per
+field: most of the cost of a load): the values go straight into the instance's attributes,
+its state says fetched from `using`. So they behave as fetched ones (saving,
+`refresh_from_db`). A model something listens to at `pre_init` or `post_init` (an
+`ImageField` with dimension fields) is made by `from_db`, so that the listener runs.
 """
 
 from __future__ import annotations
@@ -19,20 +23,25 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.db import connections, models
+from django.db.models.base import ModelState
+from django.db.models.signals import post_init, pre_init
 
 Converter = Callable[[Any, Any, Any], Any]
-# A model of the join: its fields' attnames, their converters, and where its pk is.
-Part = tuple[type[models.Model], list[str], list[tuple[Any, list[Converter]]], int]
+# A model of the join: its fields' attnames, the converters of those that have any (by
+# index), and where its pk is.
+Part = tuple[type[models.Model], list[str], list[tuple[int, Any, list[Converter]]], int]
 
 
 class JoinedLoader:
     def __init__(self, base: type[models.Model], **related: type[models.Model]) -> None:
         self.base = base
         self.related = related
+        self._fields: list[models.ForeignKey[Any, Any]] = []
         for name, model in related.items():
             field = base._meta.get_field(name)
-            if not (field.many_to_one and field.related_model is model):
+            if not (isinstance(field, models.ForeignKey) and field.related_model is model):
                 raise ValueError(f"{base.__name__}.{name} is not a foreign key to {model.__name__}")
+            self._fields.append(field)
         self._prepared: dict[str, tuple[str, list[Part]]] = {}
 
     def by_ids(self, ids: Iterable[int], *, using: str = "default") -> dict[int, models.Model]:
@@ -60,16 +69,16 @@ class JoinedLoader:
                     instances.append(made[key])
                     continue
                 values = list(row[start:offset])
-                for index, (col, chain) in enumerate(converters):
+                for index, col, chain in converters:
                     for convert in chain:
                         values[index] = convert(values[index], col, connection)
-                instance = model.from_db(using, names, values)
+                instance = _instance(model, using, names, values)
                 if key is not None:
                     made[key] = instance
                 instances.append(instance)
             base, *attached = instances
-            for name, instance in zip(self.related, attached, strict=True):
-                setattr(base, name, instance)
+            for field, instance in zip(self._fields, attached, strict=True):
+                field.set_cached_value(base, instance)  # as select_related attaches it
             out[base.pk] = base
         return out
 
@@ -88,10 +97,11 @@ class JoinedLoader:
             fields = list(model._meta.concrete_fields)
             columns += [f"{alias}.{quote(str(f.column))}" for f in fields]
             converters = []
-            for f in fields:
+            for index, f in enumerate(fields):
                 col = f.get_col(alias)
                 chain = [*connection.ops.get_db_converters(col), *f.get_db_converters(connection)]
-                converters.append((col, chain))
+                if chain:
+                    converters.append((index, col, chain))
             names = [f.attname for f in fields]
             parts.append((model, names, converters, names.index(model._meta.pk.attname)))
         joins = " ".join(
@@ -104,6 +114,18 @@ class JoinedLoader:
         sql = f"SELECT {', '.join(columns)} FROM {table} t0 {joins} WHERE t0.{pk} {{where}}"  # noqa: S608
         self._prepared[using] = (sql, parts)
         return self._prepared[using]
+
+
+def _instance(model: type[models.Model], using: str, names: list[str], values: list[Any]) -> Any:
+    """An instance of `model` as fetched from `using`, every concrete field's value given."""
+    if pre_init.has_listeners(model) or post_init.has_listeners(model):
+        return model.from_db(using, names, values)
+    instance = model.__new__(model)
+    instance.__dict__.update(zip(names, values, strict=True))
+    state = ModelState()
+    state.adding, state.db = False, using
+    instance._state = state
+    return instance
 
 
 def _column(model: type[models.Model], name: str) -> str:

@@ -66,6 +66,7 @@ PHRASE, NEAR = 1.0, 0.5  # the bonus for neighbours in a phrase, of their mean w
 LOCAL, LOCAL_MIN_ROWS = 0.5, 20  # a stem every candidate holds weighs LOCAL of one none holds
 COVERAGE = 0.5  # a phrase half covered counts 0.7 of it: every concept of the query matters
 BEYOND = 1.0  # the penalty for the statement's other stems (their mean weight)
+_ZEROS = itertools.repeat(0.0)  # the weight of a stem the corpus does not count
 
 
 @dataclass(frozen=True)
@@ -142,26 +143,29 @@ def clauses_search(
     vocabulary = _vocabulary(query.terms)
     named = _named(query, expected)
     ids = list(dict.fromkeys([*named, *_candidates(vocabulary, expected)]))
-    best = _ranked_rows(_rows(ids), query, vocabulary, set(named), set(expected))[:limit]
+    rows = _rows(ids, vocabulary.variants)
+    best = _ranked_rows(rows, query, vocabulary, set(named), set(expected))[:limit]
     if pages:
-        first = list(dict.fromkeys(row["page"] for _, row in best))[:pages]
-        best = [(score, row) for score, row in best if row["page"] in first]
-    clauses = _clauses_loaded([row["id"] for _, row in best])
+        first = list(dict.fromkeys(row.page for _, row in best))[:pages]
+        best = [(score, row) for score, row in best if row.page in first]
+    clauses = _clauses_loaded([row.id for _, row in best])
     hits = [
         ClauseHit(
-            clause=clauses[row["id"]],
+            clause=clauses[row.id],
             score=round(score, 4),
-            expected=row["document"] in expected,
-            named=row["id"] in named,
+            expected=row.document in expected,
+            named=row.id in named,
         )
         for score, row in best
-        if row["id"] in clauses
+        if row.id in clauses
     ]
     return _with_tables(hits)[:limit]
 
 
 _LOADER = JoinedLoader(NormClause, page=NormPage, document=NormDocument)
 _DOCUMENTS = JoinedLoader(NormDocument)
+_PAGE_DOCUMENT = NormPage._meta.get_field("document")
+_REPLACED_BY = NormDocument._meta.get_field("replaced_by")
 
 
 def _clauses_loaded(ids: list[int]) -> dict[int, NormClause]:
@@ -170,10 +174,10 @@ def _clauses_loaded(ids: list[int]) -> dict[int, NormClause]:
     clauses: dict[int, Any] = _LOADER.by_ids(ids)
     successors = {c.document.replaced_by_id for c in clauses.values()} - {None}
     by_pk = _DOCUMENTS.by_ids(successors) if successors else {}
-    for clause in clauses.values():
-        clause.page.document = clause.document
+    for clause in clauses.values():  # attached as select_related would (no descriptor's checks)
+        _PAGE_DOCUMENT.set_cached_value(clause.page, clause.document)
         if clause.document.replaced_by_id in by_pk:
-            clause.document.replaced_by = by_pk[clause.document.replaced_by_id]
+            _REPLACED_BY.set_cached_value(clause.document, by_pk[clause.document.replaced_by_id])
     return clauses
 
 
@@ -181,7 +185,8 @@ def _with_tables(hits: list[ClauseHit]) -> list[ClauseHit]:
     """Each clause that points to a table of its document («… принимают по таблице 5.3») is
     joined by that table: before it when the clause only points (the values are in the
     table), after it otherwise."""
-    pointed = {(h.clause.document_id, n) for h in hits for n in table_refs(h.clause.text)}
+    refs = {hit.clause.pk: table_refs(hit.clause.text) for hit in hits}
+    pointed = {(h.clause.document_id, n) for h in hits for n in refs[h.clause.pk]}
     if not pointed:
         return hits
     wanted = Q()
@@ -195,7 +200,7 @@ def _with_tables(hits: list[ClauseHit]) -> list[ClauseHit]:
     out: list[ClauseHit] = []
     for hit in hits:
         joined = []
-        for number in table_refs(hit.clause.text):
+        for number in refs[hit.clause.pk]:
             table = tables.get((hit.clause.document_id, number))
             if table is not None and table.pk not in seen:
                 seen.add(table.pk)
@@ -457,78 +462,89 @@ def _sqlite_match_ranked(
         return [(float(rank), int(pk)) for rank, pk in cursor.fetchall()]
 
 
-def _rows(ids: list[int]) -> dict[int, dict[str, Any]]:
+@dataclass(slots=True)
+class _Row:
+    """A candidate clause as the ranking sees it: its stems, parts apart."""
+
+    id: int
+    document: int
+    page: int
+    replaced: bool
+    heading: set[str]
+    said: set[str]  # its statement's stems
+    positions: dict[str, list[int]]  # where each query stem (by its variants) stands
+
+
+def _rows(ids: list[int], variants: dict[str, str]) -> dict[int, _Row]:
     where, params = _within("c.id", ids)
     sql = f"""
         SELECT c.id, c.document_id, c.page_id, c.search_text, d.status
         FROM normagpt_normclause c JOIN normagpt_normdocument d ON d.id = c.document_id
         WHERE {where}
     """  # noqa: S608 (only placeholders are interpolated)
+    bar = PART.strip()
+    replaced = NormDocument.Status.REPLACED
     out = {}
     for pk, document, page, text, status in _fetch(sql, params):
-        heading, _, body = text.partition(PART)
-        statement, _, rest = body.partition(PART)
-        out[pk] = {
-            "id": pk,
-            "document": document,
-            "page": page,
-            "heading": heading.split(),
-            "statement": statement.split(),
-            "stems": [*heading.split(), *statement.split(), *rest.split()],
-            "replaced": status == NormDocument.Status.REPLACED,
-        }
+        stems = text.split()  # the heading's, the statement's and the rest's, bars between
+        first = _index(stems, bar, 0)
+        second = _index(stems, bar, first + 1)
+        heading, said = set(stems[:first]), set(stems[first + 1 : second])
+        del stems[second : second + 1], stems[first : first + 1]
+        positions = _positions(stems, variants)
+        out[pk] = _Row(pk, document, page, status == replaced, heading, said, positions)
     return out
 
 
 def _ranked_rows(
-    rows: dict[int, dict[str, Any]],
+    rows: dict[int, _Row],
     query: Query,
     vocabulary: _Vocabulary,
     named: set[int],
     expected: set[int],
-) -> list[tuple[float, dict[str, Any]]]:
+) -> list[tuple[float, _Row]]:
     """The clauses best first: named ones, then those of the expected documents, then those
     of documents in force, each by score."""
-    said = {stem for row in rows.values() for stem in row["statement"]}
-    said -= set(vocabulary.variants)
-    ordered = sorted(said)
-    where, params = _within("term", ordered)
+    said = set().union(*(row.said for row in rows.values())) - vocabulary.variants.keys()
+    where, params = _within("term", sorted(said))
     counts = _fetch(f"SELECT term, clauses FROM normagpt_normterm WHERE {where}", params)  # noqa: S608
     other = {stem: _idf(n, vocabulary.total) for stem, n in counts}
-    for row in rows.values():
-        row["positions"] = _positions(row["stems"], vocabulary.variants)
     local = _locally_weighted(rows, vocabulary)
     phrases = _phrases(query, local)
     scored = [(_score(row, phrases, local, other), row) for row in rows.values()]
 
-    def order(item: tuple[float, dict[str, Any]]) -> tuple[bool, bool, bool, float, int]:
+    def order(item: tuple[float, _Row]) -> tuple[bool, bool, bool, float, int]:
         score, row = item
-        outside = row["document"] not in expected
-        replaced = row["replaced"] and outside  # a replaced document named is not put below
-        return (row["id"] not in named, outside, replaced, -score, row["id"])
+        outside = row.document not in expected
+        replaced = row.replaced and outside  # a replaced document named is not put below
+        return (row.id not in named, outside, replaced, -score, row.id)
 
     return sorted(scored, key=order)
 
 
+def _index(stems: list[str], stem: str, start: int) -> int:
+    """Where `stem` first stands in `stems` from `start`, else their length."""
+    try:
+        return stems.index(stem, start)
+    except ValueError:
+        return len(stems)
+
+
 def _positions(stems: list[str], variants: dict[str, str]) -> dict[str, list[int]]:
-    """Where each query stem (by its variants) stands in `stems`: found by the list's own
-    search, not a step of Python per stem of the clause."""
+    """Where each query stem (by its variants) stands in `stems`, in order."""
     positions: dict[str, list[int]] = {}
-    for stem in variants.keys() & set(stems):
-        found = positions.setdefault(variants[stem], [])
-        index = stems.index(stem)
-        while True:
-            found.append(index)
-            try:
-                index = stems.index(stem, index + 1)
-            except ValueError:
-                break
-    for found in positions.values():
-        found.sort()  # two variants of one stem interleave
+    term_of = variants.get
+    for index, stem in enumerate(stems):
+        term = term_of(stem)
+        if term is not None:
+            if term in positions:
+                positions[term].append(index)
+            else:
+                positions[term] = [index]
     return positions
 
 
-def _locally_weighted(rows: dict[int, dict[str, Any]], vocabulary: _Vocabulary) -> _Vocabulary:
+def _locally_weighted(rows: dict[int, _Row], vocabulary: _Vocabulary) -> _Vocabulary:
     """The vocabulary with each stem weighed also by how few of the candidates hold it: the
     candidates share the words of what is asked, and the words that set one apart from the
     others (a condition: «в производственных помещениях») tell which it is."""
@@ -536,7 +552,7 @@ def _locally_weighted(rows: dict[int, dict[str, Any]], vocabulary: _Vocabulary) 
         return vocabulary
     held: dict[str, int] = {}
     for row in rows.values():
-        for term in row["positions"]:
+        for term in row.positions:
             held[term] = held.get(term, 0) + 1
     weights = {
         term: weight * (LOCAL + 1 - held.get(term, 0) / len(rows))
@@ -568,13 +584,13 @@ def _phrases(query: Query, vocabulary: _Vocabulary) -> list[_Phrase]:
 
 
 def _score(
-    row: dict[str, Any], phrases: list[_Phrase], vocabulary: _Vocabulary, other: dict[str, float]
+    row: _Row, phrases: list[_Phrase], vocabulary: _Vocabulary, other: dict[str, float]
 ) -> float:
     """The weight of the query's stems the clause holds, plus the neighbour bonus, less the
     weight of what its statement says beyond the query (another subject, another
     condition: the clause is about something else)."""
     weights, variants = vocabulary.weights, vocabulary.variants
-    positions: dict[str, list[int]] = row["positions"]
+    positions = row.positions
     score = 0.0
     for phrase in phrases:  # each phrase a concept: covering all of them counts most
         if phrase.total:
@@ -587,8 +603,8 @@ def _score(
                     score += PHRASE * weight
                 elif any(i + d in after for i in positions[a] for d in (-3, -2, 2, 3)):
                     score += NEAR * weight
-    said = set(row["statement"])
-    beyond = said - variants.keys() - set(row["heading"])
+    said = row.said
+    beyond = said - variants.keys() - row.heading
     if said:
-        score -= BEYOND * sum(other.get(stem, 0.0) for stem in beyond) / len(said)
+        score -= BEYOND * sum(map(other.get, beyond, _ZEROS)) / len(said)
     return score

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.db import connection
+from django.db.models.signals import post_init
 from django.test.utils import CaptureQueriesContext
 
 from core.rows import JoinedLoader
@@ -65,3 +66,24 @@ def test_clauses_of_one_page_share_its_instance() -> None:
     assert a.page is b.page
     assert a.document is b.document
     assert (b.number, b.page.number, b.document.code) == ("5.2", 3, "СП 1.13330.2020")
+
+
+def test_an_instance_someone_listens_to_is_made_through_init() -> None:
+    """A `post_init` listener (an ImageField's dimensions) sees every instance loaded; the
+    others are made without `Model.__init__` and equal the ORM's all the same."""
+    clause = _clause()
+    seen: list[object] = []
+
+    def listener(sender: type, instance: object, **kwargs: object) -> None:
+        seen.append(instance)
+
+    post_init.connect(listener, sender=NormPage)
+    try:
+        loaded = JoinedLoader(NormClause, page=NormPage, document=NormDocument).by_ids([clause.pk])
+    finally:
+        post_init.disconnect(listener, sender=NormPage)
+    found = loaded[clause.pk]
+    assert seen == [found.page]
+    assert found == clause and found.page == clause.page and found.document == clause.document
+    assert found.page.document == clause.document  # the relation read as the ORM reads it
+    assert found._state.db == "default"
