@@ -84,6 +84,6 @@ def test_an_instance_someone_listens_to_is_made_through_init() -> None:
         post_init.disconnect(listener, sender=NormPage)
     found = loaded[clause.pk]
     assert seen == [found.page]
-    assert found == clause and found.page == clause.page and found.document == clause.document
+    assert (found, found.page, found.document) == (clause, clause.page, clause.document)
     assert found.page.document == clause.document  # the relation read as the ORM reads it
     assert found._state.db == "default"
