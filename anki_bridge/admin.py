@@ -1,4 +1,5 @@
-"""Admin of the Anki bridge: the journal (by status and deck) with "send again", the media."""
+"""Admin of the Anki bridge: the journal (by status and deck) with "send again", the media,
+the review sessions and the journal of note edits."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 from anki_bridge.journal import notes_resend
-from anki_bridge.models import Media, Note
+from anki_bridge.models import Media, Note, NoteChange, ReviewCard, ReviewSession
 from core.admin import CasedAdmin
 from core.exceptions import DomainError
 
@@ -92,6 +93,49 @@ class MediaAdmin(CasedAdmin):
     @admin.display(description=_("bytes kept"), boolean=True)
     def waiting(self, obj: Media) -> bool:
         return obj.data is not None
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+class ReviewCardInline(admin.TabularInline):
+    model = ReviewCard
+    fields = ["position", "card_id", "kind", "state", "ease", "revealed_at", "rated_at"]
+    readonly_fields = ["position", "card_id", "kind", "state", "ease", "revealed_at", "rated_at"]
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(ReviewSession)
+class ReviewSessionAdmin(CasedAdmin):
+    """Review sessions as the tools hold them: read-only (the tools move the cards)."""
+
+    accusative = pgettext_lazy("accusative", "review session")
+    list_display = ["public_id", "deck", "owner", "include_new", "created_at", "expires_at"]
+    list_filter = ["include_new", "deck"]
+    search_fields = ["public_id", "deck", "owner__username"]
+    readonly_fields = ["public_id", "owner", "deck", "include_new", "created_at", "expires_at"]
+    inlines = [ReviewCardInline]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+@admin.register(NoteChange)
+class NoteChangeAdmin(CasedAdmin):
+    """The journal of note edits (anki.update_note): what was asked, what it replaced."""
+
+    accusative = pgettext_lazy("accusative", "note change")
+    list_display = ["id", "anki_note_id", "status", "owner", "created_at", "sent_at"]
+    list_filter = ["status"]
+    search_fields = ["anki_note_id", "last_error"]
+    readonly_fields = [
+        "anki_note_id", "fields", "tags", "before", "status", "last_error", "owner",
+        "created_at", "sent_at",
+    ]  # fmt: skip
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

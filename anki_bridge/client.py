@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
@@ -319,6 +319,39 @@ class AnkiClient:
 
     def change_deck(self, cards: Sequence[int], deck: str) -> None:
         self._invoke("changeDeck", cards=list(cards), deck=deck)
+
+    def cards_info(self, cards: Sequence[int]) -> list[dict[str, Any]]:
+        """Each card as Anki renders it (`question`, `answer`), with its schedule and its
+        note's fields; `{}` for a card Anki does not hold."""
+        return list(self._invoke("cardsInfo", cards=list(cards)))
+
+    def answer_cards(self, answers: Sequence[tuple[int, int]]) -> list[bool]:
+        """Answer each (card, ease) through Anki's scheduler; False for a card Anki does
+        not hold."""
+        given = [{"cardId": card, "ease": ease} for card, ease in answers]
+        return [bool(done) for done in self._invoke("answerCards", answers=given)]
+
+    def reviews_of_cards(self, cards: Sequence[int]) -> dict[int, list[dict[str, int]]]:
+        """The review-log entries of each card (id: the answer's time in ms, ease, ...)."""
+        found = self._invoke("getReviewsOfCards", cards=list(cards))
+        return {int(card): list(entries) for card, entries in found.items()}
+
+    def selected_notes(self) -> list[int]:
+        """The notes selected in Anki's Browser (its editor shows one); [] when it is
+        closed."""
+        return [int(note) for note in self._invoke("guiSelectedNotes")]
+
+    def update_note(
+        self, note_id: int, *, fields: Mapping[str, str] | None, tags: Sequence[str] | None
+    ) -> None:
+        """AnkiConnect's `updateNote`: the fields it names (a name the note lacks is skipped
+        without a word: check them first) and, when given, all of its tags."""
+        note: dict[str, Any] = {"id": note_id}
+        if fields is not None:
+            note["fields"] = dict(fields)
+        if tags is not None:
+            note["tags"] = list(tags)
+        self._invoke("updateNote", note=note)
 
     def multi(self, actions: Sequence[Action]) -> list[Outcome]:
         """Run `actions` in one request; one Outcome per action, in order."""

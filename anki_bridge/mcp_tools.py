@@ -8,10 +8,11 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from anki_bridge import problem_cards, schemas, search, services
+from anki_bridge import problem_cards, review, schemas, search, services
 from anki_bridge.client import AnkiClient
 from anki_bridge.schemas import NoteInput, ProblemRef
 from core.identity import mcp_caller
+from core.mcp_content import prompt_step, prompt_text
 from core.registry import ToolRegistry
 from core.tooling import respond_json
 
@@ -31,9 +32,7 @@ Deck = Annotated[
 ]
 Model = Annotated[
     str | None,
-    Field(
-        description="Note type; default: ANKI_DEFAULT_MODEL (Prompt, Response, Context, Sources)."
-    ),
+    Field(description="Note type; default: ANKI_DEFAULT_MODEL."),
 ]
 
 
@@ -56,7 +55,7 @@ def greet(
 def model_info(model: Model = None) -> CallToolResult:
     """The current fields (in order), card templates (Front/Back) and CSS of an Anki note model.
 
-    The default model is created if missing (an existing model is never changed).
+    A missing default model is created.
     """
     structure = services.model_info_get(model=model)
     return respond_json(schemas.ModelInfo.model_validate(structure.as_dict()))
@@ -72,7 +71,7 @@ def model_info(model: Model = None) -> CallToolResult:
 def decks() -> CallToolResult:
     """The deck tree with today's counts per deck: new, learning, review, due today, total.
 
-    As Anki's deck list: a parent's counts include its subdecks'; daily limits apply.
+    A parent's counts include its subdecks'.
     """
     return respond_json(services.decks_list())
 
@@ -108,8 +107,8 @@ def add_from_model(
             min_length=1,
             max_length=500,
             description=(
-                "Notes: {fields: {...}, tags, images, dedup_key} or a flat object of fields with "
-                "tags/images/dedup_key beside them. Field names match in any letter case."
+                "Notes: {fields, tags, images, dedup_key}, or flat fields beside "
+                "tags/images/dedup_key; names in any letter case."
             ),
         ),
     ],
@@ -118,8 +117,7 @@ def add_from_model(
 ) -> CallToolResult:
     """Add notes to a deck, fitted to the model's current fields; creates the deck if needed.
 
-    Images (`images[]`, or data:image/…;base64 field values) are resized and stored as media; an image target_field that matches no field gives the warning "unknown_target_field" (the note still goes).
-    A detail's status is ok, duplicate, queued (Anki is closed: the note is kept and delivered when Anki opens) or error.
+    Images (`images[]`, data:image field values) are resized and stored as media. A detail's status: ok, duplicate, queued (Anki closed: delivered when it opens) or error.
     """
     return respond_json(services.notes_add_from_model(items=items, deck=deck, model=model))
 
@@ -154,7 +152,7 @@ def find_notes(
         str,
         Field(
             min_length=1,
-            description="Anki search syntax, e.g. 'deck:Физика tag:механика', 'Front:*закон*', 'added:7'.",
+            description="Anki search syntax, e.g. 'deck:Физика tag:механика'.",
         ),
     ],
     limit: Annotated[int, Field(ge=1, le=100, description="Notes per page.")] = 20,
@@ -212,6 +210,98 @@ def reschedule(
 ) -> CallToolResult:
     """Set cards due in a number of days, as Anki's «Set due date» does (new cards become review cards)."""
     return respond_json(services.cards_reschedule(card_ids=card_ids, days=days))
+
+
+@registry.tool(
+    name="anki.update_note",
+    title="Edit an Anki note",
+    output_model=schemas.NoteUpdated,
+    read_only=False,
+    idempotent=True,
+    open_world=True,
+)
+def update_note(
+    note_id: Annotated[int, Field(ge=1)],
+    fields: Annotated[
+        dict[str, str] | None,
+        Field(description="Field name → new value; names exactly as anki.note_info gives them."),
+    ] = None,
+    tags: Annotated[list[str] | None, Field(description="All of the note's tags.")] = None,
+    ctx: Context | None = None,
+) -> CallToolResult:
+    """Change fields and/or replace the tags of a note; read back to check that Anki kept it."""
+    user = mcp_caller(ctx)
+    return respond_json(
+        services.note_update(note_id=note_id, fields=fields, tags=tags, user_id=user.pk)
+    )
+
+
+Session = Annotated[str, Field(description="From anki.review_start.")]
+Card = Annotated[int, Field(ge=1)]
+
+
+@registry.tool(
+    name="anki.review_start",
+    title="Start an Anki review",
+    output_model=schemas.ReviewStarted,
+    read_only=False,
+    open_world=True,
+)
+def review_start(
+    deck: Annotated[str, Field(min_length=1, description="The deck (its subdecks too).")],
+    include_new: Annotated[bool, Field(description="New cards after the due ones.")] = False,
+    limit: Annotated[int, Field(ge=1, le=200)] = 20,
+    ctx: Context | None = None,
+) -> CallToolResult:
+    """Review a deck in Anki's order. Loop: review_next, the learner answers, review_reveal, review_rate."""
+    user = mcp_caller(ctx)
+    return respond_json(
+        review.session_start(user=user, deck=deck, include_new=include_new, limit=limit)
+    )
+
+
+@registry.tool(
+    name="anki.review_next",
+    title="Next card to review",
+    output_model=schemas.ReviewCardOut,
+    read_only=False,
+    idempotent=True,
+    open_world=True,
+)
+def review_next(session: Session, ctx: Context | None = None) -> CallToolResult:
+    """The card to show, front only: ask the learner before revealing. done: none left."""
+    return respond_json(review.card_next(user=mcp_caller(ctx), session=session))
+
+
+@registry.tool(
+    name="anki.review_reveal",
+    title="Reveal the answer",
+    output_model=schemas.ReviewRevealed,
+    read_only=False,
+    idempotent=True,
+    open_world=True,
+)
+def review_reveal(session: Session, card: Card, ctx: Context | None = None) -> CallToolResult:
+    """The back of the card shown, after the learner answered, and each rating's next interval."""
+    return respond_json(review.card_reveal(user=mcp_caller(ctx), session=session, card=card))
+
+
+@registry.tool(
+    name="anki.review_rate",
+    title="Rate a reviewed card",
+    output_model=schemas.ReviewRated,
+    read_only=False,
+    open_world=True,
+)
+def review_rate(
+    session: Session,
+    card: Card,
+    ease: Annotated[int, Field(ge=1, le=4, description="1 again, 2 hard, 3 good, 4 easy.")],
+    ctx: Context | None = None,
+) -> CallToolResult:
+    """Rate a revealed card once, through Anki's scheduler."""
+    user = mcp_caller(ctx)
+    return respond_json(review.card_rate(user=user, session=session, card=card, ease=ease))
 
 
 @registry.tool(
@@ -279,9 +369,54 @@ def add_problems(
 ) -> CallToolResult:
     """Make flashcards from СДАМ ГИА problems in the model «Поля для ChatGPT».
 
-    Prompt: condition and figures; Response: answer and solution; Context: subject, exam, type, category; Sources: URL. Sending a problem again adds nothing.
+    Prompt: condition, figures; Response: answer, solution; Context; Sources: URL. Sent again: nothing added.
     """
     return respond_json(problem_cards.problems_add(problems=problems, deck=deck, tags=tags))
+
+
+@registry.resource("anki://deck/{name}", name="anki_deck", title="Anki deck")
+def deck_resource(name: str) -> str:
+    """A deck: today's counts (new, learning, review, due) and its ten newest notes."""
+    return services.deck_described(name=name)
+
+
+@registry.prompt(name="review_session", title="Review an Anki deck")
+def review_session(deck: str, include_new: str = "no", language: str = "ru") -> str:
+    """Review a deck's due cards with the learner, card by card. Arguments: deck;
+    include_new (yes/no); language (ru/en)."""
+    new = include_new.strip().lower() in {"yes", "да", "true", "1"}
+    steps = [
+        prompt_step("anki.review_start", {"deck": deck, "include_new": new}),
+        prompt_step(
+            "anki.review_next",
+            {"session": "<session>"},
+            "покажи ученику лицевую сторону и дождись его ответа; сам ответ не подсказывай"
+            if language != "en"
+            else "show the learner the front and wait for their answer; do not hint at it",
+        ),
+        prompt_step(
+            "anki.review_reveal",
+            {"session": "<session>", "card": "<card>"},
+            "сравни ответ ученика с оборотом и скажи, что верно и что нет"
+            if language != "en"
+            else "compare the learner's answer with the back: say what was right and wrong",
+        ),
+        prompt_step(
+            "anki.review_rate",
+            {"session": "<session>", "card": "<card>", "ease": "<1–4>"},
+            "оценку выбирает ученик (1 снова, 2 трудно, 3 хорошо, 4 легко); затем снова шаг 2"
+            if language != "en"
+            else "the learner picks it (1 again, 2 hard, 3 good, 4 easy); then step 2 again",
+        ),
+    ]
+    return prompt_text(
+        language,
+        ru=f"Проведи повторение колоды «{deck}» в Anki вместе с учеником. Шаги:",
+        en=f"Review the Anki deck «{deck}» with the learner. Steps:",
+        steps=steps,
+        end_ru="Когда review_next ответит done, подведи итог: сколько карточек и с какими оценками.",
+        end_en="When review_next answers done, sum up: how many cards, with which ratings.",
+    )
 
 
 COMPLETION_TIMEOUT = 2.0  # seconds Anki has to name its decks while someone types

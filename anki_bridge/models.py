@@ -10,6 +10,8 @@ idempotent. Image bytes wait in `Media` until their notes are delivered.
 
 from __future__ import annotations
 
+import secrets
+
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
@@ -108,3 +110,119 @@ class Media(models.Model):
 
     def __str__(self) -> str:
         return self.filename
+
+
+def _session_id() -> str:
+    return secrets.token_urlsafe(12)
+
+
+class ReviewSession(models.Model):
+    """A review held by the server (`anki.review_start`): the cards of a deck in Anki's
+    order, each shown, revealed and rated at most once. It belongs to its user and expires
+    when unused for `ANKI_REVIEW_SESSION_HOURS`."""
+
+    public_id = models.CharField(
+        max_length=32, unique=True, default=_session_id, editable=False, verbose_name=_("id")
+    )
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="anki_review_sessions",
+        verbose_name=_("owner"),
+    )
+    deck = models.CharField(max_length=255, verbose_name=_("deck"))
+    include_new = models.BooleanField(default=False, verbose_name=_("include new cards"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    expires_at = models.DateTimeField(db_index=True, verbose_name=_("expires at"))
+
+    class Meta:
+        verbose_name = _("review session")
+        verbose_name_plural = _("review sessions")
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"{self.public_id} ({self.deck})"
+
+
+class ReviewCard(models.Model):
+    """A card of a review session and how far it went: queued → shown (its front) →
+    revealed (its back) → rating (sent to Anki) → rated; skipped when Anki no longer
+    holds it."""
+
+    class State(models.TextChoices):
+        QUEUED = "queued", _("queued")
+        SHOWN = "shown", _("shown")
+        REVEALED = "revealed", _("revealed")
+        RATING = "rating", _("rating")
+        RATED = "rated", _("rated")
+        SKIPPED = "skipped", _("skipped")
+
+    class Kind(models.TextChoices):
+        LEARNING = "learning", _("learning")
+        REVIEW = "review", _("review")
+        NEW = "new", _("new")
+
+    session = models.ForeignKey(
+        ReviewSession, on_delete=models.CASCADE, related_name="cards", verbose_name=_("session")
+    )
+    card_id = models.BigIntegerField(verbose_name=_("card id"))
+    position = models.PositiveIntegerField(verbose_name=_("position"))
+    kind = models.CharField(max_length=10, choices=Kind.choices, verbose_name=_("kind"))
+    state = models.CharField(
+        max_length=10, choices=State.choices, default=State.QUEUED, verbose_name=_("state")
+    )
+    ease = models.PositiveSmallIntegerField(null=True, blank=True, verbose_name=_("ease"))
+    revealed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("revealed at"))
+    rated_at = models.DateTimeField(null=True, blank=True, verbose_name=_("rated at"))
+
+    class Meta:
+        verbose_name = _("review card")
+        verbose_name_plural = _("review cards")
+        ordering = ["session", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["session", "card_id"], name="anki_review_card_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.card_id} ({self.get_state_display()})"
+
+
+class NoteChange(models.Model):
+    """The journal of `anki.update_note`: a change is written down before it is sent, and
+    says how it ended (`sent`, or `failed` with Anki's reason)."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("pending")
+        SENT = "sent", _("sent")
+        FAILED = "failed", _("failed")
+
+    anki_note_id = models.BigIntegerField(db_index=True, verbose_name=_("anki note id"))
+    fields = models.JSONField(default=dict, blank=True, verbose_name=_("fields"))
+    tags = models.JSONField(null=True, blank=True, verbose_name=_("tags"))
+    before = models.JSONField(default=dict, blank=True, verbose_name=_("before"))
+    status = models.CharField(
+        max_length=10,
+        choices=Status.choices,
+        default=Status.PENDING,
+        db_index=True,
+        verbose_name=_("status"),
+    )
+    last_error = models.TextField(blank=True, verbose_name=_("last error"))
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="anki_note_changes",
+        verbose_name=_("owner"),
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    sent_at = models.DateTimeField(null=True, blank=True, verbose_name=_("sent at"))
+
+    class Meta:
+        verbose_name = _("note change")
+        verbose_name_plural = _("note changes")
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"#{self.anki_note_id} ({self.get_status_display()})"

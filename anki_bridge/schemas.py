@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import AnyHttpUrl, BaseModel, ConfigDict, Field, model_validator
@@ -15,24 +16,19 @@ class ImageSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    image_base64: str | None = Field(None, description="The image as base64 or a data: URL.")
-    image_url: AnyHttpUrl | None = Field(
-        None, description="An http(s) URL of the image (if no image_base64)."
-    )
-    url: AnyHttpUrl | None = Field(None, description="Short alias of image_url.")
+    image_base64: str | None = Field(None, description="Base64 or a data: URL.")
+    image_url: AnyHttpUrl | None = None
+    url: AnyHttpUrl | None = None  # image_url's short alias
     target_field: str = Field(
         TARGET_FIELD_DEFAULT,
         min_length=1,
-        description="The model field that shows the image (any letter case).",
+        description="The field that shows it.",
     )
-    filename: str | None = Field(
-        None, max_length=200, description="Media file name; a UUID .jpg when omitted."
-    )
+    filename: str | None = Field(None, max_length=200)  # default: a UUID .jpg
     max_side: int = Field(
         MAX_SIDE_DEFAULT,
         ge=16,
         le=4096,
-        description="Longest side in pixels after resizing.",
     )
 
     @model_validator(mode="after")
@@ -52,16 +48,14 @@ class NoteInput(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    fields: dict[str, str] = Field(
-        description="Field name → value (HTML; data:image/…;base64 values become images)."
-    )
-    tags: list[str] = Field(default_factory=list, description="Tags of the note.")
-    images: list[ImageSpec] = Field(default_factory=list, description="Images to attach.")
+    fields: dict[str, str] = Field(description="Field → value (HTML).")
+    tags: list[str] = Field(default_factory=list)
+    images: list[ImageSpec] = Field(default_factory=list)
     dedup_key: str | None = Field(
         None,
         min_length=1,
         max_length=255,
-        description="A key already used never makes a second note (safe retries).",
+        description="Used again: no second note (safe retries).",
     )
 
 
@@ -104,25 +98,25 @@ class NoteInfo(BaseModel):
 class FoundNote(NoteInfo):
     shortened: list[str] | None = Field(
         None,
-        description="Fields cut to their first 500 characters (anki.note_info has them whole).",
+        description="Fields cut to 500 characters.",
     )
 
 
 class FoundNotes(BaseModel):
-    total: int = Field(description="Notes the search finds in all.")
+    total: int
     offset: int
-    has_more: bool = Field(description="More notes after this page (ask with offset + limit).")
+    has_more: bool
     notes: list[FoundNote]
 
 
 class DeleteNotesResult(BaseModel):
-    deleted: list[int] = Field(description="Notes deleted by this call.")
+    deleted: list[int]
     would_delete: list[NoteInfo] | None = Field(
-        None, description="First step: the notes the token deletes, as Anki holds them now."
+        None, description="First step: what the token deletes."
     )
-    missing: list[int] | None = Field(None, description="Ids Anki does not hold.")
+    missing: list[int] | None = None  # ids Anki does not hold
     confirm_token: str | None = Field(
-        None, description="First step: call again with it (and the same note_ids) to delete."
+        None, description="Call again with it and the same note_ids to delete."
     )
 
 
@@ -141,11 +135,11 @@ class DeckCounts(BaseModel):
 
     name: str
     id: int
-    level: int = Field(description="Depth: 0 top-level.")
+    level: int  # depth: 0 top-level
     new: int
     learning: int
     review: int
-    due_today: int = Field(description="learning + review.")
+    due_today: int  # learning + review
     total: int
 
 
@@ -155,7 +149,7 @@ class DeckList(BaseModel):
 
 class CardStates(BaseModel):
     new: int
-    learning: int = Field(description="Learning or relearning.")
+    learning: int  # learning or relearning
     review: int
     suspended: int
     total: int
@@ -163,18 +157,18 @@ class CardStates(BaseModel):
 
 class Retention(BaseModel):
     reviews: int
-    passed: int = Field(description="Not answered Again.")
+    passed: int  # not answered Again
     rate: float | None = None
 
 
 class DeckStats(BaseModel):
-    deck: str | None = Field(None, description="The deck, with its subdecks (absent: all).")
+    deck: str | None = None  # with its subdecks; absent: the whole collection
     cards: CardStates
-    studied_today: int = Field(description="Cards answered today (rated:1).")
+    studied_today: int  # cards answered today (rated:1)
     retention_7_days: Retention
     retention_30_days: Retention
     due_by_day: list[int] = Field(
-        description="Cards due on each of the next 14 days; [0] is today, overdue included."
+        description="Due on each of the next 14 days; [0]: today with the overdue."
     )
 
 
@@ -205,3 +199,48 @@ class ProblemRef(BaseModel):
 
 def details_dump(details: list[NoteDetail]) -> list[dict[str, Any]]:
     return [d.model_dump(exclude_none=True) for d in details]
+
+
+class ReviewStarted(BaseModel):
+    session: str
+    deck: str
+    cards: int
+    learning: int
+    review: int
+    new: int
+    expires_at: datetime
+
+
+class ReviewCardOut(BaseModel):
+    """The card to show (its front only), or, with `done`, the end of the session."""
+
+    session: str
+    card: int | None = None
+    kind: str | None = None  # learning, review or new
+    position: int | None = None
+    remaining: int  # after this one (done: revealed, not rated yet)
+    deck: str | None = None
+    front: str | None = None
+    done: bool = False
+    rated: dict[str, int] | None = None  # done: the ratings given
+
+
+class ReviewRevealed(BaseModel):
+    session: str
+    card: int
+    back: str
+    next_intervals: dict[str, str] | None = None  # as Anki's buttons say them
+
+
+class ReviewRated(BaseModel):
+    session: str
+    card: int
+    ease: int
+    remaining: int
+
+
+class NoteUpdated(BaseModel):
+    note_id: int
+    changed: list[str]  # the fields whose value changed
+    tags: list[str] | None = None  # the note's tags now, when given
+    change: int  # its journal entry (NoteChange)

@@ -14,6 +14,7 @@ from typing import Any
 from django.conf import settings
 from django.core import signing
 from django.core.cache import cache
+from django.utils import timezone
 
 from anki_bridge import client as ankiconnect
 from anki_bridge.client import AnkiClient, card_reviews, deck_query, find_cards, set_due_date
@@ -22,6 +23,7 @@ from anki_bridge.drafts import drafts_build, items_parse, note_validate, target_
 from anki_bridge.exceptions import AnkiError, AnkiModelNotFound, AnkiUnavailable
 from anki_bridge.journal import MediaReady, Submission
 from anki_bridge.ledger import dedup_sent
+from anki_bridge.models import NoteChange
 from anki_bridge.notemodel import DEFAULT_MODEL, NoteModel, fields_normalize
 from anki_bridge.schemas import (
     AddNotesResult,
@@ -33,10 +35,11 @@ from anki_bridge.schemas import (
     FoundNotes,
     NoteDetail,
     NoteInput,
+    NoteUpdated,
     RescheduleResult,
     Retention,
 )
-from core.exceptions import InvalidInput
+from core.exceptions import Conflict, InvalidInput, NotFound
 
 # Problems per call of `anki.add_problems` (and per run of the admin action).
 PROBLEMS_MAX = 50
@@ -536,3 +539,117 @@ def problems_send(*, problems: list[dict[str, str]]) -> AddNotesResult:
     from anki_bridge.problem_cards import problems_add  # it builds on this module
 
     return problems_add(problems=problems)
+
+
+def note_update(
+    *,
+    note_id: int,
+    fields: Mapping[str, str] | None,
+    tags: Sequence[str] | None,
+    user_id: int | None,
+) -> NoteUpdated:
+    """`anki.update_note`: the named fields (matched exactly, as AnkiConnect matches them:
+    an unknown name is refused here, where the add-on would skip it without a word) and,
+    when given, all of the note's tags. Refused while the note is selected in Anki's
+    Browser, whose editor would write its own copy back over the change. Journaled
+    (`NoteChange`) before it is sent, and read back after: a change Anki did not keep is
+    reported, not presented as done."""
+    if not fields and tags is None:
+        raise InvalidInput("give fields or tags to change", field="fields")
+    with AnkiClient() as client:
+        (info,) = client.notes_info([note_id])
+        if not info or "noteId" not in info:
+            raise NotFound(f"note_id: Anki holds no note {note_id}")
+        held = {name: value.get("value", "") for name, value in info["fields"].items()}
+        unknown = [name for name in fields or {} if name not in held]
+        if unknown:
+            raise InvalidInput(
+                f"fields: the note ({info.get('modelName')}) has no field "
+                f"{', '.join(map(repr, unknown))}; its fields: {', '.join(held)} "
+                "(names are matched exactly)",
+                field="fields",
+            )
+        try:
+            open_in_browser = note_id in client.selected_notes()
+        except AnkiError:  # an add-on build without guiSelectedNotes
+            open_in_browser = False
+        if open_in_browser:
+            raise Conflict(
+                f"note_id: note {note_id} is open in Anki's Browser, whose editor would write "
+                "its copy back over this change; select another note or close the Browser, "
+                "then call again"
+            )
+        before = {name: held[name] for name in fields or {}}
+        change = NoteChange.objects.create(
+            anki_note_id=note_id,
+            fields=dict(fields or {}),
+            tags=list(tags) if tags is not None else None,
+            before={"fields": before, "tags": list(info.get("tags", []))},
+            owner_id=user_id,
+        )
+        try:
+            client.update_note(note_id, fields=fields or None, tags=tags)
+            (after,) = client.notes_info([note_id])
+        except (AnkiUnavailable, AnkiError) as exc:
+            NoteChange.objects.filter(pk=change.pk).update(
+                status=NoteChange.Status.FAILED, last_error=str(exc)
+            )
+            raise
+    now = {name: value.get("value", "") for name, value in (after or {}).get("fields", {}).items()}
+    lost = [name for name, value in (fields or {}).items() if now.get(name) != value]
+    tags_now = list((after or {}).get("tags", []))
+    if tags is not None and sorted(t.lower() for t in tags_now) != sorted(t.lower() for t in tags):
+        lost.append("tags")
+    if lost:
+        reason = (
+            f"Anki did not keep the change of {', '.join(lost)}: is the note open in an Anki "
+            "editor (the Browser or an Edit window)? Close it and call again"
+        )
+        NoteChange.objects.filter(pk=change.pk).update(
+            status=NoteChange.Status.FAILED, last_error=reason
+        )
+        raise Conflict(f"note_id: {reason}")
+    NoteChange.objects.filter(pk=change.pk).update(
+        status=NoteChange.Status.SENT, sent_at=timezone.now()
+    )
+    return NoteUpdated(
+        note_id=note_id,
+        changed=[name for name, value in (fields or {}).items() if before[name] != value],
+        tags=tags_now if tags is not None else None,
+        change=change.pk,
+    )
+
+
+RECENT_NOTES = 10
+RECENT_FIELD_CHARS = 120
+
+
+def deck_described(*, name: str) -> str:
+    """`anki://deck/{name}`: the deck's counts for today (with its subdecks, as Anki's deck
+    list counts them) and its RECENT_NOTES newest notes, as Markdown."""
+    with AnkiClient() as client:
+        ids = client.deck_names_and_ids()
+        if name not in ids:
+            raise NotFound(f"name: Anki has no deck named {name!r}")
+        counts = client.deck_stats([name]).get(ids[name], {})
+        newest = sorted(client.find_notes(deck_query(name)), reverse=True)[:RECENT_NOTES]
+        described = notes_described(client, newest) if newest else []
+    learning, due = int(counts.get("learn_count", 0)), int(counts.get("review_count", 0))
+    lines = [
+        f"# {name}",
+        "",
+        f"New: {counts.get('new_count', 0)} · learning: {learning} · review: {due} · "
+        f"due today: {learning + due} · cards: {counts.get('total_in_deck', 0)}",
+        "",
+        f"## Newest notes ({len(described)})" if described else "No notes yet.",
+    ]
+    for info in described:
+        if info is None:
+            continue
+        first = next(iter(info["fields"].values()), "")
+        text = " ".join(first.split())
+        if len(text) > RECENT_FIELD_CHARS:
+            text = text[:RECENT_FIELD_CHARS] + "…"
+        tags = f" — tags: {', '.join(info['tags'])}" if info["tags"] else ""
+        lines.append(f"- {text} (note {info['noteId']}, {info['modelName']}){tags}")
+    return "\n".join(lines)

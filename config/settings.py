@@ -436,6 +436,8 @@ ANKI_JOURNAL_LEASE = env_int("ANKI_JOURNAL_LEASE", 30)
 ANKI_FLUSH_MAX_RETRIES = env_int("ANKI_FLUSH_MAX_RETRIES", 10)
 ANKI_FLUSH_BACKOFF = env_int("ANKI_FLUSH_BACKOFF", 15)  # first delay; doubles up to the max
 ANKI_FLUSH_BACKOFF_MAX = env_int("ANKI_FLUSH_BACKOFF_MAX", 900)
+# A review session (anki.review_start) expires after this many hours without a call.
+ANKI_REVIEW_SESSION_HOURS = env_int("ANKI_REVIEW_SESSION_HOURS", 12)
 # Without a broker, queued notes are delivered by a thread of the process that queued
 # them, which asks Anki every this many seconds whether it is back.
 ANKI_WAIT_POLL = float(env_str("ANKI_WAIT_POLL", "2"))

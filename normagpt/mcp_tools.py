@@ -42,8 +42,7 @@ Wait = Annotated[
         ge=0,
         le=300,
         description=(
-            "How long to wait for the answer, seconds (0–300). If the run is not done by "
-            "then, the run id and status come back: check later with normagpt_get_run."
+            "Seconds to wait for the answer; then the run's status (see normagpt_get_run)."
         ),
     ),
 ]
@@ -143,8 +142,8 @@ def resume(
         Literal["CONTINUE", "REPLAN", "FINALIZE"] | None,
         Field(
             description=(
-                "Optional: CONTINUE (next plan step), REPLAN (new plan) or FINALIZE (answer "
-                "now). Omitted: the node that asked for review decides again with the note."
+                "CONTINUE (next plan step), REPLAN or FINALIZE (answer now); omitted: the "
+                "node that asked decides again with the note."
             )
         ),
     ] = None,

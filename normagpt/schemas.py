@@ -101,7 +101,7 @@ class SourceOut(BaseModel):
 
 
 class RunOut(BaseModel):
-    run_id: str = Field(description="The run's id: normagpt_get_run and normagpt_resume take it.")
+    run_id: str
     status: str
     question: str
     incomplete: bool = False
@@ -111,10 +111,7 @@ class RunOut(BaseModel):
     conditions: list[str] = Field(default_factory=list)
     clarifying_questions: list[str] = Field(default_factory=list)
     dropped_sources: list[dict[str, Any]] = Field(default_factory=list)
-    checks: list[dict[str, Any]] = Field(
-        default_factory=list,
-        description="Claims checked against the cited clause: claim, verdict, reason, clause…",
-    )
+    checks: list[dict[str, Any]] = Field(default_factory=list)  # claim, verdict, reason, clause
     review_reason: str = ""
     error: str = ""
     steps: list[dict[str, Any]] = Field(default_factory=list)
@@ -122,11 +119,8 @@ class RunOut(BaseModel):
     llm_calls: int = 0
     cost_estimate_usd: float = 0.0
     url: str | None = None
-    working_on: str = Field(default="", description="The node at work now (a running run).")
-    events: list[dict[str, Any]] = Field(
-        default_factory=list,
-        description="Takeovers, failed model calls, caps: at, kind, node, message.",
-    )
+    working_on: str = ""  # the node at work now (a running run)
+    events: list[dict[str, Any]] = Field(default_factory=list)  # at, kind, node, message
 
 
 class RunListOut(BaseModel):

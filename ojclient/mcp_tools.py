@@ -185,10 +185,7 @@ def resolve_problem(
     query: Annotated[
         str,
         Field(
-            description=(
-                "A problem URL, slug, prefixed id or bare pattern, e.g. "
-                "`https://leetcode.com/problems/two-sum/`, `two-sum`, `cf1A`, `abc300_a`."
-            )
+            description=("A problem URL, slug or prefixed id, e.g. `two-sum`, `cf1A`, `abc300_a`.")
         ),
     ],
 ) -> str:

@@ -26,14 +26,14 @@ registry = ToolRegistry(
 Subject = Annotated[
     str,
     Field(
-        description=("Subject code (math, inf, rus, phys, …) or its Russian name."),
+        description="math, inf, rus, phys… or the Russian name.",
         min_length=1,
         max_length=60,
     ),
 ]
 # Also accepts «ЕГЭ»/«ОГЭ» and other spellings; the schema offers the canonical codes.
 Exam = Annotated[str, Field(json_schema_extra={"enum": ["ege", "oge"]})]
-Refresh = Annotated[bool, Field(description="Ask the site even if a fresh copy is stored.")]
+Refresh = Annotated[bool, Field(description="Bypass the stored copy.")]
 Limit = Annotated[int, Field(ge=1, le=50, description="How many results.")]
 Offset = Annotated[int, Field(ge=0, le=1000, description="How many results to skip.")]
 DigitsId = Annotated[str, Field(pattern=r"^\d{1,20}$", max_length=20)]

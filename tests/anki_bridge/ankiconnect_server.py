@@ -128,6 +128,11 @@ class AnkiState:
     requests: list[list[str]] = field(default_factory=list)
     request_bytes: list[int] = field(default_factory=list)
     media_order: list[str] = field(default_factory=list)
+    # Notes selected in an open Browser (`select_in_browser`): its editor holds the first
+    # one as it was then, and writes that copy back over a change made meanwhile (the
+    # add-on's README: «you must not be viewing the note that you are updating»).
+    browser_selected: list[int] = field(default_factory=list)
+    editor_copy: dict[int, list[str]] = field(default_factory=dict)
     col: Collection | None = None
 
     def actions(self) -> list[str]:
@@ -510,6 +515,139 @@ class AnkiConnect:
             )
         return result
 
+    @api
+    def updateNoteFields(self, note: dict[str, Any]) -> None:
+        """The add-on's: a field name the note lacks is skipped without a word (names are
+        matched exactly); a reset of the main window first."""
+        anki_note = self.col.get_note(note["id"])
+        self._start_editing()
+        for name, value in note["fields"].items():
+            if name in anki_note:
+                anki_note[name] = value
+        self.col.update_note(anki_note, skip_undo_entry=True)
+        stale = self.state.editor_copy.get(anki_note.id)
+        if stale is not None:  # the Browser's editor saves the note as it holds it
+            anki_note.fields = list(stale)
+            self.col.update_note(anki_note, skip_undo_entry=True)
+
+    @api
+    def updateNote(self, note: dict[str, Any]) -> None:
+        updated = False
+        if "fields" in note:
+            self.updateNoteFields(note)
+            updated = True
+        if "tags" in note:
+            self.updateNoteTags(note["id"], note["tags"])
+            updated = True
+        if not updated:
+            raise Exception('Must provide a "fields" or "tags" property.')
+
+    @api
+    def updateNoteTags(self, note: int, tags: list[str] | str) -> None:
+        if isinstance(tags, str):
+            tags = [tags]
+        if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+            raise Exception("Must provide tags as a list of strings")
+        for old in self.getNoteTags(note):
+            self.removeTags([note], old)
+        for new in tags:
+            self.addTags([note], new)
+
+    @api
+    def getNoteTags(self, note: int) -> list[str]:
+        return list(self.col.get_note(note).tags)  # type: ignore[arg-type]
+
+    @api
+    def addTags(self, notes: list[int], tags: str, add: bool = True) -> None:
+        self._start_editing()
+        if add:
+            self.col.tags.bulk_add(notes, tags)  # type: ignore[arg-type]
+        else:
+            self.col.tags.bulk_remove(notes, tags)  # type: ignore[arg-type]
+
+    @api
+    def removeTags(self, notes: list[int], tags: str) -> None:
+        self.addTags(notes, tags, False)
+
+    @api
+    def guiSelectedNotes(self) -> list[int]:
+        """The notes selected in the Browser; [] when it is closed."""
+        return list(self.state.browser_selected)
+
+    # --- cards and reviews ---------------------------------------------------------------
+
+    @api
+    def cardsInfo(self, cards: list[int]) -> list[dict[str, Any]]:
+        """The add-on's: each card as Anki renders it (`question`: its front; `answer`: the
+        back template, which shows the front too), its note's fields and its schedule."""
+        result: list[dict[str, Any]] = []
+        for cid in cards:
+            try:
+                card = self.col.get_card(cid)  # type: ignore[arg-type]
+            except NotFoundError:
+                result.append({})
+                continue
+            note = card.note()
+            model = card.note_type()
+            states = self.col._backend.get_scheduling_states(card.id)
+            result.append(
+                {
+                    "cardId": card.id,
+                    "fields": {
+                        f["name"]: {"value": note.fields[f["ord"]], "order": f["ord"]}
+                        for f in model["flds"]
+                    },
+                    "fieldOrder": card.ord,
+                    "question": card.question(),
+                    "answer": card.answer(),
+                    "modelName": model["name"],
+                    "ord": card.ord,
+                    "deckName": self.col.decks.name(card.did),
+                    "css": model["css"],
+                    "factor": card.factor,
+                    "interval": card.ivl,
+                    "note": card.nid,
+                    "type": card.type,
+                    "queue": card.queue,
+                    "due": card.due,
+                    "reps": card.reps,
+                    "lapses": card.lapses,
+                    "left": card.left,
+                    "mod": card.mod,
+                    "nextReviews": list(self.col._backend.describe_next_states(states)),
+                    "flags": card.flags,
+                }
+            )
+        return result
+
+    @api
+    def answerCards(self, answers: list[dict[str, int]]) -> list[bool]:
+        """The add-on's: each card answered through Anki's scheduler; False for a card Anki
+        does not hold."""
+        success = []
+        for answer in answers:
+            try:
+                card = self.col.get_card(answer["cardId"])  # type: ignore[arg-type]
+                card.start_timer()
+                self.col.sched.answerCard(card, answer["ease"])  # type: ignore[attr-defined]
+                success.append(True)
+            except NotFoundError:
+                success.append(False)
+        return success
+
+    @api
+    def getReviewsOfCards(self, cards: list[int]) -> dict[str, list[dict[str, int]]]:
+        columns = ["cid", "id", "usn", "ease", "ivl", "lastIvl", "factor", "time", "type"]
+        marks = ",".join("?" * len(cards))
+        rows = self.col.db.all(
+            f"select {', '.join(columns)} from revlog where cid in ({marks})",  # noqa: S608
+            *cards,
+        )
+        by_card: dict[int, list[dict[str, int]]] = {}
+        for row in rows:
+            by_card.setdefault(row[0], []).append(dict(zip(columns[1:], row[1:], strict=True)))
+        return {str(cid): by_card.get(cid, []) for cid in cards}  # JSON keys are strings
+
     # --- media -------------------------------------------------------------------------
 
     @api
@@ -793,6 +931,17 @@ class FakeAnki:
                 yield col
             finally:
                 col.close()
+
+    def select_in_browser(self, note_ids: list[int]) -> None:
+        """The user opens the Browser on `note_ids` (the editor shows the first of them, as
+        it is now); [] closes it."""
+        with self.collection() as col:
+            self.state.browser_selected = list(note_ids)
+            self.state.editor_copy = (
+                {note_ids[0]: list(col.get_note(note_ids[0]).fields)}  # type: ignore[arg-type]
+                if note_ids
+                else {}
+            )
 
     def notes(self, query: str = "") -> list[dict[str, Any]]:
         """Every note matching `query`: id, deck names of its cards, model, fields, tags."""

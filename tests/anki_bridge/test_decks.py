@@ -26,13 +26,14 @@ DECKS = {
 }
 
 
-def runmcp(anki: FakeAnki) -> StdioServerParameters:
-    """`manage.py runmcp` of the Anki tools, spawned over stdio, on the stand-in."""
+def runmcp(anki: FakeAnki, database: dict[str, str] | None = None) -> StdioServerParameters:
+    """`manage.py runmcp` of the Anki tools, spawned over stdio, on the stand-in; on the
+    test database when given (`subprocess_db_env`: a test that reads what it wrote)."""
     return StdioServerParameters(
         command=PYTHON,
         args=[MANAGE, "runmcp", "--apps", "anki_bridge"],
         cwd=str(ROOT),
-        env=subprocess_env(ANKI_CONNECT_URL=anki.url),
+        env=subprocess_env(ANKI_CONNECT_URL=anki.url, **(database or {})),
     )
 
 
@@ -170,7 +171,9 @@ def anki_stats(anki: FakeAnki, deck: str | None) -> dict[str, Any]:
         }
 
 
-async def test_the_deck_list_and_the_statistics_are_ankis_own(anki: FakeAnki) -> None:
+async def test_the_deck_list_and_the_statistics_are_ankis_own(
+    anki: FakeAnki, subprocess_db_env: dict[str, str]
+) -> None:
     """`anki.decks` equals the scheduler's deck tree (a parent counting its subdecks, the
     empty «Default» hidden); `anki.stats` equals the collection's own tables, for the
     collection and for a deck with its subdeck; an unknown deck is refused, not made."""
@@ -192,7 +195,9 @@ async def test_the_deck_list_and_the_statistics_are_ankis_own(anki: FakeAnki) ->
     assert sum(whole["due_by_day"][1:]) >= 2  # the passed review, and «to have» in 5 days
     assert maths["cards"]["total"] == 5  # with its subdeck
 
-    async with Client(runmcp(anki), read_timeout_seconds=STARTUP_DEADLINE) as client:
+    async with Client(
+        runmcp(anki, subprocess_db_env), read_timeout_seconds=STARTUP_DEADLINE
+    ) as client:
         decks = await client.call_tool("anki.decks", {})
         collection = await client.call_tool("anki.stats", {})
         deck = await client.call_tool("anki.stats", {"deck": "Математика"})
@@ -217,7 +222,9 @@ def without_nulls(value: Any) -> Any:
     return value
 
 
-async def test_find_notes_pages_through_250_notes_with_exact_totals(anki: FakeAnki) -> None:
+async def test_find_notes_pages_through_250_notes_with_exact_totals(
+    anki: FakeAnki, subprocess_db_env: dict[str, str]
+) -> None:
     """250 notes: pages of 100 come with the exact total and whether more follow; a long
     field comes shortened and named; a search Anki cannot read is refused naming `query`."""
     with anki.state.lock:
@@ -232,7 +239,9 @@ async def test_find_notes_pages_through_250_notes_with_exact_totals(anki: FakeAn
         expected = sorted(col.find_notes("deck:Словарь"))
 
     pages = []
-    async with Client(runmcp(anki), read_timeout_seconds=STARTUP_DEADLINE) as client:
+    async with Client(
+        runmcp(anki, subprocess_db_env), read_timeout_seconds=STARTUP_DEADLINE
+    ) as client:
         for offset in (0, 100, 200, 300):
             result = await client.call_tool(
                 "anki.find_notes", {"query": "deck:Словарь", "limit": 100, "offset": offset}
@@ -256,7 +265,7 @@ async def test_find_notes_pages_through_250_notes_with_exact_totals(anki: FakeAn
 
 
 async def test_delete_notes_deletes_only_with_the_token_and_exactly_the_listed_notes(
-    anki: FakeAnki,
+    anki: FakeAnki, subprocess_db_env: dict[str, str]
 ) -> None:
     """The first call deletes nothing and lists what would go; the token deletes exactly
     those notes; a token for other notes, a forged one and no token delete nothing."""
@@ -271,7 +280,9 @@ async def test_delete_notes_deletes_only_with_the_token_and_exactly_the_listed_n
         with anki.state.lock:
             return len(anki.state.col.find_notes(""))
 
-    async with Client(runmcp(anki), read_timeout_seconds=STARTUP_DEADLINE) as client:
+    async with Client(
+        runmcp(anki, subprocess_db_env), read_timeout_seconds=STARTUP_DEADLINE
+    ) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
         assert tools["anki.delete_notes"].annotations.destructive_hint is not False
         first = await client.call_tool("anki.delete_notes", {"note_ids": physics})
@@ -323,7 +334,9 @@ def test_a_delete_token_is_the_users_who_asked_and_expires(anki: FakeAnki, monke
         assert sorted(anki.state.col.find_notes("deck:English")) == ids
 
 
-async def test_reschedule_makes_the_cards_due_in_n_days(anki: FakeAnki) -> None:
+async def test_reschedule_makes_the_cards_due_in_n_days(
+    anki: FakeAnki, subprocess_db_env: dict[str, str]
+) -> None:
     """New and review cards set due in 4 days are due in 4 days by Anki's own count; an
     id Anki does not hold is named, and the other cards keep their dates."""
     study_material(anki)
@@ -331,7 +344,9 @@ async def test_reschedule_makes_the_cards_due_in_n_days(anki: FakeAnki) -> None:
         col = anki.state.col
         chosen = sorted(col.find_cards("deck:Физика"))  # a new card and a review card
         untouched = {cid: col.get_card(cid).due for cid in col.find_cards("deck:English")}
-    async with Client(runmcp(anki), read_timeout_seconds=STARTUP_DEADLINE) as client:
+    async with Client(
+        runmcp(anki, subprocess_db_env), read_timeout_seconds=STARTUP_DEADLINE
+    ) as client:
         result = await client.call_tool(
             "anki.reschedule", {"card_ids": [*chosen, 999_999], "days": 4}
         )

@@ -33,6 +33,11 @@ TOOLS = {
     "anki.find_notes": {"query", "limit", "offset"},
     "anki.delete_notes": {"note_ids", "confirm_token"},
     "anki.reschedule": {"card_ids", "days"},
+    "anki.update_note": {"note_id", "fields", "tags"},
+    "anki.review_start": {"deck", "include_new", "limit"},
+    "anki.review_next": {"session"},
+    "anki.review_reveal": {"session", "card"},
+    "anki.review_rate": {"session", "card", "ease"},
 }
 
 
