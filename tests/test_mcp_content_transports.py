@@ -96,7 +96,7 @@ async def exercise(client: Client, world: dict[str, Any], ours: AgentRun) -> Non
 
     prompts = {p.name for p in (await client.list_prompts()).prompts}
     assert prompts == {"problems_to_flashcards", "find_problem_from_text", "ask_norms",
-                       "daily_challenge_brief"}  # fmt: skip
+                       "daily_challenge_brief", "review_session"}  # fmt: skip
     asked = await client.get_prompt("ask_norms", {"question": QUESTION})
     assert [tool for tool, _ in plan(asked.messages[0].content.text)] == ["normagpt_ask"]  # type: ignore[union-attr]
     found = await client.get_prompt(
