@@ -28,11 +28,11 @@ registry = ToolRegistry(
 
 Deck = Annotated[
     str | None,
-    Field(description="Target deck; default: ANKI_DEFAULT_DECK."),
+    Field(description="Default: ANKI_DEFAULT_DECK."),
 ]
 Model = Annotated[
     str | None,
-    Field(description="Note type; default: ANKI_DEFAULT_MODEL."),
+    Field(description="Note type. Default: ANKI_DEFAULT_MODEL."),
 ]
 
 
@@ -107,8 +107,7 @@ def add_from_model(
             min_length=1,
             max_length=500,
             description=(
-                "Notes: {fields, tags, images, dedup_key}, or flat fields beside "
-                "tags/images/dedup_key; names in any letter case."
+                "Notes: {fields, tags, images, dedup_key} or flat fields; names in any case."
             ),
         ),
     ],
@@ -155,8 +154,8 @@ def find_notes(
             description="Anki search syntax, e.g. 'deck:Физика tag:механика'.",
         ),
     ],
-    limit: Annotated[int, Field(ge=1, le=100, description="Notes per page.")] = 20,
-    offset: Annotated[int, Field(ge=0, description="Notes to skip (oldest first).")] = 0,
+    limit: Annotated[int, Field(ge=1, le=100)] = 20,
+    offset: Annotated[int, Field(ge=0)] = 0,
 ) -> CallToolResult:
     """Find notes with an Anki search, oldest first, a page at a time: total, has_more, and each note's model, deck, tags and fields (long fields shortened, and named)."""
     return respond_json(services.notes_find(query=query, limit=limit, offset=offset))
@@ -174,11 +173,11 @@ def find_notes(
 def delete_notes(
     note_ids: Annotated[
         list[Annotated[int, Field(ge=1)]],
-        Field(min_length=1, max_length=100, description="The notes to delete (and their cards)."),
+        Field(min_length=1, max_length=100),
     ],
     confirm_token: Annotated[
         str | None,
-        Field(description="From the first call: deletes exactly the notes it listed."),
+        Field(description="From the first call."),
     ] = None,
     ctx: Context | None = None,
 ) -> CallToolResult:
@@ -203,7 +202,7 @@ def reschedule(
         Field(
             min_length=1,
             max_length=500,
-            description="The cards (anki.note_info lists a note's cards).",
+            description="Card ids (anki.note_info lists them).",
         ),
     ],
     days: Annotated[int, Field(ge=0, le=36500, description="Due in this many days; 0: today.")],

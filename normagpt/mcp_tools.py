@@ -33,7 +33,7 @@ RunId = Annotated[
     Field(
         min_length=1,
         max_length=32,
-        description="The run_id normagpt_ask returned (your runs only).",
+        description="From normagpt_ask (your runs only).",
     ),
 ]
 Wait = Annotated[
@@ -41,9 +41,7 @@ Wait = Annotated[
     Field(
         ge=0,
         le=300,
-        description=(
-            "Seconds to wait for the answer; then the run's status (see normagpt_get_run)."
-        ),
+        description=("Seconds to wait; then the run's status (see normagpt_get_run)."),
     ),
 ]
 

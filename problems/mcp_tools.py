@@ -9,7 +9,7 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from core.registry import ToolRegistry
-from core.tooling import Format, respond, thread_progress
+from core.tooling import Format, respond, respond_json, thread_progress
 from problems import catalog, formatting, fuzzy, mcp_content, photo, schemas, services
 from problems.subjects import site_resolve
 
@@ -23,24 +23,20 @@ registry = ToolRegistry(
     ),
 )
 
+# Checked by `site_resolve` (an unknown or empty subject is refused, naming the field).
 Subject = Annotated[
-    str,
-    Field(
-        description="math, inf, rus, phys… or the Russian name.",
-        min_length=1,
-        max_length=60,
-    ),
+    str, Field(description="Code (math, inf, rus…) or Russian name.", max_length=60)
 ]
 # Also accepts «ЕГЭ»/«ОГЭ» and other spellings; the schema offers the canonical codes.
 Exam = Annotated[str, Field(json_schema_extra={"enum": ["ege", "oge"]})]
-Refresh = Annotated[bool, Field(description="Bypass the stored copy.")]
-Limit = Annotated[int, Field(ge=1, le=50, description="How many results.")]
-Offset = Annotated[int, Field(ge=0, le=1000, description="How many results to skip.")]
+Refresh = bool  # bypass the stored copy
+Limit = Annotated[int, Field(ge=1, le=50)]
+Offset = Annotated[int, Field(ge=0, le=1000)]
 DigitsId = Annotated[str, Field(pattern=r"^\d{1,20}$", max_length=20)]
 Threshold = Annotated[float, Field(ge=0, le=1, description="Minimum similarity.")]
 AskSite = Annotated[
     bool,
-    Field(description="Ask the site even when a stored problem matches confidently."),
+    Field(description="Ask the site anyway."),
 ]
 
 
@@ -66,6 +62,26 @@ def get_problem(
         formatting.problem_markdown(read.value, stale=read.stale),
         response_format,
     )
+
+
+@registry.tool(
+    name="sdamgia_check_answer",
+    title="Check an answer",
+    output_model=schemas.AnswerChecked,
+    read_only=True,
+    open_world=True,
+)
+def check_answer(
+    subject: Subject,
+    problem_id: DigitsId,
+    answer: Annotated[str, Field(min_length=1, max_length=500)],
+    exam: Exam = "ege",
+    reveal: Annotated[bool, Field(description="Give the right answer too.")] = False,
+) -> CallToolResult:
+    """Is the learner's answer right? Judged as the site does (0,25 = 1/4, alternatives, any case)."""
+    site = site_resolve(subject=subject, exam=exam)
+    checked = services.answer_check(site=site, problem_id=problem_id, answer=answer, reveal=reveal)
+    return respond_json(checked)
 
 
 @registry.tool(

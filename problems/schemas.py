@@ -10,7 +10,7 @@ what they mean.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 from pydantic.json_schema import SkipJsonSchema
@@ -156,3 +156,9 @@ class TestOut(StaleOut):
     problem_count: int
     note: str
     fetched_at: SkipJsonSchema[str | None] = None
+
+
+class AnswerChecked(BaseModel):
+    problem_id: str
+    verdict: Literal["correct", "incorrect"]
+    answer: str | None = None  # the right answer, only when revealed

@@ -21,7 +21,7 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from core.exceptions import DomainError, InvalidInput
-from problems import selectors
+from problems import answers, selectors
 from problems.client import SdamgiaClient, gather_settled, run_with_client, site_base_url
 from problems.entities import ParsedProblem
 from problems.exceptions import ProblemNotFound, SdamgiaBadPage, SdamgiaUnavailable
@@ -33,6 +33,7 @@ from problems.parsing import (
     parse_search_page,
     says_not_found,
 )
+from problems.schemas import AnswerChecked
 from problems.stored import Answer, Staleness, fetch_or_stored
 from problems.subjects import Site
 from problems.subjects import site_resolve as site_resolve  # re-exported for other apps
@@ -407,3 +408,24 @@ def problem_source_url(*, problem: Problem) -> str:
     from problems.formatting import problem_url  # formatting builds on this module
 
     return problem_url(problem)
+
+
+def answer_check(*, site: Site, problem_id: str, answer: str, reveal: bool) -> AnswerChecked:
+    """`sdamgia_check_answer`: whether `answer` is right for the problem, as the site would
+    judge it (`problems.answers`); the right answer only when `reveal`."""
+    if not answer.strip():
+        raise InvalidInput("answer must not be empty", field="answer")
+    problem = problem_read(site=site, problem_id=problem_id).value
+    if not problem.answer.strip():
+        raise InvalidInput(
+            f"problem_id: problem {problem.problem_id} has no short answer on the site (a task "
+            "with a detailed solution): it cannot be checked automatically",
+            field="problem_id",
+        )
+    any_order = answers.any_order_asked(problem.condition_text)
+    right = answers.answer_correct(answer, problem.answer, any_order=any_order)
+    return AnswerChecked(
+        problem_id=problem.problem_id,
+        verdict="correct" if right else "incorrect",
+        answer=problem.answer if reveal else None,
+    )

@@ -148,7 +148,8 @@ def site_resolve(*, subject: str, exam: str = "ege") -> Site:
     valid = ", ".join(SUBJECTS[exam_code])
     if code is None:
         raise InvalidSubject(
-            f"subject {subject!r} is not a СДАМ ГИА subject; valid codes for {exam_code}: {valid}",
+            f"subject {_shown(subject)} is not a СДАМ ГИА subject; valid codes for {exam_code}: "
+            f"{valid}",
             field="subject",
         )
     if code not in SUBJECTS[exam_code]:
@@ -164,3 +165,8 @@ def site_resolve(*, subject: str, exam: str = "ege") -> Site:
 def sites_all() -> list[Site]:
     """All 30 sites: 15 ЕГЭ and 15 ОГЭ."""
     return [Site(subject=code, exam=exam) for exam in EXAMS for code in SUBJECTS[exam]]
+
+
+def _shown(value: str, limit: int = 60) -> str:
+    """`value` quoted for an error message, cut when long (a message never echoes a page)."""
+    return repr(value if len(value) <= limit else value[:limit] + "…")

@@ -63,7 +63,7 @@ def test_tools_list_fits_the_budget_titled_with_output_schemas_and_plain_inputs(
     assert tokens <= TOKEN_BUDGET, f"tools/list is {tokens} tokens"
 
     tools = json.loads(line)["result"]["tools"]
-    assert len(tools) == 34
+    assert len(tools) == 35
     for tool in tools:
         assert tool.get("title"), f"{tool['name']} has no title"
         found = keys_at_any_depth(tool["inputSchema"]) & set(STRICT_CLIENTS_REFUSE)

@@ -56,6 +56,7 @@ TOOLS = {
         "refresh",
     },
     "sdamgia_get_test": {"subject", "test_id", "exam", "response_format", "refresh"},
+    "sdamgia_check_answer": {"subject", "problem_id", "answer", "exam", "reveal"},
 }
 
 
