@@ -194,19 +194,22 @@ def _failure(failure: Failure) -> Exception:
     """AnkiUnavailable (retryable) or AnkiError for a failed call, naming Anki's URL."""
     url, kind = failure.upstream.base_url, failure.kind
     if kind is FailureKind.CONNECT:
-        return AnkiUnavailable(
-            f"Anki is not reachable at {url}: is Anki open with AnkiConnect installed?"
+        return AnkiUnavailable(  # nothing reached Anki: the request was not carried out
+            f"Anki is not reachable at {url}: is Anki open with AnkiConnect installed?",
+            extra={"kind": str(kind)},
         )
     if kind is FailureKind.TIMEOUT:
-        return AnkiUnavailable(
+        return AnkiUnavailable(  # Anki may carry it out later (its queue waits on a dialog)
             f"Anki did not answer within {failure.upstream.deadline:g} s at {url}: "
-            "is a dialog open in Anki, or is it busy syncing?"
+            "is a dialog open in Anki, or is it busy syncing?",
+            extra={"kind": str(kind)},
         )
     if kind is FailureKind.DROPPED:
         cause = type(failure.exception).__name__ if failure.exception else "no details"
         return AnkiUnavailable(
             f"Anki dropped the connection at {url} ({cause}): "
-            "is Anki open with AnkiConnect installed?"
+            "is Anki open with AnkiConnect installed?",
+            extra={"kind": str(kind)},
         )
     if kind is FailureKind.TOO_LARGE:
         return AnkiError(

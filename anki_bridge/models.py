@@ -173,6 +173,11 @@ class ReviewCard(models.Model):
     )
     ease = models.PositiveSmallIntegerField(null=True, blank=True, verbose_name=_("ease"))
     revealed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("revealed at"))
+    # Anki's count of the card's answers when it was revealed: an answer since (ours that
+    # lost its reply, or one given in Anki or another session) shows as a higher count.
+    reps_at_reveal = models.IntegerField(null=True, blank=True, verbose_name=_("answers before"))
+    # The call sending the rating holds the card until then (a crashed call's hold lapses).
+    claimed_until = models.DateTimeField(null=True, blank=True, verbose_name=_("claimed until"))
     rated_at = models.DateTimeField(null=True, blank=True, verbose_name=_("rated at"))
 
     class Meta:

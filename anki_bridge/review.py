@@ -9,9 +9,13 @@ racing on one card cannot both pass a step. What the model reads before `review_
 is the card's front as Anki renders it (its question), never its note's fields: the back
 cannot leak through them.
 
-A rating is marked `rating` before it goes to Anki and `rated` once Anki has it; when the
-answer does not come (Anki closed meanwhile), the card goes back to `revealed` if Anki's
-review log does not hold the answer, so a retry neither loses nor doubles it.
+A rating is sent only if Anki's count of the card's answers (`reps`) is still what it was at
+the reveal (not answered meanwhile in Anki or in another session). The card is `rating`,
+held by the sending call, until Anki confirms; a concurrent call is refused. When no
+connection to Anki could be made, the card is `revealed` again. When the request may have
+reached Anki without its reply coming back (a timeout, a dropped connection), the card
+stays `rating`, unheld: the next `review_rate` reads the count and either confirms the
+rating or sends it. So a retry neither loses nor doubles a rating.
 """
 
 from __future__ import annotations
@@ -34,6 +38,9 @@ from anki_bridge.schemas import ReviewCardOut, ReviewRated, ReviewRevealed, Revi
 from core.exceptions import Conflict, InvalidInput, NotFound
 
 LIMIT_MAX = 200
+ORDERED_MAX = 1000  # due cards (then new ones) ordered at the start of a session
+INFO_CHUNK = 200  # cards per cardsInfo request
+HOLD_MARGIN = 30  # seconds a rating call holds its card beyond Anki's deadline
 EASES = {1: "again", 2: "hard", 3: "good", 4: "easy"}
 _ANSWER_RULE = re.compile(r"<hr[^>]*id\s*=\s*['\"]?answer['\"]?[^>]*>", re.IGNORECASE)
 State = ReviewCard.State
@@ -105,21 +112,25 @@ def _queue(client: AnkiClient, deck: str, *, include_new: bool) -> _Queue:
         if not outcome.ok:
             raise AnkiError(f"Anki could not search the deck {deck!r}: {outcome.error}")
     learning, review, *new = [list(map(int, o.result)) for o in outcomes]
-    ordered = _in_due_order(client, [*learning, *review, *(new[0] if new else [])])
+    kinds = [learning, review, new[0] if new else []]
+    ordered = _in_due_order(client, [card for cards in kinds for card in cards][:ORDERED_MAX])
+    learning_set, review_set, new_set = (set(cards) for cards in kinds)
     return _Queue(
-        learning=[c for c in ordered if c in set(learning)],
-        review=[c for c in ordered if c in set(review)],
-        new=[c for c in ordered if new and c in set(new[0])],
+        learning=[c for c in ordered if c in learning_set],
+        review=[c for c in ordered if c in review_set],
+        new=[c for c in ordered if c in new_set],
     )
 
 
 def _in_due_order(client: AnkiClient, cards: list[int]) -> list[int]:
     """`cards` by their due (a learning card's time, a review card's day, a new card's
-    position), each kind apart as given; a card Anki no longer holds left out."""
-    if not cards:
-        return []
-    infos = client.cards_info(cards)
-    due = {int(info["cardId"]): info.get("due", 0) for info in infos if info}
+    position), each kind apart as given; a card Anki no longer holds left out. Read in
+    chunks: each card's info carries its rendered sides and its note type's CSS."""
+    due: dict[int, int] = {}
+    for start in range(0, len(cards), INFO_CHUNK):
+        for info in client.cards_info(cards[start : start + INFO_CHUNK]):
+            if info:
+                due[int(info["cardId"])] = int(info.get("due", 0))
     return sorted((c for c in cards if c in due), key=lambda c: (due[c], c))
 
 
@@ -144,7 +155,7 @@ def card_next(*, user: AbstractBaseUser, session: str) -> ReviewCardOut:
                 card=card.card_id,
                 kind=card.kind,
                 position=card.position + 1,
-                remaining=left - 1,
+                remaining=max(0, left - 1),
                 deck=info.get("deckName"),
                 front=html_text(str(info.get("question", ""))),
             )
@@ -167,7 +178,7 @@ def card_reveal(*, user: AbstractBaseUser, session: str, card: int) -> ReviewRev
         ReviewCard.objects.filter(pk=found.pk).update(state=State.SKIPPED)
         raise NotFound(f"card: Anki no longer holds card {card}; call anki.review_next")
     ReviewCard.objects.filter(pk=found.pk, state=State.SHOWN).update(
-        state=State.REVEALED, revealed_at=timezone.now()
+        state=State.REVEALED, revealed_at=timezone.now(), reps_at_reveal=int(info.get("reps", 0))
     )
     answer = str(info.get("answer", ""))
     parts = _ANSWER_RULE.split(answer, maxsplit=1)
@@ -189,50 +200,97 @@ def card_rate(*, user: AbstractBaseUser, session: str, card: int, ease: int) -> 
         )
     held = _session(user, session)
     found = _card(held, card)
-    moved = ReviewCard.objects.filter(pk=found.pk, state=State.REVEALED).update(
-        state=State.RATING, ease=ease
+    now = timezone.now()
+    hold = now + timedelta(seconds=settings.ANKI_CONNECT_TIMEOUT + HOLD_MARGIN)
+    taken = ReviewCard.objects.filter(pk=found.pk, state=State.REVEALED).update(
+        state=State.RATING, ease=ease, claimed_until=hold
     )
-    if not moved:
+    if not taken:
         found.refresh_from_db()
         if found.state != State.RATING:
             raise Conflict(_not_rateable(found))
-        if _answered_in_anki(found):  # an earlier call's answer reached Anki
-            _rated(found, found.ease or ease)
-            raise Conflict(f"card: {card} was rated already ({EASES[found.ease or ease]})")
-        ReviewCard.objects.filter(pk=found.pk).update(ease=ease)
-    try:
-        with AnkiClient() as client:
+        if found.claimed_until is not None and found.claimed_until > now:
+            raise Conflict(f"card: {card} is being rated by another call right now")
+        # An earlier call sent the rating and lost its reply (or died): take the card over.
+        taken = ReviewCard.objects.filter(
+            pk=found.pk, state=State.RATING, claimed_until=found.claimed_until
+        ).update(claimed_until=hold)
+        if not taken:
+            raise Conflict(f"card: {card} is being rated by another call right now")
+    with AnkiClient() as client:
+        try:
+            answered = _answered_since_reveal(client, found)
+            if answered is None:  # deleted in Anki meanwhile
+                ReviewCard.objects.filter(pk=found.pk).update(state=State.SKIPPED)
+                raise NotFound(f"card: Anki no longer holds card {card}; call anki.review_next")
+            if answered:
+                return _answered_already(held, found)
+            if found.state == State.RATING:  # taken over: this call's rating goes
+                ReviewCard.objects.filter(pk=found.pk).update(ease=ease)
             (done,) = client.answer_cards([(card, ease)])
-    except (AnkiUnavailable, AnkiError):
-        found.refresh_from_db()
-        if not _answered_in_anki(found):
-            ReviewCard.objects.filter(pk=found.pk, state=State.RATING).update(state=State.REVEALED)
-        raise
+        except AnkiUnavailable as exc:
+            raise _rating_lost(found, exc) from exc
+        except AnkiError:  # Anki answered: it refused, nothing was rated
+            ReviewCard.objects.filter(pk=found.pk).update(state=State.REVEALED, claimed_until=None)
+            raise
     if not done:
         ReviewCard.objects.filter(pk=found.pk).update(state=State.SKIPPED)
         raise NotFound(f"card: Anki no longer holds card {card}; call anki.review_next")
     _rated(found, ease)
-    left = held.cards.filter(state__in=[State.QUEUED, State.SHOWN, State.REVEALED]).count()
-    return ReviewRated(session=held.public_id, card=card, ease=ease, remaining=left)
+    return ReviewRated(session=held.public_id, card=card, ease=ease, remaining=_left(held))
+
+
+def _answered_since_reveal(client: AnkiClient, card: ReviewCard) -> bool | None:
+    """Whether Anki counts an answer to the card since it was revealed (None: Anki no
+    longer holds the card)."""
+    (info,) = client.cards_info([card.card_id])
+    if not info:
+        return None
+    return int(info.get("reps", 0)) > (card.reps_at_reveal or 0)
+
+
+def _answered_already(session: ReviewSession, card: ReviewCard) -> ReviewRated:
+    """The card was answered since its reveal. Taken over from an earlier call of ours
+    (`rating`): that call's answer reached Anki and lost its reply; it is confirmed, with
+    the rating that call sent. Else it was answered in Anki or in another session: it is
+    not rated here."""
+    if card.state == State.RATING and card.ease in EASES:
+        _rated(card, card.ease)
+        return ReviewRated(
+            session=session.public_id, card=card.card_id, ease=card.ease, remaining=_left(session)
+        )
+    ReviewCard.objects.filter(pk=card.pk).update(state=State.SKIPPED, claimed_until=None)
+    raise Conflict(
+        f"card: {card.card_id} was answered in Anki or in another session since it was "
+        "revealed here; it is not rated twice. Call anki.review_next"
+    )
+
+
+def _rating_lost(card: ReviewCard, exc: AnkiUnavailable) -> AnkiUnavailable:
+    """Anki gave no reply: what to raise. Without a connection nothing reached it: the card
+    is revealed again. Otherwise Anki may have rated it: the card stays `rating`, unheld,
+    and the next call confirms the rating or sends it."""
+    if exc.extra.get("kind") == "connect":
+        ReviewCard.objects.filter(pk=card.pk).update(state=State.REVEALED, claimed_until=None)
+        return exc
+    ReviewCard.objects.filter(pk=card.pk, state=State.RATING).update(claimed_until=None)
+    return AnkiUnavailable(
+        f"{exc.message} The rating may have reached Anki: call anki.review_rate again once "
+        "Anki answers; it is confirmed, never sent twice.",
+        extra=dict(exc.extra),
+    )
+
+
+def _left(session: ReviewSession) -> int:
+    return session.cards.filter(
+        state__in=[State.QUEUED, State.SHOWN, State.REVEALED, State.RATING]
+    ).count()
 
 
 def _rated(card: ReviewCard, ease: int) -> None:
     ReviewCard.objects.filter(pk=card.pk).update(
-        state=State.RATED, ease=ease, rated_at=timezone.now()
+        state=State.RATED, ease=ease, rated_at=timezone.now(), claimed_until=None
     )
-
-
-def _answered_in_anki(card: ReviewCard) -> bool:
-    """Whether Anki's review log holds an answer to the card since it was revealed."""
-    if card.revealed_at is None:
-        return False
-    since = int(card.revealed_at.timestamp() * 1000)
-    try:
-        with AnkiClient() as client:
-            entries = client.reviews_of_cards([card.card_id]).get(card.card_id, [])
-    except (AnkiUnavailable, AnkiError):
-        return False
-    return any(int(entry.get("id", 0)) >= since for entry in entries)
 
 
 def _not_rateable(card: ReviewCard) -> str:
@@ -276,12 +334,18 @@ def _current(session: ReviewSession) -> ReviewCard | None:
 
 
 def _summary(session: ReviewSession) -> ReviewCardOut:
+    """No card left to show: done, or the first card revealed and not rated yet (rate it)."""
     eases = list(session.cards.filter(state=State.RATED).values_list("ease", flat=True))
-    pending = session.cards.filter(state=State.REVEALED).count()
+    pending = list(
+        session.cards.filter(state__in=[State.REVEALED, State.RATING])
+        .order_by("position")
+        .values_list("card_id", flat=True)
+    )
     return ReviewCardOut(
         session=session.public_id,
+        card=pending[0] if pending else None,
         done=not pending,
-        remaining=pending,
+        remaining=len(pending),
         rated={name: eases.count(ease) for ease, name in EASES.items()},
     )
 
@@ -290,17 +354,26 @@ def _expiry(now: Any) -> Any:
     return now + timedelta(hours=settings.ANKI_REVIEW_SESSION_HOURS)
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_HIDDEN = re.compile(r"display\s*:\s*none", re.IGNORECASE)
+
+
 def html_text(html: str) -> str:
-    """The text a card's HTML shows: styles and scripts dropped, images named, lines kept."""
+    """The text a card's HTML shows: styles, scripts and hidden parts (a `{{hint:…}}`
+    field, anything styled `display: none`) dropped, images named, lines kept."""
+    html = _CONTROL.sub("", html)  # lxml refuses them; Anki shows nothing for them
     if not html.strip():
         return ""
     root = lxml.html.fragment_fromstring(html, create_parent="div")
-    for gone in root.xpath(".//style|.//script"):
+    for gone in root.xpath(".//style|.//script|.//*[contains(concat(' ', @class, ' '), ' hint ')]"):
         gone.drop_tree()
+    for hidden in root.xpath(".//*[@style]"):
+        if _HIDDEN.search(hidden.get("style", "")) and hidden.getparent() is not None:
+            hidden.drop_tree()
     for image in root.xpath(".//img"):
         image.tail = f"[image: {image.get('src', '')}]" + (image.tail or "")
-    for br in root.xpath(".//br|.//div|.//p|.//hr|.//li"):
-        br.tail = "\n" + (br.tail or "")
+    for block in root.xpath(".//br|.//div|.//p|.//hr|.//li"):
+        block.tail = "\n" + (block.tail or "")
     text = root.text_content()
     lines = [" ".join(line.split()) for line in text.splitlines()]
     return "\n".join(line for line in lines if line)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -25,6 +26,7 @@ from anki_bridge.journal import MediaReady, Submission
 from anki_bridge.ledger import dedup_sent
 from anki_bridge.models import NoteChange
 from anki_bridge.notemodel import DEFAULT_MODEL, NoteModel, fields_normalize
+from anki_bridge.review import html_text
 from anki_bridge.schemas import (
     AddNotesResult,
     CardStates,
@@ -556,6 +558,12 @@ def note_update(
     reported, not presented as done."""
     if not fields and tags is None:
         raise InvalidInput("give fields or tags to change", field="fields")
+    spaced = [tag for tag in tags or [] if not tag.strip() or len(tag.split()) > 1]
+    if spaced:
+        raise InvalidInput(
+            f"tags: a tag is one word (Anki splits a tag at its spaces): {spaced[0]!r}",
+            field="tags",
+        )
     with AnkiClient() as client:
         (info,) = client.notes_info([note_id])
         if not info or "noteId" not in info:
@@ -596,9 +604,13 @@ def note_update(
             )
             raise
     now = {name: value.get("value", "") for name, value in (after or {}).get("fields", {}).items()}
-    lost = [name for name, value in (fields or {}).items() if now.get(name) != value]
+    lost = [
+        name for name, value in (fields or {}).items() if _nfc(now.get(name, "")) != _nfc(value)
+    ]
     tags_now = list((after or {}).get("tags", []))
-    if tags is not None and sorted(t.lower() for t in tags_now) != sorted(t.lower() for t in tags):
+    if tags is not None and {_nfc(t).casefold() for t in tags_now} != {
+        _nfc(t).casefold() for t in tags
+    }:  # Anki keeps a tag once, whatever its case
         lost.append("tags")
     if lost:
         reason = (
@@ -628,28 +640,35 @@ def deck_described(*, name: str) -> str:
     """`anki://deck/{name}`: the deck's counts for today (with its subdecks, as Anki's deck
     list counts them) and its RECENT_NOTES newest notes, as Markdown."""
     with AnkiClient() as client:
-        ids = client.deck_names_and_ids()
-        if name not in ids:
+        ids = {deck.casefold(): (deck, did) for deck, did in client.deck_names_and_ids().items()}
+        if name.casefold() not in ids:  # Anki's deck names ignore case
             raise NotFound(f"name: Anki has no deck named {name!r}")
-        counts = client.deck_stats([name]).get(ids[name], {})
+        name, deck_id = ids[name.casefold()]
+        counts = client.deck_stats([name]).get(deck_id, {})
         newest = sorted(client.find_notes(deck_query(name)), reverse=True)[:RECENT_NOTES]
         described = notes_described(client, newest) if newest else []
     learning, due = int(counts.get("learn_count", 0)), int(counts.get("review_count", 0))
+    shown = sum(1 for info in described if info is not None)
     lines = [
         f"# {name}",
         "",
         f"New: {counts.get('new_count', 0)} · learning: {learning} · review: {due} · "
         f"due today: {learning + due} · cards: {counts.get('total_in_deck', 0)}",
         "",
-        f"## Newest notes ({len(described)})" if described else "No notes yet.",
+        f"## Newest notes ({shown})" if shown else "No notes yet.",
     ]
     for info in described:
         if info is None:
             continue
         first = next(iter(info["fields"].values()), "")
-        text = " ".join(first.split())
+        text = " ".join(html_text(first).split())
         if len(text) > RECENT_FIELD_CHARS:
             text = text[:RECENT_FIELD_CHARS] + "…"
         tags = f" — tags: {', '.join(info['tags'])}" if info["tags"] else ""
         lines.append(f"- {text} (note {info['noteId']}, {info['modelName']}){tags}")
     return "\n".join(lines)
+
+
+def _nfc(value: str) -> str:
+    """`value` as Anki stores text (NFC): a field read back compares equal to what was sent."""
+    return unicodedata.normalize("NFC", value)

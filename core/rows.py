@@ -13,8 +13,9 @@ applies (booleans, dates, JSON on SQLite). Instances are made as `Model.from_db`
 them, minus `Model.__init__`'s handling of arguments (a setattr through a descriptor per
 field: most of the cost of a load): the values go straight into the instance's attributes,
 its state says fetched from `using`. So they behave as fetched ones (saving,
-`refresh_from_db`). A model something listens to at `pre_init` or `post_init` (an
-`ImageField` with dimension fields) is made by `from_db`, so that the listener runs.
+`refresh_from_db`). A model with an `__init__` or `from_db` of its own, or that something
+listens to at `pre_init` or `post_init` (an `ImageField` with dimension fields), is made by
+its `from_db`, so that its own code runs.
 """
 
 from __future__ import annotations
@@ -118,7 +119,7 @@ class JoinedLoader:
 
 def _instance(model: type[models.Model], using: str, names: list[str], values: list[Any]) -> Any:
     """An instance of `model` as fetched from `using`, every concrete field's value given."""
-    if pre_init.has_listeners(model) or post_init.has_listeners(model):
+    if not _plain(model):
         return model.from_db(using, names, values)
     instance = model.__new__(model)
     instance.__dict__.update(zip(names, values, strict=True))
@@ -126,6 +127,18 @@ def _instance(model: type[models.Model], using: str, names: list[str], values: l
     state.adding, state.db = False, using
     instance._state = state
     return instance
+
+
+def _plain(model: type[models.Model]) -> bool:
+    """Whether Django's own `from_db` would make `model`'s instances: no `__init__` or
+    `from_db` of its own (the documented `_loaded_values` pattern), no one listening to its
+    `pre_init` or `post_init`."""
+    return (
+        model.__init__ is models.Model.__init__
+        and model.from_db.__func__ is models.Model.from_db.__func__  # type: ignore[attr-defined]
+        and not pre_init.has_listeners(model)
+        and not post_init.has_listeners(model)
+    )
 
 
 def _column(model: type[models.Model], name: str) -> str:

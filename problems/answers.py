@@ -6,8 +6,8 @@
   digit groups.
 - The stored answer may hold alternatives («или», `|`): any of them is right.
 - A digit sequence (the numbers of the right statements, «134») is compared digit by
-  digit; when the condition lets them come in any order («в любом порядке», «в порядке
-  возрастания»), as a set.
+  digit; when the condition lets them come in any order («в любом порядке»), as a set.
+  «В порядке возрастания» keeps the order: it is the answer's order the site asks for.
 - Words are compared ignoring letter case, spaces and ё/е.
 """
 
@@ -19,11 +19,14 @@ from fractions import Fraction
 
 _MINUS = str.maketrans(dict.fromkeys("−–—‒‐﹣－", "-"))
 _SPACES = re.compile(r"[\s\u00a0\u202f]+")
+_DIGIT_GROUP = re.compile(r"(?<=\d)[ \u00a0\u202f](?=\d{3}(?!\d))")  # «1 000»
 _DECIMAL = re.compile(r"^[+-]?(?:\d+(?:[.,]\d*)?|[.,]\d+)$")
 _FRACTION = re.compile(r"^([+-]?\d+)/(\d+)$")
+_SIGN_SPACE = re.compile(r"^([+-])\s+")  # «- 0,5»
+_FRACTION_SPACED = re.compile(r"^[+-]?\s*\d+\s*/\s*\d+$")
 _ALTERNATIVES = re.compile(r"\s*(?:\|| или )\s*", re.IGNORECASE)
 _SEQUENCE_SEPARATORS = re.compile(r"[\s,;.]+")
-_ANY_ORDER = re.compile(r"в\s+любом\s+порядке|в\s+порядке\s+возрастания", re.IGNORECASE)
+_ANY_ORDER = re.compile(r"в\s+любом\s+порядке", re.IGNORECASE)
 
 
 def any_order_asked(condition: str) -> bool:
@@ -57,7 +60,10 @@ def _same(given: str, right: str, *, any_order: bool) -> bool:
 
 def number(text: str) -> Fraction | None:
     """The value of a written number («−0,250», «1/4», «1 000»); None for anything else."""
-    compact = _SPACES.sub("", text).translate(_MINUS)
+    compact = _SIGN_SPACE.sub(r"\1", _DIGIT_GROUP.sub("", text.strip()).translate(_MINUS))
+    if _SPACES.search(compact) and not _FRACTION_SPACED.match(compact):
+        return None  # two numbers, not one
+    compact = _SPACES.sub("", compact)
     fraction = _FRACTION.match(compact)
     if fraction:
         denominator = int(fraction.group(2))

@@ -638,6 +638,8 @@ class AnkiConnect:
     @api
     def getReviewsOfCards(self, cards: list[int]) -> dict[str, list[dict[str, int]]]:
         columns = ["cid", "id", "usn", "ease", "ivl", "lastIvl", "factor", "time", "type"]
+        if not cards:
+            return {}
         marks = ",".join("?" * len(cards))
         rows = self.col.db.all(
             f"select {', '.join(columns)} from revlog where cid in ({marks})",  # noqa: S608

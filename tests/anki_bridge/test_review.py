@@ -18,7 +18,7 @@ from mcp.shared.exceptions import MCPError
 from anki_bridge import review
 from anki_bridge.client import AnkiClient
 from anki_bridge.models import NoteChange, ReviewCard, ReviewSession
-from core.exceptions import NotFound
+from core.exceptions import Conflict, NotFound
 from core.mcp_server import build_server
 from tests.anki_bridge.ankiconnect_server import FakeAnki
 from tests.anki_bridge.test_decks import runmcp
@@ -39,7 +39,7 @@ CARDS = {
 
 def deck_to_review(anki: FakeAnki) -> dict[str, int]:
     """The deck's cards: one in learning (answered «Again»), two reviews due (one two days
-    overdue), one review due later, two new ones; and a note in another deck. Card ids by
+    overdue), one review due later, one new; and a note in another deck. Card ids by
     front."""
     with anki.state.lock:
         col = anki.state.col
@@ -260,3 +260,84 @@ async def test_the_deck_resource_and_the_review_prompt(anki: FakeAnki) -> None:
     positions = [message.index(step) for step in steps]
     assert positions == sorted(positions)
     assert DECK in message
+
+
+def _revealed(user: Any) -> tuple[str, int]:
+    """A session of DECK with its first card shown and revealed."""
+    started = review.session_start(user=user, deck=DECK, include_new=False, limit=5)
+    card = review.card_next(user=user, session=started.session).card
+    assert card is not None
+    review.card_reveal(user=user, session=started.session, card=card)
+    return started.session, card
+
+
+def _answers(anki: FakeAnki, card: int) -> int:
+    with anki.collection() as col:
+        return int(col.db.scalar("select count() from revlog where cid = ?", card))
+
+
+def _state(session: str, card: int) -> str:
+    return str(ReviewCard.objects.get(session__public_id=session, card_id=card).state)
+
+
+async def test_a_rating_whose_reply_is_lost_is_confirmed_not_sent_twice(anki: FakeAnki) -> None:
+    """Anki closed before the rating: revealed again, rated once Anki is back. Anki killed
+    after rating, its reply lost: the card waits as `rating`; the next call reads Anki's
+    count, confirms the rating and sends nothing."""
+    await orm(deck_to_review, anki)
+
+    def scenario() -> None:
+        from anki_bridge.exceptions import AnkiUnavailable
+
+        user = _user("learner")
+        session, card = _revealed(user)
+        before = _answers(anki, card)
+        anki.stop()
+        with pytest.raises(AnkiUnavailable, match="not reachable"):
+            review.card_rate(user=user, session=session, card=card, ease=3)
+        assert _state(session, card) == "revealed"  # nothing reached Anki
+        anki.start()
+        anki.state.kill_after("answerCards")
+        with pytest.raises(AnkiUnavailable, match="may have reached Anki"):
+            review.card_rate(user=user, session=session, card=card, ease=3)
+        anki.wait_killed()
+        assert _state(session, card) == "rating"
+        assert _answers(anki, card) == before + 1  # Anki had rated it
+        anki.start()
+        rated = review.card_rate(user=user, session=session, card=card, ease=3)
+        assert (rated.card, rated.ease) == (card, 3)
+        assert _answers(anki, card) == before + 1  # confirmed, not sent again
+        assert _state(session, card) == "rated"
+        with pytest.raises(Conflict, match="rated already"):
+            review.card_rate(user=user, session=session, card=card, ease=3)
+
+    await orm(scenario)
+
+
+async def test_a_card_answered_elsewhere_or_being_rated_is_not_rated_again(
+    anki: FakeAnki,
+) -> None:
+    await orm(deck_to_review, anki)
+
+    def scenario() -> None:
+        user = _user("learner")
+        session, card = _revealed(user)
+        with anki.collection() as col:  # the learner answers it in Anki meanwhile
+            answered = col.get_card(card)
+            answered.start_timer()
+            col.sched.answerCard(answered, 4)
+        before = _answers(anki, card)
+        with pytest.raises(Conflict, match="answered in Anki or in another session"):
+            review.card_rate(user=user, session=session, card=card, ease=3)
+        assert _answers(anki, card) == before
+        assert _state(session, card) == "skipped"
+        # a card another call is rating right now is refused, not sent a second time
+        other, second = _revealed(user)
+        ReviewCard.objects.filter(session__public_id=other, card_id=second).update(
+            state=ReviewCard.State.RATING, ease=3,
+            claimed_until=timezone.now() + timedelta(minutes=1),
+        )  # fmt: skip
+        with pytest.raises(Conflict, match="being rated by another call"):
+            review.card_rate(user=user, session=other, card=second, ease=3)
+
+    await orm(scenario)

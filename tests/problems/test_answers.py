@@ -96,6 +96,9 @@ def test_every_fixture_answer_and_its_spellings_are_right_and_near_misses_wrong(
         ("северныйполюс", "Северный Полюс", False, True),
         ("южный", "северный", False, False),
         ("1 000", "1000", False, True),
+        ("12 34", "1234", False, False),
+        ("- 0,5", "−0,5", False, True),
+        ("1 / 4", "0,25", False, True),
         ("-0,5", "−1/2", False, True),
         ("", "5", False, False),
         ("1/0", "0", False, False),
@@ -106,8 +109,9 @@ def test_the_rules(given: str, stored: str, any_order: bool, right: bool) -> Non
 
 
 def test_any_order_is_read_from_the_condition() -> None:
-    assert any_order_asked("Запишите номера выбранных ответов в порядке возрастания.")
     assert any_order_asked("Цифры в ответе могут повторяться. Запишите в любом порядке.")
+    # the order asked is the answer's order: «213» is not «123»
+    assert not any_order_asked("Расположите числа в порядке возрастания, запишите номера.")
     assert not any_order_asked("Установите соответствие между величинами и их значениями.")
 
 
