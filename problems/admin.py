@@ -16,7 +16,7 @@ from core.admin import CasedAdmin
 from core.exceptions import DomainError
 from problems import services
 from problems.formatting import problem_url
-from problems.models import Category, Problem, Test, Topic
+from problems.models import Category, Problem, Test, Topic, Variant
 from problems.subjects import Site
 
 
@@ -252,3 +252,23 @@ class TestAdmin(CasedAdmin):
     ]
     list_filter = ["subject", "exam", "ids_hidden"]
     search_fields = ["test_id", "title"]
+
+
+@admin.register(Variant)
+class VariantAdmin(CasedAdmin):
+    """Variants as the teachers made them: read-only (made over REST)."""
+
+    accusative = pgettext_lazy("accusative", "variant")
+    list_display = ["public_id", "subject", "exam", "owner", "seed", "size", "created_at"]
+    list_filter = ["subject", "exam"]
+    search_fields = ["public_id", "owner__username"]
+    readonly_fields = [
+        "public_id", "owner", "subject", "exam", "tasks", "seed", "problem_ids", "created_at",
+    ]  # fmt: skip
+
+    @admin.display(description=_("problems"))
+    def size(self, obj: Variant) -> int:
+        return len(obj.problem_ids)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False

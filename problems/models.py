@@ -6,6 +6,9 @@ Every row carries `fetched_at`; services serve a row from the database until its
 
 from __future__ import annotations
 
+import secrets
+
+from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
@@ -198,3 +201,37 @@ class Test(SiteScoped):
 
 
 __all__ = ["Category", "CategoryProblem", "Problem", "Test", "Topic"]
+
+
+def _variant_id() -> str:
+    return secrets.token_urlsafe(9)
+
+
+class Variant(models.Model):
+    """A variant a teacher made (`variant_make`): problems of one exam in order, drawn from
+    the stored bank with `seed` (the same seed, the same problems)."""
+
+    public_id = models.CharField(
+        max_length=32, unique=True, default=_variant_id, editable=False, verbose_name=_("id")
+    )
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="sdamgia_variants",
+        verbose_name=_("owner"),
+    )
+    subject = models.CharField(max_length=8, verbose_name=_("subject"))
+    exam = models.CharField(max_length=3, choices=EXAM_CHOICES, verbose_name=_("exam"))
+    tasks = models.JSONField(default=dict, verbose_name=_("tasks"))  # task number → count
+    seed = models.BigIntegerField(verbose_name=_("seed"))
+    problem_ids = models.JSONField(default=list, verbose_name=_("problems"))  # in order
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+
+    class Meta:
+        verbose_name = _("variant")
+        verbose_name_plural = _("variants")
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["owner", "subject", "exam", "-id"])]
+
+    def __str__(self) -> str:
+        return f"{self.public_id} ({self.subject}-{self.exam}, {len(self.problem_ids)})"

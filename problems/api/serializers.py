@@ -73,3 +73,18 @@ class BatchSerializer(SiteQuerySerializer):
     problem_ids = serializers.ListField(
         child=serializers.RegexField(r"^\d{1,20}$"), min_length=1, max_length=50
     )
+
+
+class VariantRequestSerializer(serializers.Serializer):
+    tasks = serializers.JSONField(help_text='{"task number": count} or "full"')
+    seed = serializers.IntegerField(required=False, min_value=0, max_value=2**62)
+
+
+class VariantSerializer(serializers.Serializer):
+    id = serializers.CharField(source="public_id")
+    subject = serializers.CharField()
+    exam = serializers.CharField()
+    tasks = serializers.JSONField()
+    seed = serializers.IntegerField()
+    problem_ids = serializers.ListField(child=serializers.CharField())
+    created_at = serializers.DateTimeField()

@@ -7,6 +7,9 @@ from problems.api import views
 app_name = "problems"
 urlpatterns = [
     path("", views.ProblemListApi.as_view(), name="problem-list"),
+    path("variants/", views.VariantListApi.as_view(), name="variant-list"),
+    path("variants/<str:public_id>/", views.VariantDetailApi.as_view(), name="variant-detail"),
+    path("<str:subject>/<str:exam>/variants/", views.VariantMakeApi.as_view(), name="variant-make"),
     path("<str:subject>/<str:exam>/catalog/", views.CatalogApi.as_view(), name="catalog"),
     path("<str:subject>/<str:exam>/search/", views.SearchApi.as_view(), name="search"),
     path(

@@ -7,16 +7,17 @@ from typing import Any
 from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics
-from rest_framework.permissions import AllowAny
+from rest_framework.exceptions import NotAuthenticated
+from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
 from core.throttling import UPSTREAM_ANON
-from problems import catalog, formatting, fuzzy, photo, schemas, services
+from problems import catalog, formatting, fuzzy, photo, schemas, services, variants
 from problems.api import serializers as s
-from problems.models import Problem
+from problems.models import Problem, Variant
 from problems.subjects import Site, site_resolve
 
 SITE_PARAMS = [
@@ -156,3 +157,50 @@ class FuzzySearchApi(SiteView):
         serializer.is_valid(raise_exception=True)
         outcome = fuzzy.problems_search_fuzzy(site=self.site(), **serializer.validated_data)
         return Response(formatting.fuzzy_as_dict(outcome))
+
+
+class VariantListApi(generics.ListAPIView):
+    """The caller's variants, newest first."""
+
+    serializer_class = s.VariantSerializer
+    permission_classes = (IsAuthenticated,)
+
+    def get_queryset(self) -> QuerySet[Variant]:
+        return Variant.objects.filter(owner_id=self.request.user.pk)
+
+
+class VariantMakeApi(APIView):
+    permission_classes = (IsAuthenticated,)
+
+    @extend_schema(
+        parameters=SITE_PARAMS, request=s.VariantRequestSerializer, responses=s.VariantSerializer
+    )
+    def post(self, request: Request, subject: str, exam: str) -> Response:
+        """A variant from the stored problems: {"tasks": {"1": 2, "5": 1}} or {"tasks":
+        "full"}, and a `seed` (the same seed, the same problems)."""
+        serializer = s.VariantRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        made = variants.variant_make(
+            user_id=_owner(request),
+            site=site_resolve(subject=subject, exam=exam),
+            tasks=serializer.validated_data["tasks"],
+            seed=serializer.validated_data.get("seed"),
+        )
+        return Response(s.VariantSerializer(made).data, status=201)
+
+
+class VariantDetailApi(APIView):
+    permission_classes = (IsAuthenticated,)
+
+    @extend_schema(responses=s.VariantSerializer)
+    def get(self, request: Request, public_id: str) -> Response:
+        """One of the caller's variants."""
+        found = variants.variant_get(user_id=_owner(request), public_id=public_id)
+        return Response(s.VariantSerializer(found).data)
+
+
+def _owner(request: Request) -> int:
+    """The signed-in caller's id (the views ask IsAuthenticated)."""
+    if request.user.pk is None:
+        raise NotAuthenticated()
+    return int(request.user.pk)
