@@ -40,8 +40,9 @@ from reportlab.pdfgen import canvas  # noqa: E402
 
 from bench.common import celery_worker_command, percentile, print_table  # noqa: E402
 from core import background  # noqa: E402
+from core.fonts import cyrillic_font  # noqa: E402
 from normagpt import services  # noqa: E402
-from normagpt.demo import cyrillic_font, demo_corpus_load  # noqa: E402
+from normagpt.demo import demo_corpus_load  # noqa: E402
 from normagpt.models import AgentStep, NormDocument  # noqa: E402
 from tests.normagpt.scripted_llm import ScriptedLLM, straight_script  # noqa: E402
 

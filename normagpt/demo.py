@@ -12,24 +12,12 @@ from pathlib import Path
 
 from django.core.files import File
 from reportlab.lib.pagesizes import A4
-from reportlab.pdfbase import pdfmetrics
-from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen import canvas
 
-from core.exceptions import NotConfigured
+from core.fonts import cyrillic_font
 from normagpt.ingest import document_ingest, document_save
 from normagpt.models import NormDocument
 
-FONT = "NormaSans"
-FONT_CANDIDATES = [
-    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
-    "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
-    "/usr/share/fonts/truetype/freefont/FreeSans.ttf",
-    "/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf",
-    "/Library/Fonts/Arial Unicode.ttf",
-    "C:/Windows/Fonts/arial.ttf",
-]
 BANNER = "ОБРАЗЕЦ ДЛЯ ДЕМОНСТРАЦИИ — НЕ НОРМАТИВНЫЙ ДОКУМЕНТ"
 
 
@@ -127,20 +115,6 @@ SAMPLES = [
         ],
     ),
 ]
-
-
-def cyrillic_font() -> str:
-    """Register a TTF font with Cyrillic glyphs for reportlab; its name."""
-    if FONT in pdfmetrics.getRegisteredFontNames():
-        return FONT
-    for candidate in FONT_CANDIDATES:
-        if Path(candidate).exists():
-            pdfmetrics.registerFont(TTFont(FONT, candidate))
-            return FONT
-    raise NotConfigured(
-        "no TTF font with Cyrillic letters found (looked for DejaVuSans and others): "
-        "install Debian's fonts-dejavu-core"
-    )
 
 
 def sample_pdf_write(path: Path, sample: SampleDocument) -> Path:

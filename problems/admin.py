@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from django.core.files.storage import default_storage
 from django.db.models import Count, QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
@@ -14,7 +15,7 @@ from django.utils.translation import pgettext_lazy
 from anki_bridge import services as anki
 from core.admin import CasedAdmin
 from core.exceptions import DomainError
-from problems import services
+from problems import services, sheets
 from problems.formatting import problem_url
 from problems.models import Category, Problem, Test, Topic, Variant
 from problems.subjects import Site
@@ -254,6 +255,9 @@ class TestAdmin(CasedAdmin):
     search_fields = ["test_id", "title"]
 
 
+PRINT_MAX = 20  # variants printed by one run of the admin action
+
+
 @admin.register(Variant)
 class VariantAdmin(CasedAdmin):
     """Variants as the teachers made them: read-only (made over REST)."""
@@ -266,9 +270,37 @@ class VariantAdmin(CasedAdmin):
         "public_id", "owner", "subject", "exam", "tasks", "seed", "problem_ids", "created_at",
     ]  # fmt: skip
 
+    actions = ["print_sheets"]
+
     @admin.display(description=_("problems"))
     def size(self, obj: Variant) -> int:
         return len(obj.problem_ids)
+
+    @admin.action(description=_("Print (PDF with the answer key and solutions)"))
+    def print_sheets(
+        self, request: HttpRequest, queryset: QuerySet[Variant]
+    ) -> HttpResponse | None:
+        chosen = list(queryset[:PRINT_MAX])
+        if len(chosen) == 1:
+            pdf = sheets.variant_pdf_bytes(variant=chosen[0], with_solutions=True)
+            response = HttpResponse(pdf, content_type="application/pdf")
+            response["Content-Disposition"] = (
+                f'attachment; filename="variant-{chosen[0].public_id}.pdf"'
+            )
+            return response
+        links = format_html_join(
+            ", ",
+            '<a href="{}">{}</a>',
+            (
+                (
+                    default_storage.url(sheets.variant_pdf(variant=v, with_solutions=True)),
+                    v.public_id,
+                )
+                for v in chosen
+            ),
+        )
+        self.message_user(request, format_html("{} {}", _("Printed:"), links), messages.SUCCESS)
+        return None
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

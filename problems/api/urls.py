@@ -9,6 +9,7 @@ urlpatterns = [
     path("", views.ProblemListApi.as_view(), name="problem-list"),
     path("variants/", views.VariantListApi.as_view(), name="variant-list"),
     path("variants/<str:public_id>/", views.VariantDetailApi.as_view(), name="variant-detail"),
+    path("variants/<str:public_id>/pdf/", views.VariantPdfApi.as_view(), name="variant-pdf"),
     path("<str:subject>/<str:exam>/variants/", views.VariantMakeApi.as_view(), name="variant-make"),
     path("<str:subject>/<str:exam>/catalog/", views.CatalogApi.as_view(), name="catalog"),
     path("<str:subject>/<str:exam>/search/", views.SearchApi.as_view(), name="search"),

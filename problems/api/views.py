@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.files.storage import default_storage
 from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics
@@ -15,7 +16,7 @@ from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
 from core.throttling import UPSTREAM_ANON
-from problems import catalog, formatting, fuzzy, photo, schemas, services, variants
+from problems import catalog, formatting, fuzzy, photo, schemas, services, sheets, variants
 from problems.api import serializers as s
 from problems.models import Problem, Variant
 from problems.subjects import Site, site_resolve
@@ -204,3 +205,19 @@ def _owner(request: Request) -> int:
     if request.user.pk is None:
         raise NotAuthenticated()
     return int(request.user.pk)
+
+
+class VariantPdfApi(APIView):
+    permission_classes = (IsAuthenticated,)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("solutions", bool, description="Add the solutions")],
+        responses={200: {"type": "object", "properties": {"url": {"type": "string"}}}},
+    )
+    def post(self, request: Request, public_id: str) -> Response:
+        """Print one of the caller's variants: a PDF (conditions with answer boxes, then the
+        answer key, and the solutions when asked), stored; its link."""
+        found = variants.variant_get(user_id=_owner(request), public_id=public_id)
+        solutions = str(request.query_params.get("solutions", "")).lower() in {"1", "true", "yes"}
+        name = sheets.variant_pdf(variant=found, with_solutions=solutions)
+        return Response({"url": request.build_absolute_uri(default_storage.url(name))})

@@ -15,8 +15,8 @@ from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen import canvas
 
 from core.exceptions import InvalidInput
+from core.fonts import FONT_CANDIDATES, cyrillic_font
 from normagpt import services
-from normagpt.demo import FONT_CANDIDATES, cyrillic_font
 from normagpt.exceptions import BadPdf
 from normagpt.ingest import tesseract_available
 from normagpt.models import NormClause, NormDocument, NormPage
