@@ -4,9 +4,11 @@ registry in `problems.mcp_tools`)."""
 
 from __future__ import annotations
 
+from django.contrib.auth.base_user import AbstractBaseUser
+
 from core.mcp_content import prompt_step, prompt_text
 from core.registry import ListedResource, ToolRegistry
-from problems import catalog, formatting, services
+from problems import catalog, formatting, services, variants
 from problems.models import Category, Problem
 from problems.subjects import ALIASES, EXAMS, SUBJECTS, exam_resolve, site_resolve
 
@@ -22,6 +24,9 @@ def register(registry: ToolRegistry) -> None:
     registry.resource(
         "sdamgia://{subject}/{exam}/catalog", name="sdamgia_catalog", title="СДАМ ГИА catalog"
     )(catalog_resource)
+    registry.resource("sdamgia://variant/{id}", name="sdamgia_variant", title="Variant")(
+        variant_resource
+    )
     registry.lister(recent_problems)
     registry.completer("subject")(subject_complete)
     registry.completer("exam")(exam_complete)
@@ -60,6 +65,13 @@ def problem_resource(subject: str, exam: str, id: str) -> str:
     problem_id = services.problem_id_check(id, field="id")
     read = services.problem_read(site=site, problem_id=problem_id)
     return formatting.problem_markdown(read.value, stale=read.stale)
+
+
+def variant_resource(id: str, caller: AbstractBaseUser) -> str:
+    """A variant of yours: its problems in order with their conditions (no answers)."""
+    return variants.variant_markdown(
+        variants.variant_get(user_id=int(caller.pk or 0), public_id=id)
+    )
 
 
 def catalog_resource(subject: str, exam: str) -> str:

@@ -12,8 +12,10 @@ from __future__ import annotations
 import random
 import secrets
 from collections.abc import Mapping
+from typing import Any
 
 from core.exceptions import InvalidInput, NotFound
+from problems import answers as answers_rules
 from problems.models import Problem, Topic, Variant
 from problems.subjects import Site
 
@@ -114,3 +116,68 @@ def _task_numbers(site: Site) -> list[str]:
             .values_list("type_number", flat=True)
         )
     return sorted((n for n in numbers if n.isdigit()), key=int)
+
+
+def variant_check(*, user_id: int, public_id: str, answers: Mapping[str, str]) -> dict[str, Any]:
+    """A learner's answers to a variant graded as the site would grade each (`answers` by
+    the number a problem has on the sheet, 1…, or by its problem id): a verdict per task —
+    correct, incorrect, missing (no answer given), unchecked (no short answer on the site) —
+    and the primary score, a point per correct answer."""
+    variant = variant_get(user_id=user_id, public_id=public_id)
+    problems = {
+        p.problem_id: p
+        for p in Problem.objects.filter(
+            subject=variant.subject, exam=variant.exam, problem_id__in=variant.problem_ids
+        )
+    }
+    by_number = {str(n): pid for n, pid in enumerate(variant.problem_ids, start=1)}
+    given: dict[str, str] = {}
+    for key, answer in answers.items():
+        pid = key if key in problems else by_number.get(str(key).strip())
+        if pid is None:
+            raise InvalidInput(
+                f"answers: {key!r} is neither a number on the sheet (1–{len(by_number)}) nor a "
+                "problem of the variant",
+                field="answers",
+            )
+        given[pid] = str(answer)
+    tasks = []
+    for number, pid in enumerate(variant.problem_ids, start=1):
+        problem = problems.get(pid)
+        if problem is None or not problem.answer.strip():
+            verdict = "unchecked"
+        elif not given.get(pid, "").strip():
+            verdict = "missing"
+        else:
+            right = answers_rules.answer_correct(
+                given[pid],
+                problem.answer,
+                any_order=answers_rules.any_order_asked(problem.condition_text),
+            )
+            verdict = "correct" if right else "incorrect"
+        tasks.append({"number": number, "problem_id": pid, "verdict": verdict})
+    return {
+        "variant": variant.public_id,
+        "tasks": tasks,
+        "score": sum(1 for t in tasks if t["verdict"] == "correct"),
+        "max_score": sum(1 for t in tasks if t["verdict"] != "unchecked"),
+    }
+
+
+def variant_markdown(variant: Variant) -> str:
+    """A variant for reading: its problems in order with their conditions (no answers)."""
+    problems = {
+        p.problem_id: p
+        for p in Problem.objects.filter(
+            subject=variant.subject, exam=variant.exam, problem_id__in=variant.problem_ids
+        )
+    }
+    lines = [
+        f"# Variant {variant.public_id} ({variant.subject}, {variant.exam}, seed {variant.seed})",
+        "",
+    ]
+    for number, pid in enumerate(variant.problem_ids, start=1):
+        problem = problems.get(pid)
+        condition = " ".join(problem.condition_text.split()) if problem else "(not stored)"
+        lines += [f"## {number}. Problem {pid}", "", condition, ""]
+    return "\n".join(lines).rstrip() + "\n"

@@ -81,8 +81,11 @@ async def exercise(client: Client, world: dict[str, Any], ours: AgentRun) -> Non
         "norms://page/{id}": (f"norms://page/{page.pk}", "10.3.2"),
         "normagpt://run/{id}": (f"normagpt://run/{ours.public_id}", "queued"),
     }
-    # anki://deck/{name} needs a running Anki: read in tests/anki_bridge/test_review.py
-    assert templates == {*reads, "norms://page/{id}/image", "anki://deck/{name}"}
+    # anki://deck/{name} needs a running Anki (tests/anki_bridge/test_review.py); a variant
+    # is read in tests/problems/test_variants.py
+    assert templates == {
+        *reads, "norms://page/{id}/image", "anki://deck/{name}", "sdamgia://variant/{id}"
+    }  # fmt: skip
     for uri, expected in reads.values():
         assert expected in (await client.read_resource(uri)).contents[0].text, uri  # type: ignore[union-attr]
     image = (await client.read_resource(f"norms://page/{page.pk}/image")).contents[0]

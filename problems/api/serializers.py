@@ -88,3 +88,10 @@ class VariantSerializer(serializers.Serializer):
     seed = serializers.IntegerField()
     problem_ids = serializers.ListField(child=serializers.CharField())
     created_at = serializers.DateTimeField()
+
+
+class VariantAnswersSerializer(serializers.Serializer):
+    answers = serializers.DictField(
+        child=serializers.CharField(allow_blank=True, max_length=500),
+        help_text="The learner's answers by the number on the sheet (1, 2, …) or problem id",
+    )

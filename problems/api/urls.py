@@ -10,6 +10,7 @@ urlpatterns = [
     path("variants/", views.VariantListApi.as_view(), name="variant-list"),
     path("variants/<str:public_id>/", views.VariantDetailApi.as_view(), name="variant-detail"),
     path("variants/<str:public_id>/pdf/", views.VariantPdfApi.as_view(), name="variant-pdf"),
+    path("variants/<str:public_id>/check/", views.VariantCheckApi.as_view(), name="variant-check"),
     path("<str:subject>/<str:exam>/variants/", views.VariantMakeApi.as_view(), name="variant-make"),
     path("<str:subject>/<str:exam>/catalog/", views.CatalogApi.as_view(), name="catalog"),
     path("<str:subject>/<str:exam>/search/", views.SearchApi.as_view(), name="search"),

@@ -221,3 +221,20 @@ class VariantPdfApi(APIView):
         solutions = str(request.query_params.get("solutions", "")).lower() in {"1", "true", "yes"}
         name = sheets.variant_pdf(variant=found, with_solutions=solutions)
         return Response({"url": request.build_absolute_uri(default_storage.url(name))})
+
+
+class VariantCheckApi(APIView):
+    permission_classes = (IsAuthenticated,)
+
+    @extend_schema(request=s.VariantAnswersSerializer)
+    def post(self, request: Request, public_id: str) -> Response:
+        """Grade a learner's answers to one of the caller's variants: a verdict per task and
+        the primary score."""
+        serializer = s.VariantAnswersSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        graded = variants.variant_check(
+            user_id=_owner(request),
+            public_id=public_id,
+            answers=serializer.validated_data["answers"],
+        )
+        return Response(graded)

@@ -121,3 +121,73 @@ def test_over_rest_a_user_makes_and_reads_only_their_own_variants(bank: None) ->
     refused = alice.post("/api/problems/math/ege/variants/", {"tasks": {"9": 1}}, format="json")
     assert refused.status_code == 400
     assert "tasks" in refused.content.decode()
+
+
+def test_a_variant_is_graded_per_task_with_the_primary_score(bank: None) -> None:
+    teacher, other = APIClient(), APIClient()
+    user = _user("teacher")
+    teacher.force_authenticate(user)
+    other.force_authenticate(_user("other"))
+    site = site_resolve(subject="math", exam="ege")
+    made = variant_make(user_id=user.pk, site=site, tasks={"1": 1, "2": 1, "3": 1}, seed=3)
+    first, second, third = made.problem_ids
+    right = {pid: Problem.objects.get(problem_id=pid).answer for pid in made.problem_ids}
+    graded = teacher.post(
+        f"/api/problems/variants/{made.public_id}/check/",
+        {"answers": {"1": f"{right[first]},0", second: "999"}},  # by number and by id
+        format="json",
+    )
+    assert graded.status_code == 200, graded.content
+    assert graded.json() == {
+        "variant": made.public_id,
+        "tasks": [
+            {"number": 1, "problem_id": first, "verdict": "correct"},
+            {"number": 2, "problem_id": second, "verdict": "incorrect"},
+            {"number": 3, "problem_id": third, "verdict": "missing"},
+        ],
+        "score": 1,
+        "max_score": 3,
+    }
+    unknown = teacher.post(
+        f"/api/problems/variants/{made.public_id}/check/", {"answers": {"7": "1"}}, format="json"
+    )
+    assert unknown.status_code == 400
+    assert "answers" in unknown.content.decode()
+    assert (
+        other.post(
+            f"/api/problems/variants/{made.public_id}/check/", {"answers": {}}, format="json"
+        ).status_code
+        == 404
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_variant_is_a_resource_of_its_owner(bank: None) -> None:
+    import asyncio
+
+    from mcp import Client
+    from mcp.shared.exceptions import MCPError
+
+    from core.identity import stdio_caller
+    from core.mcp_server import build_server
+
+    site = site_resolve(subject="math", exam="ege")
+    own = variant_make(user_id=stdio_caller().pk, site=site, tasks="full", seed=9)
+    foreign = variant_make(user_id=_user("someone").pk, site=site, tasks="full", seed=9)
+
+    async def read() -> tuple[str, str]:
+        async with Client(build_server(["problems"]), read_timeout_seconds=30) as client:
+            text = (await client.read_resource(f"sdamgia://variant/{own.public_id}")).contents[0]
+            try:
+                await client.read_resource(f"sdamgia://variant/{foreign.public_id}")
+            except MCPError as exc:
+                refused = str(exc)
+            else:
+                refused = ""
+        return text.text, refused  # type: ignore[union-attr]
+
+    text, refused = asyncio.run(read())
+    for number, pid in enumerate(own.problem_ids, start=1):
+        assert f"## {number}. Problem {pid}" in text
+    assert "Задача типа 3" in text
+    assert "no variant" in refused
