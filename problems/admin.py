@@ -15,7 +15,7 @@ from django.utils.translation import pgettext_lazy
 from anki_bridge import services as anki
 from core.admin import CasedAdmin
 from core.exceptions import DomainError
-from problems import services, sheets
+from problems import services
 from problems.formatting import problem_url
 from problems.models import Category, Problem, Test, Topic, Variant
 from problems.subjects import Site
@@ -263,11 +263,12 @@ class VariantAdmin(CasedAdmin):
     """Variants as the teachers made them: read-only (made over REST)."""
 
     accusative = pgettext_lazy("accusative", "variant")
-    list_display = ["public_id", "subject", "exam", "owner", "seed", "size", "created_at"]
-    list_filter = ["subject", "exam"]
+    list_display = ["public_id", "subject", "exam", "source", "owner", "size", "created_at"]
+    list_filter = ["subject", "exam", "source"]
     search_fields = ["public_id", "owner__username"]
     readonly_fields = [
-        "public_id", "owner", "subject", "exam", "tasks", "seed", "problem_ids", "created_at",
+        "public_id", "owner", "subject", "exam", "tasks", "source", "seed", "site_test_id",
+        "problem_ids", "created_at",
     ]  # fmt: skip
 
     actions = ["print_sheets"]
@@ -280,6 +281,8 @@ class VariantAdmin(CasedAdmin):
     def print_sheets(
         self, request: HttpRequest, queryset: QuerySet[Variant]
     ) -> HttpResponse | None:
+        from problems import sheets  # reportlab: off the server's start-up
+
         chosen = list(queryset[:PRINT_MAX])
         if len(chosen) == 1:
             pdf = sheets.variant_pdf_bytes(variant=chosen[0], with_solutions=True)

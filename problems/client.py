@@ -110,6 +110,13 @@ class SdamgiaClient:
     async def test_page(self, site: Site, test_id: str) -> Page:
         return await self._page(site, "/test", {"id": test_id})
 
+    async def test_generated(self, site: Site, counts: dict[str, int]) -> Page:
+        """The site's variant constructor: `/test?a=generate&prb1=2&…` (problems of each task
+        number) answers with a redirect to the new test, whose page this is (`url` holds
+        its id)."""
+        params: Params = {"a": "generate", **{f"prb{n}": c for n, c in counts.items()}}
+        return await self._page(site, "/test", params)
+
     async def _page(self, site: Site, path: str, params: Params = None) -> Page:
         """GET a page of `site`; raises SdamgiaUnavailable / SdamgiaBlocked / SdamgiaBadPage."""
         reply = await self._http.get(f"{site_base_url(site)}{path}", params)

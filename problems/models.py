@@ -208,8 +208,9 @@ def _variant_id() -> str:
 
 
 class Variant(models.Model):
-    """A variant a teacher made (`variant_make`): problems of one exam in order, drawn from
-    the stored bank with `seed` (the same seed, the same problems)."""
+    """A variant a teacher made: problems of one exam in order, drawn from the stored bank
+    with `seed` (the same seed, the same problems), or made by the site's constructor (its
+    test stored as `Test` too)."""
 
     public_id = models.CharField(
         max_length=32, unique=True, default=_variant_id, editable=False, verbose_name=_("id")
@@ -223,7 +224,13 @@ class Variant(models.Model):
     subject = models.CharField(max_length=8, verbose_name=_("subject"))
     exam = models.CharField(max_length=3, choices=EXAM_CHOICES, verbose_name=_("exam"))
     tasks = models.JSONField(default=dict, verbose_name=_("tasks"))  # task number → count
-    seed = models.BigIntegerField(verbose_name=_("seed"))
+    source = models.CharField(
+        max_length=4, choices=[("bank", _("bank")), ("site", _("site"))], default="bank",
+        verbose_name=_("source"),
+    )  # fmt: skip
+    # bank: the seed it was drawn with; site: the test the site's constructor made
+    seed = models.BigIntegerField(null=True, blank=True, verbose_name=_("seed"))
+    site_test_id = models.CharField(max_length=20, blank=True, verbose_name=_("test id"))
     problem_ids = models.JSONField(default=list, verbose_name=_("problems"))  # in order
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 

@@ -1,5 +1,5 @@
-"""Variants from the stored bank (issue 30, item 1): the problems of an exam's task numbers,
-drawn with a seed.
+"""Variants (issue 30, item 1): the problems of an exam's task numbers, drawn from the
+stored bank with a seed, or made by the site's own constructor (`variant_from_site`).
 
 The same seed gives the same problems whatever was drawn before: each task number is drawn
 by its own generator, seeded with the variant's seed, the site and the task number, from its
@@ -13,10 +13,16 @@ import random
 import secrets
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 from core.exceptions import InvalidInput, NotFound
 from problems import answers as answers_rules
+from problems.catalog import exam_test_store
+from problems.client import SdamgiaClient, run_with_client, site_base_url
+from problems.entities import TestPage
+from problems.exceptions import SdamgiaBadPage
 from problems.models import Problem, Topic, Variant
+from problems.parsing import PageStructureError, parse_test_page
 from problems.subjects import Site
 
 RECENT = 5
@@ -181,3 +187,33 @@ def variant_markdown(variant: Variant) -> str:
         condition = " ".join(problem.condition_text.split()) if problem else "(not stored)"
         lines += [f"## {number}. Problem {pid}", "", condition, ""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def variant_from_site(*, user_id: int, site: Site, tasks: Mapping[str, int] | str) -> Variant:
+    """A variant made by the site's own constructor: the test it returns is stored (`Test`,
+    its problems too) and becomes the variant."""
+    wanted = _tasks(site, tasks)
+
+    async def made(client: SdamgiaClient) -> tuple[str, TestPage]:
+        page = await client.test_generated(site, wanted)
+        test_id = parse_qs(urlsplit(page.url).query).get("id", [""])[0]
+        if not test_id.isdigit():
+            raise SdamgiaBadPage(
+                f"{site.label}.sdamgia.ru made no test (its constructor led to {page.url})"
+            )
+        try:
+            return test_id, parse_test_page(page.text, base_url=site_base_url(site))
+        except PageStructureError as exc:
+            raise SdamgiaBadPage.unreadable(site.label, f"page of test {test_id}", exc) from None
+
+    test_id, parsed = run_with_client(made)
+    test = exam_test_store(site=site, test_id=test_id, parsed=parsed)
+    return Variant.objects.create(
+        owner_id=user_id,
+        subject=site.subject,
+        exam=site.exam,
+        tasks=wanted,
+        source="site",
+        site_test_id=test.test_id,
+        problem_ids=list(test.problem_ids),
+    )

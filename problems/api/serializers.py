@@ -78,6 +78,15 @@ class BatchSerializer(SiteQuerySerializer):
 class VariantRequestSerializer(serializers.Serializer):
     tasks = serializers.JSONField(help_text='{"task number": count} or "full"')
     seed = serializers.IntegerField(required=False, min_value=0, max_value=2**62)
+    source = serializers.ChoiceField(  # type: ignore[assignment]  # declared fields leave the class
+        choices=["bank", "site"], default="bank",
+        help_text="bank: drawn from the stored problems; site: the site's constructor",
+    )  # fmt: skip
+
+    def validate(self, attrs: dict[str, object]) -> dict[str, object]:
+        if attrs.get("source") == "site" and attrs.get("seed") is not None:
+            raise serializers.ValidationError({"seed": "the site's constructor takes no seed"})
+        return attrs
 
 
 class VariantSerializer(serializers.Serializer):
@@ -85,7 +94,9 @@ class VariantSerializer(serializers.Serializer):
     subject = serializers.CharField()
     exam = serializers.CharField()
     tasks = serializers.JSONField()
-    seed = serializers.IntegerField()
+    source = serializers.CharField()  # type: ignore[assignment]  # declared fields leave the class
+    seed = serializers.IntegerField(allow_null=True)
+    site_test_id = serializers.CharField()
     problem_ids = serializers.ListField(child=serializers.CharField())
     created_at = serializers.DateTimeField()
 

@@ -16,7 +16,7 @@ from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
 from core.throttling import UPSTREAM_ANON
-from problems import catalog, formatting, fuzzy, photo, schemas, services, sheets, variants
+from problems import catalog, formatting, fuzzy, photo, schemas, services, variants
 from problems.api import serializers as s
 from problems.models import Problem, Variant
 from problems.subjects import Site, site_resolve
@@ -177,16 +177,20 @@ class VariantMakeApi(APIView):
         parameters=SITE_PARAMS, request=s.VariantRequestSerializer, responses=s.VariantSerializer
     )
     def post(self, request: Request, subject: str, exam: str) -> Response:
-        """A variant from the stored problems: {"tasks": {"1": 2, "5": 1}} or {"tasks":
-        "full"}, and a `seed` (the same seed, the same problems)."""
+        """A variant: {"tasks": {"1": 2, "5": 1}} or {"tasks": "full"}; from the stored
+        problems with a `seed` (the same seed, the same problems), or with `"source":
+        "site"` made by the site's constructor (its test stored too)."""
         serializer = s.VariantRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        made = variants.variant_make(
-            user_id=_owner(request),
-            site=site_resolve(subject=subject, exam=exam),
-            tasks=serializer.validated_data["tasks"],
-            seed=serializer.validated_data.get("seed"),
-        )
+        data, site = serializer.validated_data, site_resolve(subject=subject, exam=exam)
+        if data["source"] == "site":
+            made = variants.variant_from_site(
+                user_id=_owner(request), site=site, tasks=data["tasks"]
+            )
+        else:
+            made = variants.variant_make(
+                user_id=_owner(request), site=site, tasks=data["tasks"], seed=data.get("seed")
+            )
         return Response(s.VariantSerializer(made).data, status=201)
 
 
@@ -217,6 +221,8 @@ class VariantPdfApi(APIView):
     def post(self, request: Request, public_id: str) -> Response:
         """Print one of the caller's variants: a PDF (conditions with answer boxes, then the
         answer key, and the solutions when asked), stored; its link."""
+        from problems import sheets  # reportlab: off the server's start-up
+
         found = variants.variant_get(user_id=_owner(request), public_id=public_id)
         solutions = str(request.query_params.get("solutions", "")).lower() in {"1", "true", "yes"}
         name = sheets.variant_pdf(variant=found, with_solutions=solutions)

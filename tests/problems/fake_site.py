@@ -78,6 +78,7 @@ class FakeSite:
     faults: list[Fault] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     in_flight: int = 0
+    generated: int = 0  # tests the constructor made
     max_in_flight: int = 0
     search_engine: bool = False
     search_formulas: bool = True  # False: formula images' text is not searched (harsher)
@@ -94,6 +95,28 @@ class FakeSite:
     def add_page(self, site: str, path: str, params: dict[str, str | int], html: str) -> None:
         key = tuple(sorted((k, str(v)) for k, v in params.items()))
         self.pages[(site, path, key)] = html
+
+    def generate(self, site: str, params: dict[str, str]) -> str:
+        """The site's variant constructor: for each `prbN=count`, the first `count` problems
+        of task N (by number); a new test of them, its page served as the site serves one."""
+        chosen: list[str] = []
+        for key in sorted((k for k in params if k.startswith("prb")), key=lambda k: int(k[3:])):
+            number, count = key[3:], int(params[key])
+            of_task = sorted(
+                (int(pid), html)
+                for (s, pid), html in self.blocks.items()
+                if s == site and f"Тип {number}\u00a0№" in html
+            )
+            chosen += [html for _, html in of_task[:count]]
+        with self.lock:
+            self.generated += 1
+            test_id = str(70000 + self.generated)
+        page = (
+            f'<html><body><div class="new_header"><b>Вариант № {test_id}</b></div>'
+            f'<div class="prob_list">{"".join(chosen)}</div></body></html>'
+        )
+        self.add_page(site, "/test", {"id": test_id, "nt": "True", "pub": "False"}, page)
+        return test_id
 
     def requests_to(self, path: str) -> list[Request]:
         return [r for r in self.requests if r.path == path]
@@ -184,6 +207,13 @@ class _Handler(BaseHTTPRequestHandler):
                 time.sleep(fake.latency)
             fault = fake.take_fault(path)
             if fault is not None and self._fault(fault):
+                return
+            if path == "/test" and params.get("a") == "generate":
+                test_id = fake.generate(site, params)
+                self.send_response(302)  # as the site: to the new test's page
+                self.send_header("Location", f"/{site}/test?id={test_id}&nt=True&pub=False")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
                 return
             status, body = fake.respond(site, path, params)
             self._send(status, body.encode())

@@ -191,3 +191,35 @@ def test_a_variant_is_a_resource_of_its_owner(bank: None) -> None:
         assert f"## {number}. Problem {pid}" in text
     assert "Задача типа 3" in text
     assert "no variant" in refused
+
+
+def test_a_variant_made_by_the_sites_constructor_stores_its_test(fake_site, settings) -> None:  # type: ignore[no-untyped-def]
+    from problems.models import Test
+    from tests.problems.blocks import block
+
+    for pid, number in (("101", "1"), ("102", "1"), ("103", "1"), ("201", "2"), ("202", "2")):
+        fake_site.add_problem(
+            "math-ege", pid, block(pid, f"Задача {pid} типа {number}.", type_number=number)
+        )
+    teacher = APIClient()
+    teacher.force_authenticate(_user("teacher"))
+    made = teacher.post(
+        "/api/problems/math/ege/variants/",
+        {"tasks": {"1": 2, "2": 1}, "source": "site"},
+        format="json",
+    )
+    assert made.status_code == 201, made.content
+    variant = made.json()
+    asked = [r.params for r in fake_site.requests_to("/test") if r.params.get("a") == "generate"]
+    assert asked == [{"a": "generate", "prb1": "2", "prb2": "1"}]
+    test = Test.objects.get(subject="math", exam="ege", test_id=variant["site_test_id"])
+    assert variant["problem_ids"] == test.problem_ids == ["101", "102", "201"]
+    assert (variant["source"], variant["seed"]) == ("site", None)
+    assert Problem.objects.filter(problem_id__in=["101", "102", "201"]).count() == 3  # stored
+    seeded = teacher.post(
+        "/api/problems/math/ege/variants/",
+        {"tasks": {"1": 1}, "source": "site", "seed": 4},
+        format="json",
+    )
+    assert seeded.status_code == 400
+    assert seeded.json()["message"] == "seed: the site's constructor takes no seed"
