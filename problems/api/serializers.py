@@ -106,3 +106,20 @@ class VariantAnswersSerializer(serializers.Serializer):
         child=serializers.CharField(allow_blank=True, max_length=500),
         help_text="The learner's answers by the number on the sheet (1, 2, …) or problem id",
     )
+
+
+class TaskVerdictSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    problem_id = serializers.CharField()
+    verdict = serializers.ChoiceField(choices=["correct", "incorrect", "missing", "unchecked"])
+
+
+class VariantGradedSerializer(serializers.Serializer):
+    variant = serializers.CharField()
+    tasks = TaskVerdictSerializer(many=True)
+    score = serializers.IntegerField()
+    max_score = serializers.IntegerField()
+
+
+class SheetLinkSerializer(serializers.Serializer):
+    url = serializers.URLField()

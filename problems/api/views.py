@@ -216,7 +216,8 @@ class VariantPdfApi(APIView):
 
     @extend_schema(
         parameters=[OpenApiParameter("solutions", bool, description="Add the solutions")],
-        responses={200: {"type": "object", "properties": {"url": {"type": "string"}}}},
+        request=None,
+        responses=s.SheetLinkSerializer,
     )
     def post(self, request: Request, public_id: str) -> Response:
         """Print one of the caller's variants: a PDF (conditions with answer boxes, then the
@@ -232,7 +233,7 @@ class VariantPdfApi(APIView):
 class VariantCheckApi(APIView):
     permission_classes = (IsAuthenticated,)
 
-    @extend_schema(request=s.VariantAnswersSerializer)
+    @extend_schema(request=s.VariantAnswersSerializer, responses=s.VariantGradedSerializer)
     def post(self, request: Request, public_id: str) -> Response:
         """Grade a learner's answers to one of the caller's variants: a verdict per task and
         the primary score."""
