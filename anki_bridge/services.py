@@ -525,7 +525,7 @@ def notes_described(client: AnkiClient, note_ids: Sequence[int]) -> list[dict[st
                 "modelName": info.get("modelName"),
                 "deckName": deck_of.get(card_ids[0]) if card_ids else None,
                 "tags": list(info.get("tags", [])),
-                "fields": {name: value.get("value", "") for name, value in ordered},
+                "fields": _field_values({"fields": dict(ordered)}),
                 "cards": card_ids,
             }
         )
@@ -568,7 +568,7 @@ def note_update(
         (info,) = client.notes_info([note_id])
         if not info or "noteId" not in info:
             raise NotFound(f"note_id: Anki holds no note {note_id}")
-        held = {name: value.get("value", "") for name, value in info["fields"].items()}
+        held = _field_values(info)
         unknown = [name for name in fields or {} if name not in held]
         if unknown:
             raise InvalidInput(
@@ -603,7 +603,7 @@ def note_update(
                 status=NoteChange.Status.FAILED, last_error=str(exc)
             )
             raise
-    now = {name: value.get("value", "") for name, value in (after or {}).get("fields", {}).items()}
+    now = _field_values(after or {})
     lost = [
         name for name, value in (fields or {}).items() if _nfc(now.get(name, "")) != _nfc(value)
     ]
@@ -667,6 +667,11 @@ def deck_described(*, name: str) -> str:
         tags = f" — tags: {', '.join(info['tags'])}" if info["tags"] else ""
         lines.append(f"- {text} (note {info['noteId']}, {info['modelName']}){tags}")
     return "\n".join(lines)
+
+
+def _field_values(info: Mapping[str, Any]) -> dict[str, str]:
+    """A NoteInfo's fields as name → value, in the order given."""
+    return {name: value.get("value", "") for name, value in info.get("fields", {}).items()}
 
 
 def _nfc(value: str) -> str:

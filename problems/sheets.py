@@ -35,6 +35,7 @@ from reportlab.platypus import (
 from core.fonts import cyrillic_font
 from core.image_fetch import ImageProblem, image_fetch
 from problems.models import Problem, Variant
+from problems.variants import variant_problems
 
 FIGURE_WIDTH = 90 * mm
 SHEETS_DIR = "sheets"
@@ -86,12 +87,7 @@ def variant_pdf_bytes(*, variant: Variant, with_solutions: bool = False) -> byte
 
 
 def _problems(variant: Variant) -> list[Problem]:
-    held = {
-        p.problem_id: p
-        for p in Problem.objects.filter(
-            subject=variant.subject, exam=variant.exam, problem_id__in=variant.problem_ids
-        )
-    }
+    held = variant_problems(variant)
     return [held[pid] for pid in variant.problem_ids if pid in held]
 
 

@@ -130,12 +130,7 @@ def variant_check(*, user_id: int, public_id: str, answers: Mapping[str, str]) -
     correct, incorrect, missing (no answer given), unchecked (no short answer on the site) —
     and the primary score, a point per correct answer."""
     variant = variant_get(user_id=user_id, public_id=public_id)
-    problems = {
-        p.problem_id: p
-        for p in Problem.objects.filter(
-            subject=variant.subject, exam=variant.exam, problem_id__in=variant.problem_ids
-        )
-    }
+    problems = variant_problems(variant)
     by_number = {str(n): pid for n, pid in enumerate(variant.problem_ids, start=1)}
     given: dict[str, str] = {}
     for key, answer in answers.items():
@@ -170,14 +165,19 @@ def variant_check(*, user_id: int, public_id: str, answers: Mapping[str, str]) -
     }
 
 
-def variant_markdown(variant: Variant) -> str:
-    """A variant for reading: its problems in order with their conditions (no answers)."""
-    problems = {
+def variant_problems(variant: Variant) -> dict[str, Problem]:
+    """The stored problems of `variant`, by problem id (one no longer stored is absent)."""
+    return {
         p.problem_id: p
         for p in Problem.objects.filter(
             subject=variant.subject, exam=variant.exam, problem_id__in=variant.problem_ids
         )
     }
+
+
+def variant_markdown(variant: Variant) -> str:
+    """A variant for reading: its problems in order with their conditions (no answers)."""
+    problems = variant_problems(variant)
     lines = [
         f"# Variant {variant.public_id} ({variant.subject}, {variant.exam}, seed {variant.seed})",
         "",
