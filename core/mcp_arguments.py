@@ -217,6 +217,8 @@ def _object_union(parts: list[dict[str, Any]]) -> dict[str, Any]:
     return merged
 
 
+DEFS = "#/$defs/"
+
 # --- Compact schemas ---------------------------------------------------------------------
 
 # The keywords whose value is a mapping of names to schemas, and those holding schemas.
@@ -257,7 +259,50 @@ def compact_output_schema(schema: dict[str, Any]) -> dict[str, Any]:
     node.pop("description", None)
     for definition in node.get("$defs", {}).values():
         definition.pop("description", None)
-    return node
+    return _single_uses_inlined(node)
+
+
+def _single_uses_inlined(root: dict[str, Any]) -> dict[str, Any]:
+    """`root` with each definition referred to once written in place of its `$ref` (the
+    reference and the entry cost more tokens than they save); shared ones stay."""
+    definitions: dict[str, Any] = root.get("$defs", {})
+    uses: dict[str, int] = {}
+
+    def count(node: Any) -> None:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith(DEFS):
+                uses[ref[len(DEFS) :]] = uses.get(ref[len(DEFS) :], 0) + 1
+            for value in node.values():
+                count(value)
+        elif isinstance(node, list):
+            for value in node:
+                count(value)
+
+    count(root)
+    once = {name for name in definitions if uses.get(name) == 1}
+
+    def inline(node: Any, seen: tuple[str, ...]) -> Any:
+        if isinstance(node, list):
+            return [inline(value, seen) for value in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        name = ref[len(DEFS) :] if isinstance(ref, str) and ref.startswith(DEFS) else None
+        if name in once and name not in seen:
+            siblings = {key: inline(value, seen) for key, value in node.items() if key != "$ref"}
+            return {**inline(definitions[name], (*seen, name)), **siblings}
+        return {key: inline(value, seen) for key, value in node.items() if key != "$defs"}
+
+    result = inline(root, ())
+    kept = {
+        name: inline(definition, (name,))
+        for name, definition in definitions.items()
+        if name not in once
+    }
+    if kept:
+        result["$defs"] = kept
+    return result
 
 
 def _compact_output(node: dict[str, Any]) -> dict[str, Any]:

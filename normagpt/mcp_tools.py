@@ -107,14 +107,13 @@ def ask(
 @registry.tool(
     name="normagpt_get_run",
     title="NormaGPT run",
-    output_model=schemas.RunOut,
     read_only=True,
     open_world=False,
 )
 def get_run(
     run_id: RunId, response_format: Format = "markdown", ctx: Context | None = None
 ) -> CallToolResult:
-    """A run's status, its steps so far, and its answer with sources once completed."""
+    """A run's status, its steps so far, and its answer with sources once completed (as normagpt_ask gives it)."""
     run = selectors.run_get_public(public_id=run_id, viewer=mcp_caller(ctx))
     return run_respond(run, response_format)
 
@@ -122,7 +121,6 @@ def get_run(
 @registry.tool(
     name="normagpt_resume",
     title="Resume a NormaGPT run",
-    output_model=schemas.RunOut,
     read_only=False,
     open_world=True,
 )
@@ -149,7 +147,7 @@ def resume(
     response_format: Format = "markdown",
     ctx: Context | None = None,
 ) -> CallToolResult:
-    """Resume a run waiting for human review (status needs_review) with a reviewer's note."""
+    """Resume a run waiting for human review (status needs_review) with a reviewer's note; the run as normagpt_ask gives it."""
     run = selectors.run_get_public(public_id=run_id, viewer=mcp_caller(ctx))
     services.run_resume(run_id=run.pk, note=note, decision=decision)
     run = run_wait(run.pk, wait_seconds, ctx)

@@ -17,7 +17,7 @@ from core.admin import CasedAdmin
 from core.exceptions import DomainError
 from problems import services
 from problems.formatting import problem_url
-from problems.models import Category, Problem, Test, Topic, Variant
+from problems.models import Category, Problem, SeenProblem, Test, Topic, Variant
 from problems.subjects import Site
 
 
@@ -260,7 +260,7 @@ PRINT_MAX = 20  # variants printed by one run of the admin action
 
 @admin.register(Variant)
 class VariantAdmin(CasedAdmin):
-    """Variants as the teachers made them: read-only (made over REST)."""
+    """Variants as the teachers made them: read-only (made over REST or MCP)."""
 
     accusative = pgettext_lazy("accusative", "variant")
     list_display = ["public_id", "subject", "exam", "source", "owner", "size", "created_at"]
@@ -304,6 +304,21 @@ class VariantAdmin(CasedAdmin):
         )
         self.message_user(request, format_html("{} {}", _("Printed:"), links), messages.SUCCESS)
         return None
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+@admin.register(SeenProblem)
+class SeenProblemAdmin(CasedAdmin):
+    """The problems `sdamgia_random_problem` gave each user: read-only; deleting a row lets
+    the problem be drawn for them again."""
+
+    accusative = pgettext_lazy("accusative", "problem seen")
+    list_display = ["problem_id", "subject", "exam", "owner", "seen_at"]
+    list_filter = ["subject", "exam"]
+    search_fields = ["problem_id", "owner__username"]
+    readonly_fields = ["owner", "subject", "exam", "problem_id", "seen_at"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
+from core.exceptions import InvalidInput
+from core.identity import mcp_caller
+from core.links import absolute_url
 from core.registry import ToolRegistry
 from core.tooling import Format, respond, respond_json, thread_progress
-from problems import catalog, formatting, fuzzy, mcp_content, photo, schemas, services
+from problems import catalog, formatting, fuzzy, mcp_content, photo, schemas, services, variants
 from problems.subjects import site_resolve
 
 registry = ToolRegistry(
@@ -34,6 +37,9 @@ Limit = Annotated[int, Field(ge=1, le=50)]
 Offset = Annotated[int, Field(ge=0, le=1000)]
 DigitsId = Annotated[str, Field(pattern=r"^\d{1,20}$", max_length=20)]
 Threshold = Annotated[float, Field(ge=0, le=1, description="Minimum similarity.")]
+VariantId = Annotated[
+    str, Field(min_length=1, max_length=32, description="From sdamgia_make_variant (yours).")
+]
 AskSite = Annotated[
     bool,
     Field(description="Ask the site anyway."),
@@ -202,7 +208,7 @@ def search_by_image(
 @registry.tool(
     name="sdamgia_batch_get_problems",
     title="Get several problems",
-    output_model=schemas.BatchOut,
+    output_model=schemas.BatchListed,
     read_only=True,
     open_world=True,
 )
@@ -300,6 +306,125 @@ def get_test(
         formatting.exam_test_markdown(read.value, read.stale),
         response_format,
     )
+
+
+@registry.tool(
+    name="sdamgia_random_problem",
+    title="A random problem",
+    read_only=False,
+    open_world=True,
+)
+def random_problem(
+    subject: Subject,
+    task_number: Annotated[str | None, Field(pattern=r"^\d{1,3}$", max_length=3)] = None,
+    category_id: Annotated[DigitsId | None, Field(description="Or a catalog category.")] = None,
+    exam: Exam = "ege",
+    exclude_seen: Annotated[bool, Field(description="Not one given to you before.")] = True,
+    response_format: Format = "markdown",
+    ctx: Context | None = None,
+) -> CallToolResult:
+    """A random problem of a task number or a catalog category, as sdamgia_get_problem gives it."""
+    site = site_resolve(subject=subject, exam=exam)
+    read = variants.problem_random(
+        user_id=caller_id(ctx),
+        site=site,
+        task_number=task_number,
+        category_id=category_id,
+        exclude_seen=exclude_seen,
+    )
+    return respond(
+        formatting.problem_as_dict(read.value, read.stale),
+        formatting.problem_markdown(read.value, stale=read.stale),
+        response_format,
+    )
+
+
+@registry.tool(
+    name="sdamgia_make_variant",
+    title="Make a variant",
+    output_model=schemas.VariantMade,
+    read_only=False,
+    open_world=True,
+)
+def make_variant(
+    subject: Subject,
+    tasks: Annotated[
+        dict[Annotated[str, Field(pattern=r"^\d{1,3}$")], Annotated[int, Field(ge=1, le=20)]]
+        | Literal["full"],
+        Field(description='{"task number": count}, or "full": one of each task.'),
+    ],
+    exam: Exam = "ege",
+    seed: Annotated[
+        int | None, Field(ge=0, le=variants.SEED_MAX, description="Same seed, same problems.")
+    ] = None,
+    source: Literal["bank", "site"] = "bank",
+    ctx: Context | None = None,
+) -> CallToolResult:
+    """Make a variant: problems by task number from the stored bank, or by the site's constructor; their conditions, no answers."""
+    site = site_resolve(subject=subject, exam=exam)
+    user_id = caller_id(ctx)
+    if source == "site":
+        if seed is not None:
+            raise InvalidInput("seed: the site's constructor takes no seed", field="seed")
+        made = variants.variant_from_site(user_id=user_id, site=site, tasks=tasks)
+    else:
+        made = variants.variant_make(user_id=user_id, site=site, tasks=tasks, seed=seed)
+    data = schemas.VariantMade(
+        variant=made.public_id,
+        seed=made.seed,
+        test_id=made.site_test_id or None,
+        problem_ids=made.problem_ids,
+    )
+    return respond(
+        data.model_dump(mode="json", exclude_none=True),
+        variants.variant_markdown(made),
+        "markdown",
+    )
+
+
+@registry.tool(
+    name="sdamgia_variant_pdf",
+    title="Print a variant",
+    output_model=schemas.SheetLink,
+    read_only=False,
+    idempotent=True,
+    open_world=True,
+)
+def variant_pdf(
+    variant: VariantId, with_solutions: bool = False, ctx: Context | None = None
+) -> CallToolResult:
+    """A variant as a PDF to print (conditions, answer boxes, the answer key on its own page); its link."""
+    from django.core.files.storage import default_storage
+
+    from problems import sheets  # reportlab: off the server's start-up
+
+    found = variants.variant_get(user_id=caller_id(ctx), public_id=variant)
+    name = sheets.variant_pdf(variant=found, with_solutions=with_solutions)
+    return respond_json(schemas.SheetLink(url=absolute_url(default_storage.url(name))))
+
+
+@registry.tool(
+    name="sdamgia_check_variant",
+    title="Grade a variant",
+    output_model=schemas.VariantGraded,
+    read_only=True,
+    open_world=False,
+)
+def check_variant(
+    variant: VariantId,
+    answers: Annotated[
+        dict[Annotated[str, Field(max_length=20)], Annotated[str, Field(max_length=500)]],
+        Field(description="By number on the sheet (1…) or problem id."),
+    ],
+    ctx: Context | None = None,
+) -> CallToolResult:
+    """Grade a learner's answers to a variant: a verdict per task and the primary score."""
+    graded = variants.variant_check(user_id=caller_id(ctx), public_id=variant, answers=answers)
+    return respond_json(schemas.VariantGraded.model_validate(graded))
+
+
+def caller_id(ctx: Context | None) -> int:
+    return int(mcp_caller(ctx).pk or 0)
 
 
 mcp_content.register(registry)

@@ -242,3 +242,32 @@ class Variant(models.Model):
 
     def __str__(self) -> str:
         return f"{self.public_id} ({self.subject}-{self.exam}, {len(self.problem_ids)})"
+
+
+class SeenProblem(models.Model):
+    """A problem given to a user by `sdamgia_random_problem`: with `exclude_seen` it is not
+    given to them again (the problems of their variants count as seen too)."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="sdamgia_seen",
+        verbose_name=_("owner"),
+    )
+    subject = models.CharField(max_length=8, verbose_name=_("subject"))
+    exam = models.CharField(max_length=3, choices=EXAM_CHOICES, verbose_name=_("exam"))
+    problem_id = models.CharField(max_length=20, verbose_name=_("problem id"))
+    seen_at = models.DateTimeField(auto_now=True, verbose_name=_("seen at"))
+
+    class Meta:
+        verbose_name = _("problem seen")
+        verbose_name_plural = _("problems seen")
+        ordering = ["-seen_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "subject", "exam", "problem_id"], name="seen_problem_once"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.subject}-{self.exam} {self.problem_id}"

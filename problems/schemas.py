@@ -10,7 +10,7 @@ what they mean.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 from pydantic.json_schema import SkipJsonSchema
@@ -70,6 +70,15 @@ class BatchOut(BaseModel):
     errors: list[BatchErrorOut]
     requested: int
     stale: SkipJsonSchema[bool] = False  # some problems are stored copies (each says so)
+
+
+class BatchListed(BaseModel):
+    """BatchOut as tools/list declares it: each problem's shape is declared once, by
+    sdamgia_get_problem (the REST schema keeps BatchOut whole)."""
+
+    problems: list[dict[str, Any]] = Field(description="Each as sdamgia_get_problem gives it.")
+    errors: list[BatchErrorOut]
+    requested: int
 
 
 class SearchOut(StaleOut):
@@ -162,3 +171,27 @@ class AnswerChecked(BaseModel):
     problem_id: str
     verdict: Literal["correct", "incorrect"]
     answer: str | None = None  # the right answer, only when revealed
+
+
+class VariantMade(BaseModel):
+    variant: str  # its id, for sdamgia_variant_pdf and sdamgia_check_variant
+    seed: int | None = None  # the bank's draw: the same seed, the same problems
+    test_id: str | None = None  # the site's test, when the site's constructor made it
+    problem_ids: list[str]
+
+
+class TaskVerdict(BaseModel):
+    number: int
+    problem_id: str
+    verdict: Literal["correct", "incorrect", "missing", "unchecked"]
+
+
+class VariantGraded(BaseModel):
+    variant: str
+    tasks: list[TaskVerdict]
+    score: int
+    max_score: int
+
+
+class SheetLink(BaseModel):
+    url: str

@@ -5,6 +5,9 @@ The same seed gives the same problems whatever was drawn before: each task numbe
 by its own generator, seeded with the variant's seed, the site and the task number, from its
 stored problems in id order. Without a seed one is chosen, and the problems of the caller's
 last RECENT variants of the exam are left out while others remain.
+
+`problem_random` draws one problem of a task number or a category for a learner, leaving out
+(with `exclude_seen`) what they were given before.
 """
 
 from __future__ import annotations
@@ -15,19 +18,24 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from core.exceptions import InvalidInput, NotFound
+from core.exceptions import DomainError, InvalidInput, NotFound
 from problems import answers as answers_rules
+from problems import catalog, services
 from problems.catalog import exam_test_store
 from problems.client import SdamgiaClient, run_with_client, site_base_url
 from problems.entities import TestPage
 from problems.exceptions import SdamgiaBadPage
-from problems.models import Problem, Topic, Variant
+from problems.models import CategoryProblem, Problem, SeenProblem, Topic, Variant
 from problems.parsing import PageStructureError, parse_test_page
+from problems.stored import Answer
 from problems.subjects import Site
 
 RECENT = 5
+SEED_MAX = 10**12 - 1
 COUNT_MAX = 20
 PROBLEMS_MAX = 60
+LISTINGS_PER_DRAW = 2  # category listings read from the site for one random problem
+LISTING_ALL = 100_000
 
 
 def variant_make(
@@ -42,7 +50,7 @@ def variant_make(
     wanted = _tasks(site, tasks)
     used: set[str] = set()
     if seed is None:
-        seed = secrets.randbits(48)
+        seed = secrets.randbelow(SEED_MAX + 1)
         recent = Variant.objects.filter(
             owner_id=user_id, subject=site.subject, exam=site.exam
         ).values_list("problem_ids", flat=True)[:RECENT]
@@ -217,3 +225,112 @@ def variant_from_site(*, user_id: int, site: Site, tasks: Mapping[str, int] | st
         site_test_id=test.test_id,
         problem_ids=list(test.problem_ids),
     )
+
+
+def problem_random(
+    *,
+    user_id: int,
+    site: Site,
+    task_number: str | None = None,
+    category_id: str | None = None,
+    exclude_seen: bool = True,
+) -> Answer[Problem]:
+    """A random problem of a task number or of a catalog category (one of them), recorded
+    as seen by the user; with `exclude_seen`, one they were not given before (by this or
+    in their variants).
+
+    A category is read as `sdamgia_get_category_problems` reads it. A task number draws
+    from the stored problems of the task and the stored listings of its categories; when
+    none of them is new to the user, up to LISTINGS_PER_DRAW more of its categories are read
+    from the site (the catalog says which).
+    """
+    if (task_number is None) == (category_id is None):
+        raise InvalidInput(
+            "task_number or category_id: give exactly one of them", field="task_number"
+        )
+    seen = _seen(user_id, site) if exclude_seen else set()
+    unread: DomainError | None = None  # the site's failure to list more of the task
+    if category_id is not None:
+        where = f"category {category_id}"
+        read = catalog.category_problems_read(site=site, category_id=category_id, limit=LISTING_ALL)
+        ids = read.value.ids
+    else:
+        number = (task_number or "").strip()
+        if not number.isascii() or not number.isdigit() or len(number) > 3:
+            raise InvalidInput(
+                f"task_number: {task_number!r} is not a task number", field="task_number"
+            )
+        number = str(int(number))
+        where = f"task {number}"
+        ids = _task_pool(site, number)
+        if not set(ids) - seen:
+            try:
+                _task_listings_read(site, number, LISTINGS_PER_DRAW)
+            except DomainError as exc:
+                unread = exc
+            ids = _task_pool(site, number)
+    pool = sorted(set(ids) - seen, key=lambda pid: (len(pid), pid))
+    if not pool:
+        more = f"; the site's catalog could not be read: {unread.message}" if unread else ""
+        if not ids:
+            raise NotFound(
+                f"{where} of {site.label}.sdamgia.ru: no problem is stored or listed for it"
+                f"{more or ' (see sdamgia_get_catalog for its task numbers and categories)'}"
+            )
+        raise InvalidInput(
+            f"exclude_seen: you were given all {len(set(ids))} problem(s) of {where} already; "
+            f"set exclude_seen to false to see them again{more}",
+            field="exclude_seen",
+        )
+    problem_id = secrets.choice(pool)
+    read_problem = services.problem_read(site=site, problem_id=problem_id)
+    SeenProblem.objects.update_or_create(
+        owner_id=user_id, subject=site.subject, exam=site.exam, problem_id=problem_id
+    )
+    return read_problem
+
+
+def _seen(user_id: int, site: Site) -> set[str]:
+    """The problems of `site` the user was given: drawn at random, or in their variants."""
+    given = set(
+        SeenProblem.objects.filter(
+            owner_id=user_id, subject=site.subject, exam=site.exam
+        ).values_list("problem_id", flat=True)
+    )
+    for ids in Variant.objects.filter(
+        owner_id=user_id, subject=site.subject, exam=site.exam
+    ).values_list("problem_ids", flat=True):
+        given.update(ids)
+    return given
+
+
+def _task_pool(site: Site, number: str) -> list[str]:
+    """The problem ids known for task `number`: stored with that number, or in the stored
+    listings of the task's categories."""
+    stored = Problem.objects.filter(subject=site.subject, exam=site.exam, type_number=number)
+    listed = CategoryProblem.objects.filter(
+        category__subject=site.subject,
+        category__exam=site.exam,
+        category__topic__number=number,
+        category__topic__is_additional=False,
+    )
+    return [
+        *stored.values_list("problem_id", flat=True),
+        *listed.values_list("problem__problem_id", flat=True),
+    ]
+
+
+def _task_listings_read(site: Site, number: str, listings: int) -> None:
+    """Up to `listings` categories of task `number` not listed yet, read from the site (the
+    catalog says which)."""
+    unread = [
+        category
+        for topic in catalog.catalog_read(site=site).value
+        if topic.number == number and not topic.is_additional
+        for category in topic.categories.all()
+        if category.listing_fetched_at is None
+    ]
+    for category in random.sample(unread, min(listings, len(unread))):
+        catalog.category_problems_read(
+            site=site, category_id=category.category_id, limit=LISTING_ALL
+        )

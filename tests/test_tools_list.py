@@ -16,6 +16,11 @@ from core.mcp_arguments import compact_output_schema, without_titles
 from tests.conftest import MANAGE, PYTHON, ROOT, raw_initialize, subprocess_env
 
 TOKEN_BUDGET = 9_500  # issue 29 raised it from 8,000 for the study tools (README)
+SHAPE_DECLARED_BY = {
+    "normagpt_get_run": "normagpt_ask",
+    "normagpt_resume": "normagpt_ask",
+    "sdamgia_random_problem": "sdamgia_get_problem",
+}
 STRICT_CLIENTS_REFUSE = ("anyOf", "oneOf", "allOf", "$ref", "$defs", "nullable")
 
 
@@ -63,7 +68,7 @@ def test_tools_list_fits_the_budget_titled_with_output_schemas_and_plain_inputs(
     assert tokens <= TOKEN_BUDGET, f"tools/list is {tokens} tokens"
 
     tools = json.loads(line)["result"]["tools"]
-    assert len(tools) == 35
+    assert len(tools) == 39
     for tool in tools:
         assert tool.get("title"), f"{tool['name']} has no title"
         found = keys_at_any_depth(tool["inputSchema"]) & set(STRICT_CLIENTS_REFUSE)
@@ -107,5 +112,36 @@ def test_an_optional_output_value_becomes_a_type_list_and_docstrings_go() -> Non
         "properties": {
             "url": {"type": ["string", "null"]},
             "note": {"type": "string", "description": "What the field means."},
+        },
+    }
+
+
+def test_a_definition_used_once_is_written_in_place_and_a_shared_one_stays() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "cards": {"$ref": "#/$defs/Cards"},
+            "week": {"$ref": "#/$defs/Rate"},
+            "month": {"$ref": "#/$defs/Rate"},
+            "tree": {"$ref": "#/$defs/Node"},
+        },
+        "$defs": {
+            "Cards": {"type": "object", "properties": {"new": {"$ref": "#/$defs/Count"}}},
+            "Count": {"type": "integer"},
+            "Rate": {"type": "object", "properties": {"rate": {"type": "number"}}},
+            "Node": {"type": "object", "properties": {"child": {"$ref": "#/$defs/Node"}}},
+        },
+    }
+    assert compact_output_schema(schema) == {
+        "type": "object",
+        "properties": {
+            "cards": {"type": "object", "properties": {"new": {"type": "integer"}}},
+            "week": {"$ref": "#/$defs/Rate"},
+            "month": {"$ref": "#/$defs/Rate"},
+            "tree": {"$ref": "#/$defs/Node"},  # refers to itself: used twice
+        },
+        "$defs": {
+            "Rate": {"type": "object", "properties": {"rate": {"type": "number"}}},
+            "Node": {"type": "object", "properties": {"child": {"$ref": "#/$defs/Node"}}},
         },
     }

@@ -7,6 +7,7 @@ from rest_framework import serializers
 from problems.formatting import problem_url
 from problems.models import Problem
 from problems.photo import MAX_BASE64_CHARS, MAX_URL_CHARS
+from problems.variants import SEED_MAX
 
 
 class ProblemListSerializer(serializers.ModelSerializer):
@@ -77,7 +78,7 @@ class BatchSerializer(SiteQuerySerializer):
 
 class VariantRequestSerializer(serializers.Serializer):
     tasks = serializers.JSONField(help_text='{"task number": count} or "full"')
-    seed = serializers.IntegerField(required=False, min_value=0, max_value=2**62)
+    seed = serializers.IntegerField(required=False, min_value=0, max_value=SEED_MAX)
     source = serializers.ChoiceField(  # type: ignore[assignment]  # declared fields leave the class
         choices=["bank", "site"], default="bank",
         help_text="bank: drawn from the stored problems; site: the site's constructor",

@@ -43,7 +43,9 @@ def test_get_problem_over_stdio_stores_into_the_database(
         command=PYTHON, args=[MANAGE, "runmcp", "--apps", "problems"], cwd=str(ROOT), env=env
     )
     names, result, refused = asyncio.run(exchange(params))
-    assert len(names) == 9  # the seeds' seven, sdamgia_search_by_image and sdamgia_check_answer
+    # the seeds' seven, search by image, and the workbench: check an answer, make, print
+    # and grade a variant, a random problem
+    assert len(names) == 13
     assert "## Answer\n8" in text_of(result)
     assert refused.is_error
     assert "exists only for ege" in text_of(refused)
