@@ -17,6 +17,8 @@ urlpatterns = [
     path("normagpt/", include("normagpt.urls")),
     # Uploaded norm PDFs, where `FileField.url` points (MEDIA_URL is not served otherwise).
     path("media/normagpt/", include("normagpt.media_urls")),
+    # Printed variants, at the signed links problems.sheet_links makes.
+    path("media/sheets/", include("problems.sheet_urls")),
     path("api/", ApiRootApi.as_view(), name="api-root"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django.contrib import admin, messages
-from django.core.files.storage import default_storage
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
@@ -18,6 +17,7 @@ from core.exceptions import DomainError
 from problems import services
 from problems.formatting import problem_url
 from problems.models import Category, Problem, SeenProblem, Test, Topic, Variant
+from problems.sheet_links import sheet_link
 from problems.subjects import Site
 
 
@@ -296,7 +296,7 @@ class VariantAdmin(CasedAdmin):
             '<a href="{}">{}</a>',
             (
                 (
-                    default_storage.url(sheets.variant_pdf(variant=v, with_solutions=True)),
+                    sheet_link(sheets.variant_pdf(variant=v, with_solutions=True)),
                     v.public_id,
                 )
                 for v in chosen

@@ -14,6 +14,7 @@ from core.links import absolute_url
 from core.registry import ToolRegistry
 from core.tooling import Format, respond, respond_json, thread_progress
 from problems import catalog, formatting, fuzzy, mcp_content, photo, schemas, services, variants
+from problems.sheet_links import sheet_link
 from problems.subjects import site_resolve
 
 registry = ToolRegistry(
@@ -394,13 +395,11 @@ def variant_pdf(
     variant: VariantId, with_solutions: bool = False, ctx: Context | None = None
 ) -> CallToolResult:
     """A variant as a PDF to print (conditions, answer boxes, the answer key on its own page); its link."""
-    from django.core.files.storage import default_storage
-
     from problems import sheets  # reportlab: off the server's start-up
 
     found = variants.variant_get(user_id=caller_id(ctx), public_id=variant)
     name = sheets.variant_pdf(variant=found, with_solutions=with_solutions)
-    return respond_json(schemas.SheetLink(url=absolute_url(default_storage.url(name))))
+    return respond_json(schemas.SheetLink(url=absolute_url(sheet_link(name))))
 
 
 @registry.tool(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.files.storage import default_storage
 from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics
@@ -19,6 +18,7 @@ from core.throttling import UPSTREAM_ANON
 from problems import catalog, formatting, fuzzy, photo, schemas, services, variants
 from problems.api import serializers as s
 from problems.models import Problem, Variant
+from problems.sheet_links import sheet_link
 from problems.subjects import Site, site_resolve
 
 SITE_PARAMS = [
@@ -227,7 +227,7 @@ class VariantPdfApi(APIView):
         found = variants.variant_get(user_id=_owner(request), public_id=public_id)
         solutions = str(request.query_params.get("solutions", "")).lower() in {"1", "true", "yes"}
         name = sheets.variant_pdf(variant=found, with_solutions=solutions)
-        return Response({"url": request.build_absolute_uri(default_storage.url(name))})
+        return Response({"url": request.build_absolute_uri(sheet_link(name))})
 
 
 class VariantCheckApi(APIView):

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from unittest import mock
 
 import pypdfium2 as pdfium
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.files.storage import default_storage
+from django.test import Client
 from django.utils import timezone
 from PIL import Image
 from pytest_httpserver import HTTPServer
@@ -92,9 +94,13 @@ def test_printed_over_rest_by_its_owner_and_from_the_admin(variant: Variant, adm
     other.force_authenticate(get_user_model().objects.create_user(username="other"))
     printed = owner.post(f"/api/problems/variants/{variant.public_id}/pdf/?solutions=1")
     assert printed.status_code == 200, printed.content
-    name = printed.json()["url"].split("/media/", 1)[1]
-    with default_storage.open(name) as stored:
-        assert "Решения" in pdf_text(stored.read())
+    link = printed.json()["url"]
+    assert link.startswith("http://testserver/media/sheets/?t=")
+    # the link itself is the key: anyone holding it downloads the sheet, on any web process
+    downloaded = Client().get(link.removeprefix("http://testserver"))
+    assert downloaded.status_code == 200
+    assert downloaded["Content-Type"] == "application/pdf"
+    assert "Решения" in pdf_text(b"".join(downloaded.streaming_content))
     assert other.post(f"/api/problems/variants/{variant.public_id}/pdf/").status_code == 404
     response = admin_client.post(
         "/admin/problems/variant/",
@@ -102,3 +108,27 @@ def test_printed_over_rest_by_its_owner_and_from_the_admin(variant: Variant, adm
     )
     assert response["Content-Type"] == "application/pdf"
     assert "Ответы" in pdf_text(response.content)
+
+
+def test_a_sheet_link_that_is_altered_guessed_or_expired_is_refused(
+    variant: Variant, settings
+) -> None:  # type: ignore[no-untyped-def]
+    from django.core import signing
+
+    from problems.sheet_links import sheet_link
+    from problems.sheets import variant_pdf
+
+    link = sheet_link(variant_pdf(variant=variant))
+    assert Client().get(link).status_code == 200
+    token = link.split("t=", 1)[1]
+    other_name = link.replace("variant-", "variant-x")  # another file, the same signature
+    guessed = f"/media/sheets/?t=sheets/variant-{variant.public_id}.pdf"
+    for refused in (other_name, guessed, "/media/sheets/", link[:-3]):
+        assert Client().get(refused).status_code == 404, refused
+    assert token not in default_storage.listdir("sheets")[1]
+    settings.SDAMGIA_SHEET_LINK_HOURS = 1
+    later = signing.time.time() + 3601  # type: ignore[attr-defined]
+    with mock.patch("django.core.signing.time.time", return_value=later):
+        expired = Client().get(link)
+    assert expired.status_code == 404
+    assert "expired" in expired.content.decode()

@@ -12,11 +12,11 @@ import asyncio
 import json
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import pypdfium2 as pdfium
 import pytest
 from django.contrib.auth import get_user_model
+from django.test import Client as WebClient
 from django.utils import timezone
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
@@ -147,10 +147,11 @@ def test_variants_are_made_graded_and_printed_over_stdio(  # type: ignore[no-unt
     ]  # fmt: skip
     assert (graded.structured_content["score"], graded.structured_content["max_score"]) == (2, 4)
     url = printed.structured_content["url"]
-    assert url.startswith(f"{SITE_URL}/media/")
-    assert url.endswith(".pdf")
-    relative = urlsplit(url).path.removeprefix("/media/")
-    sheet = pdf_text((tmp_path / relative).read_bytes())
+    assert url.startswith(f"{SITE_URL}/media/sheets/?t=")
+    settings.MEDIA_ROOT = str(tmp_path)  # where the server stored it
+    downloaded = WebClient().get(url.removeprefix(SITE_URL))  # any web process answers it
+    assert downloaded.status_code == 200, downloaded.content
+    sheet = pdf_text(b"".join(downloaded.streaming_content))
     at = 0
     for pid in full["problem_ids"]:  # each condition, in order (their openings repeat)
         at = sheet.index(bank[pid][1][-40:], at)

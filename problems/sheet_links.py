@@ -1,0 +1,37 @@
+"""Links to printed sheets. A sheet holds the answer key, so its link must not be
+guessable: on object storage it is the storage's own signed URL; on the filesystem storage
+(whose MEDIA_URL no server answers) it is `/media/sheets/?t=…`, a token signed with the
+project's SECRET_KEY that names the file and expires after `SDAMGIA_SHEET_LINK_HOURS`. Any
+web process answers it: the token is checked with the shared key, the file read from the
+shared storage.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode, urlsplit
+
+from django.conf import settings
+from django.core import signing
+from django.core.files.storage import default_storage
+from django.urls import reverse
+
+SALT = "problems.sheet"
+
+
+def sheet_link(name: str) -> str:
+    """The link to the stored sheet `name`: an absolute URL, or a path on this site."""
+    url = str(default_storage.url(name))
+    if urlsplit(url).scheme:  # object storage signs its own links
+        return url
+    token = signing.TimestampSigner(salt=SALT).sign(name)
+    return f"{reverse('problems-sheet')}?{urlencode({'t': token})}"
+
+
+def sheet_name(token: str) -> str | None:
+    """The sheet a link's token names, or None when it is forged, altered or expired."""
+    max_age = settings.SDAMGIA_SHEET_LINK_HOURS * 3600
+    try:
+        name = signing.TimestampSigner(salt=SALT).unsign(token, max_age=max_age)
+    except signing.BadSignature:  # SignatureExpired is one
+        return None
+    return name if name.startswith("sheets/") and ".." not in name else None
