@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import functools
 import json
 import re
@@ -234,18 +235,36 @@ def table_refs(text: str) -> list[str]:
 
 
 def snippet(text: str, terms: list[str], width: int = 240) -> str:
-    """About `width` characters of `text` around the first place where a term occurs."""
+    """About `width` characters of `text` around the place where most of the terms occur
+    within `width` characters: the earliest such start of a term's occurrence."""
     flat = _SPACES.sub(" ", text).strip()
     low = flat.lower().replace("ё", "е")
-    positions = sorted(
-        m.start() for term in terms if term for m in re.finditer(re.escape(term), low)
-    )
+    every: dict[str, list[int]] = {}  # each term's occurrences, overlapping ones too
+    starts: list[int] = []  # the windows tried: where a term starts, left to right
+    for term in dict.fromkeys(t for t in terms if t):
+        found, at = [], low.find(term)
+        while at >= 0:
+            found.append(at)
+            at = low.find(term, at + 1)
+        if found:
+            every[term] = found
+            after = -1
+            for at in found:  # the occurrences a left-to-right scan finds
+                if at >= after:
+                    starts.append(at)
+                    after = at + len(term)
     start = 0
-    if positions:
-        # the window holding the most distinct terms, the earliest such
-        best = max(
-            positions, key=lambda p: (len({t for t in terms if t in low[p : p + width]}), -p)
-        )
+    if starts:
+
+        def held(p: int) -> int:  # the terms wholly inside the window from p
+            end = p + width
+            count = 0
+            for term, found in every.items():
+                i = bisect.bisect_left(found, p)
+                count += i < len(found) and found[i] + len(term) <= end
+            return count
+
+        best = max(sorted(starts), key=lambda p: (held(p), -p))
         start = max(0, best - width // 4)
     piece = flat[start : start + width]
     return ("…" if start else "") + piece + ("…" if start + width < len(flat) else "")

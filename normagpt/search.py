@@ -563,7 +563,7 @@ def _locally_weighted(rows: dict[int, _Row], vocabulary: _Vocabulary) -> _Vocabu
 
 @dataclass(frozen=True)
 class _Phrase:
-    terms: frozenset[str]  # its stems the corpus knows
+    weighted: tuple[tuple[str, float], ...]  # its stems the corpus knows, with their weight
     total: float  # their weight
     pairs: tuple[tuple[str, str, float], ...]  # neighbours and their mean weight
 
@@ -573,13 +573,13 @@ def _phrases(query: Query, vocabulary: _Vocabulary) -> list[_Phrase]:
     weights = vocabulary.weights
     out = []
     for phrase in query.phrases:
-        terms = frozenset(phrase) & weights.keys()
+        weighted = tuple((t, weights[t]) for t in frozenset(phrase) & weights.keys())
         pairs = tuple(
             (a, b, (weights[a] + weights[b]) / 2)
             for a, b in itertools.pairwise(phrase)
             if a != b and a in weights and b in weights
         )
-        out.append(_Phrase(terms, sum(weights[t] for t in terms), pairs))
+        out.append(_Phrase(weighted, sum(w for _, w in weighted), pairs))
     return out
 
 
@@ -589,22 +589,22 @@ def _score(
     """The weight of the query's stems the clause holds, plus the neighbour bonus, less the
     weight of what its statement says beyond the query (another subject, another
     condition: the clause is about something else)."""
-    weights, variants = vocabulary.weights, vocabulary.variants
     positions = row.positions
     score = 0.0
     for phrase in phrases:  # each phrase a concept: covering all of them counts most
         if phrase.total:
-            held = sum(weights[t] for t in phrase.terms if t in positions)
+            held = sum([w for t, w in phrase.weighted if t in positions])
             score += phrase.total * (held / phrase.total) ** COVERAGE
         for a, b, weight in phrase.pairs:
-            if a in positions and b in positions:
-                after = set(positions[b])  # neighbours: a word apart, or two or three
-                if any(i + 1 in after or i - 1 in after for i in positions[a]):
+            at_a, at_b = positions.get(a), positions.get(b)
+            if at_a is not None and at_b is not None:
+                after = set(at_b)  # neighbours: a word apart, or two or three
+                if any(i + 1 in after or i - 1 in after for i in at_a):
                     score += PHRASE * weight
-                elif any(i + d in after for i in positions[a] for d in (-3, -2, 2, 3)):
+                elif any(i + d in after for i in at_a for d in (-3, -2, 2, 3)):
                     score += NEAR * weight
     said = row.said
-    beyond = said - variants.keys() - row.heading
+    beyond = said - vocabulary.variants.keys() - row.heading
     if said:
         score -= BEYOND * sum(map(other.get, beyond, _ZEROS)) / len(said)
     return score
