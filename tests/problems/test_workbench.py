@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -80,12 +81,23 @@ def server(settings, db_env: dict[str, str], media: Path) -> StdioServerParamete
     )
 
 
-def calls(params: StdioServerParameters, asked: list[tuple[str, dict[str, Any]]]) -> list[Any]:
-    """Each (tool, arguments) called in order in one session; their results."""
+Calls = list[tuple[str, dict[str, Any]]]
+
+
+def calls(
+    params: StdioServerParameters,
+    asked: Calls,
+    then: Callable[[list[Any]], Calls] | None = None,
+) -> list[Any]:
+    """Each (tool, arguments) called in order in one session, then those `then` makes of
+    their results; all the results."""
 
     async def run() -> list[Any]:
         async with Client(params, read_timeout_seconds=90) as client:
-            return [await client.call_tool(tool, arguments) for tool, arguments in asked]
+            results = [await client.call_tool(tool, arguments) for tool, arguments in asked]
+            for tool, arguments in then(results) if then else []:
+                results.append(await client.call_tool(tool, arguments))
+            return results
 
     return asyncio.run(run())
 
@@ -97,17 +109,31 @@ MATH = {"subject": "math", "exam": "ege"}
 def test_variants_are_made_graded_and_printed_over_stdio(  # type: ignore[no-untyped-def]
     bank, settings, subprocess_db_env, tmp_path
 ) -> None:
-    results = calls(
-        server(settings, subprocess_db_env, tmp_path),
-        [
-            ("sdamgia_make_variant", {**MATH, "tasks": "full", "seed": 7}),
-            ("sdamgia_make_variant", {**MATH, "tasks": {"1": 2, "3": 1}, "seed": 11}),
-            ("sdamgia_make_variant", {**MATH, "tasks": {"3": 1, "1": 2}, "seed": 11}),
-            ("sdamgia_make_variant", {**MATH, "tasks": {"1": 2, "3": 1}, "seed": 12}),
-        ],
-    )
-    full, seeded, again, other = (r.structured_content for r in results)
-    assert not any(r.is_error for r in results), [text_of(r) for r in results]
+    made = [
+        ("sdamgia_make_variant", {**MATH, "tasks": "full", "seed": 7}),
+        ("sdamgia_make_variant", {**MATH, "tasks": {"1": 2, "3": 1}, "seed": 11}),
+        ("sdamgia_make_variant", {**MATH, "tasks": {"3": 1, "1": 2}, "seed": 11}),
+        ("sdamgia_make_variant", {**MATH, "tasks": {"1": 2, "3": 1}, "seed": 12}),
+    ]
+
+    def then(results: list[Any]) -> list[tuple[str, dict[str, Any]]]:
+        """Grade and print the full variant: the first answer right (by sheet number, with
+        spaces), the second wrong (by problem id), the third missing, the fourth right."""
+        variant, ids = (
+            results[0].structured_content["variant"],
+            results[0].structured_content["problem_ids"],
+        )
+        answers = {"1": f" {bank[ids[0]][2]} ", ids[1]: "не знаю", ids[3]: bank[ids[3]][2]}
+        return [
+            ("sdamgia_check_variant", {"variant": variant, "answers": answers}),
+            ("sdamgia_variant_pdf", {"variant": variant}),
+            ("sdamgia_variant_pdf", {"variant": variant, "with_solutions": True}),
+            ("sdamgia_check_variant", {"variant": "nosuchvariant", "answers": {"1": "2"}}),
+        ]
+
+    results = calls(server(settings, subprocess_db_env, tmp_path), made, then)
+    full, seeded, again, other = (r.structured_content for r in results[:4])
+    assert not any(r.is_error for r in results[:4]), [text_of(r) for r in results]
     # a full variant: one problem of each task number, in task order
     assert [bank[pid][0] for pid in full["problem_ids"]] == ["1", "2", "3", "4"]
     assert full["seed"] == 7
@@ -123,25 +149,7 @@ def test_variants_are_made_graded_and_printed_over_stdio(  # type: ignore[no-unt
     assert "Ответ:" not in text_of(results[0])
     assert "answer" not in text_of(results[0]).lower()
 
-    variant = full["variant"]
-    first, second, _, fourth = full["problem_ids"]
-    right = bank[first][2]
-    graded, printed, keyed, foreign = calls(
-        server(settings, subprocess_db_env, tmp_path),
-        [
-            (
-                "sdamgia_check_variant",
-                {
-                    "variant": variant,
-                    # by sheet number, by problem id, and a spelling of the right answer
-                    "answers": {"1": f" {right} ", second: "не знаю", fourth: bank[fourth][2]},
-                },
-            ),
-            ("sdamgia_variant_pdf", {"variant": variant}),
-            ("sdamgia_variant_pdf", {"variant": variant, "with_solutions": True}),
-            ("sdamgia_check_variant", {"variant": "nosuchvariant", "answers": {"1": "2"}}),
-        ],
-    )
+    graded, printed, keyed, foreign = results[4:]
     assert [t["verdict"] for t in graded.structured_content["tasks"]] == [
         "correct", "incorrect", "missing", "correct",
     ]  # fmt: skip
