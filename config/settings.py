@@ -403,11 +403,10 @@ SDAMGIA_CRAWL_LEASE = float(env_str("SDAMGIA_CRAWL_LEASE", "120"))
 # How many loops a distributed crawl starts (one per worker process that should share it).
 SDAMGIA_CRAWL_WORKERS = env_int("SDAMGIA_CRAWL_WORKERS", 4)
 SDAMGIA_TTL_TEST = env_int("SDAMGIA_TTL_TEST", 30 * 24 * 3600)
+# How long the link to a printed sheet (it holds the answer key) stays valid (at least 1).
+SDAMGIA_SHEET_LINK_HOURS = max(1, env_int("SDAMGIA_SHEET_LINK_HOURS", 24))
 # sdamgia_search_by_image: a photo by URL (every address checked, as anki's images: private
 # ones refused unless allowed), its byte cap (base64 or fetched), and the OCR that reads it.
-# How long the link to a printed sheet (it holds the answer key) stays valid, on the
-# filesystem storage; object storage signs its own links.
-SDAMGIA_SHEET_LINK_HOURS = env_int("SDAMGIA_SHEET_LINK_HOURS", 24)
 SDAMGIA_IMAGE_MAX_BYTES = env_int("SDAMGIA_IMAGE_MAX_BYTES", 15 * 1024 * 1024)
 SDAMGIA_IMAGE_TIMEOUT = float(env_str("SDAMGIA_IMAGE_TIMEOUT", "20"))
 SDAMGIA_IMAGE_ALLOW_PRIVATE = env_bool("SDAMGIA_IMAGE_ALLOW_PRIVATE", default=False)

@@ -218,6 +218,7 @@ def _object_union(parts: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 DEFS = "#/$defs/"
+REF_KEYS = ("$ref", "$defs")
 
 # --- Compact schemas ---------------------------------------------------------------------
 
@@ -290,7 +291,9 @@ def _single_uses_inlined(root: dict[str, Any]) -> dict[str, Any]:
         ref = node.get("$ref")
         name = ref[len(DEFS) :] if isinstance(ref, str) and ref.startswith(DEFS) else None
         if name in once and name not in seen:
-            siblings = {key: inline(value, seen) for key, value in node.items() if key != "$ref"}
+            siblings = {
+                key: inline(value, seen) for key, value in node.items() if key not in REF_KEYS
+            }
             return {**inline(definitions[name], (*seen, name)), **siblings}
         return {key: inline(value, seen) for key, value in node.items() if key != "$defs"}
 

@@ -1,28 +1,23 @@
 """Links to printed sheets. A sheet holds the answer key, so its link must not be
-guessable: on object storage it is the storage's own signed URL; on the filesystem storage
-(whose MEDIA_URL no server answers) it is `/media/sheets/?t=…`, a token signed with the
-project's SECRET_KEY that names the file and expires after `SDAMGIA_SHEET_LINK_HOURS`. Any
-web process answers it: the token is checked with the shared key, the file read from the
-shared storage.
+guessable: `/media/sheets/?t=…`, a token signed with the project's SECRET_KEY that names the
+file and expires after `SDAMGIA_SHEET_LINK_HOURS`. Any web process answers it: the token is
+checked with the shared key, the file streamed from the shared storage (the filesystem, or
+a private S3 bucket whose own addresses need not be reachable by the reader).
 """
 
 from __future__ import annotations
 
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core import signing
-from django.core.files.storage import default_storage
 from django.urls import reverse
 
 SALT = "problems.sheet"
 
 
 def sheet_link(name: str) -> str:
-    """The link to the stored sheet `name`: an absolute URL, or a path on this site."""
-    url = str(default_storage.url(name))
-    if urlsplit(url).scheme:  # object storage signs its own links
-        return url
+    """The path on this site of the stored sheet `name`."""
     token = signing.TimestampSigner(salt=SALT).sign(name)
     return f"{reverse('problems-sheet')}?{urlencode({'t': token})}"
 

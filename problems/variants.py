@@ -31,7 +31,7 @@ from problems.stored import Answer
 from problems.subjects import Site
 
 RECENT = 5
-SEED_MAX = 10**12 - 1
+SEED_MAX = 2**62  # a seed given (one drawn has 48 bits)
 COUNT_MAX = 20
 PROBLEMS_MAX = 60
 LISTINGS_PER_DRAW = 2  # category listings read from the site for one random problem
@@ -50,7 +50,7 @@ def variant_make(
     wanted = _tasks(site, tasks)
     used: set[str] = set()
     if seed is None:
-        seed = secrets.randbelow(SEED_MAX + 1)
+        seed = secrets.randbits(48)
         recent = Variant.objects.filter(
             owner_id=user_id, subject=site.subject, exam=site.exam
         ).values_list("problem_ids", flat=True)[:RECENT]

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from django.core.files.storage import default_storage
 from django.http import FileResponse, HttpRequest, HttpResponse, HttpResponseNotFound
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from problems.sheet_links import sheet_name
 
 
-@require_GET
+@require_safe
 def sheet_file(request: HttpRequest) -> HttpResponse | FileResponse:
     """A printed sheet, for whoever holds its link (`problems.sheet_links`); a link that
     cannot be served says why, in plain text."""

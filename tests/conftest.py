@@ -154,7 +154,8 @@ def flush_by_delete() -> Iterator[None]:
     the tables: TRUNCATE gives each of the ~40 tables, its indexes and TOAST new files
     (0.3 s a test, over 350 tests); DELETE on the few rows a test leaves takes
     milliseconds. The foreign keys Django makes are deferred, so the order does not matter;
-    sequences are not reset either way (unless a test asks: then TRUNCATE, as Django does)."""
+    sequences are not reset either way. A test that asks to reset them, or limits its apps
+    (`available_apps`: a cascade), gets Django's TRUNCATE."""
     from django.db.backends.postgresql.operations import DatabaseOperations
 
     truncate = DatabaseOperations.sql_flush
@@ -162,7 +163,7 @@ def flush_by_delete() -> Iterator[None]:
     def sql_flush(  # type: ignore[no-untyped-def]
         self, style, tables, *, reset_sequences=False, allow_cascade=False
     ) -> list[str]:
-        if reset_sequences or not tables:
+        if reset_sequences or allow_cascade or not tables:
             return truncate(
                 self, style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade
             )

@@ -145,3 +145,14 @@ def test_a_definition_used_once_is_written_in_place_and_a_shared_one_stays() -> 
             "Node": {"type": "object", "properties": {"child": {"$ref": "#/$defs/Node"}}},
         },
     }
+
+
+def test_a_root_that_refers_to_its_one_definition_is_written_whole() -> None:
+    schema = {
+        "$ref": "#/$defs/Out",
+        "$defs": {"Out": {"type": "object", "properties": {"n": {"type": "integer"}}}},
+    }
+    assert compact_output_schema(schema) == {
+        "type": "object",
+        "properties": {"n": {"type": "integer"}},
+    }

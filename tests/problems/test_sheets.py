@@ -120,6 +120,7 @@ def test_a_sheet_link_that_is_altered_guessed_or_expired_is_refused(
 
     link = sheet_link(variant_pdf(variant=variant))
     assert Client().get(link).status_code == 200
+    assert Client().head(link).status_code == 200  # link checkers ask HEAD
     token = link.split("t=", 1)[1]
     other_name = link.replace("variant-", "variant-x")  # another file, the same signature
     guessed = f"/media/sheets/?t=sheets/variant-{variant.public_id}.pdf"
