@@ -8,13 +8,14 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from core.exceptions import InvalidInput
 from core.identity import mcp_caller
 from core.links import absolute_url
 from core.registry import ToolRegistry
 from core.tooling import Format, respond, respond_json, thread_progress
 from problems import catalog, formatting, fuzzy, mcp_content, photo, schemas, services, variants
+from problems.models import Problem
 from problems.sheet_links import sheet_link
+from problems.stored import Answer
 from problems.subjects import site_resolve
 
 registry = ToolRegistry(
@@ -64,11 +65,7 @@ def get_problem(
     """Get one problem by its number: condition (formulas as text, figure URLs), solution, answer, analogs, codifier."""
     site = site_resolve(subject=subject, exam=exam)
     read = services.problem_read(site=site, problem_id=problem_id, refresh=refresh)
-    return respond(
-        formatting.problem_as_dict(read.value, read.stale),
-        formatting.problem_markdown(read.value, stale=read.stale),
-        response_format,
-    )
+    return problem_respond(read, response_format)
 
 
 @registry.tool(
@@ -333,11 +330,7 @@ def random_problem(
         category_id=category_id,
         exclude_seen=exclude_seen,
     )
-    return respond(
-        formatting.problem_as_dict(read.value, read.stale),
-        formatting.problem_markdown(read.value, stale=read.stale),
-        response_format,
-    )
+    return problem_respond(read, response_format)
 
 
 @registry.tool(
@@ -362,14 +355,13 @@ def make_variant(
     ctx: Context | None = None,
 ) -> CallToolResult:
     """Make a variant: problems by task number from the stored bank, or by the site's constructor; their conditions, no answers."""
-    site = site_resolve(subject=subject, exam=exam)
-    user_id = caller_id(ctx)
-    if source == "site":
-        if seed is not None:
-            raise InvalidInput("seed: the site's constructor takes no seed", field="seed")
-        made = variants.variant_from_site(user_id=user_id, site=site, tasks=tasks)
-    else:
-        made = variants.variant_make(user_id=user_id, site=site, tasks=tasks, seed=seed)
+    made = variants.variant_create(
+        user_id=caller_id(ctx),
+        site=site_resolve(subject=subject, exam=exam),
+        tasks=tasks,
+        seed=seed,
+        source=source,
+    )
     data = schemas.VariantMade(
         variant=made.public_id,
         seed=made.seed,
@@ -420,6 +412,15 @@ def check_variant(
     """Grade a learner's answers to a variant: a verdict per task and the primary score."""
     graded = variants.variant_check(user_id=caller_id(ctx), public_id=variant, answers=answers)
     return respond_json(schemas.VariantGraded.model_validate(graded))
+
+
+def problem_respond(read: Answer[Problem], response_format: str) -> CallToolResult:
+    """A problem as `sdamgia_get_problem` gives it (`sdamgia_random_problem` too)."""
+    return respond(
+        formatting.problem_as_dict(read.value, read.stale),
+        formatting.problem_markdown(read.value, stale=read.stale),
+        response_format,
+    )
 
 
 def caller_id(ctx: Context | None) -> int:

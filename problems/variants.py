@@ -83,6 +83,23 @@ def variant_make(
     )
 
 
+def variant_create(
+    *,
+    user_id: int,
+    site: Site,
+    tasks: Mapping[str, int] | str,
+    seed: int | None = None,
+    source: str = "bank",
+) -> Variant:
+    """A variant from `source`: "bank" (`variant_make`, with `seed`) or "site"
+    (`variant_from_site`, which takes no seed)."""
+    if source == "site":
+        if seed is not None:
+            raise InvalidInput("seed: the site's constructor takes no seed", field="seed")
+        return variant_from_site(user_id=user_id, site=site, tasks=tasks)
+    return variant_make(user_id=user_id, site=site, tasks=tasks, seed=seed)
+
+
 def variant_get(*, user_id: int, public_id: str) -> Variant:
     found = Variant.objects.filter(public_id=public_id, owner_id=user_id).first()
     if found is None:

@@ -84,11 +84,6 @@ class VariantRequestSerializer(serializers.Serializer):
         help_text="bank: drawn from the stored problems; site: the site's constructor",
     )  # fmt: skip
 
-    def validate(self, attrs: dict[str, object]) -> dict[str, object]:
-        if attrs.get("source") == "site" and attrs.get("seed") is not None:
-            raise serializers.ValidationError({"seed": "the site's constructor takes no seed"})
-        return attrs
-
 
 class VariantSerializer(serializers.Serializer):
     id = serializers.CharField(source="public_id")

@@ -182,15 +182,14 @@ class VariantMakeApi(APIView):
         "site"` made by the site's constructor (its test stored too)."""
         serializer = s.VariantRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        data, site = serializer.validated_data, site_resolve(subject=subject, exam=exam)
-        if data["source"] == "site":
-            made = variants.variant_from_site(
-                user_id=_owner(request), site=site, tasks=data["tasks"]
-            )
-        else:
-            made = variants.variant_make(
-                user_id=_owner(request), site=site, tasks=data["tasks"], seed=data.get("seed")
-            )
+        data = serializer.validated_data
+        made = variants.variant_create(
+            user_id=_owner(request),
+            site=site_resolve(subject=subject, exam=exam),
+            tasks=data["tasks"],
+            seed=data.get("seed"),
+            source=data["source"],
+        )
         return Response(s.VariantSerializer(made).data, status=201)
 
 
