@@ -489,6 +489,9 @@ NORMAGPT_MAX_SECONDS = env_int("NORMAGPT_MAX_SECONDS", 600)
 # A run whose advancer stopped renewing its lease (every third of it) this long is taken
 # over by another (normagpt.recovery): the time from a crash to the run going on again.
 NORMAGPT_RUN_LEASE_SECONDS = env_int("NORMAGPT_RUN_LEASE_SECONDS", 15)
+# Seconds a run that asked the asker a question waits for the reply (holding no worker);
+# past them it answers with what it has, marked incomplete (at least a minute).
+NORMAGPT_INPUT_TIMEOUT = max(60, env_int("NORMAGPT_INPUT_TIMEOUT", 86_400))
 # Pages the executor reads per step, and the search's default result count.
 NORMAGPT_PAGES_PER_STEP = env_int("NORMAGPT_PAGES_PER_STEP", 4)
 # Rendering of ingested PDF pages (dots per inch) and OCR of pages without a text layer

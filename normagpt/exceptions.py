@@ -27,6 +27,12 @@ class RunNotResumable(Conflict):
     code = "run_not_resumable"
 
 
+class RunNotAwaitingInput(Conflict):
+    """Only a run that asked the asker a question takes a reply."""
+
+    code = "run_not_awaiting_input"
+
+
 class BadPdf(InvalidInput):
     """The file is not a PDF pypdfium2 can read."""
 

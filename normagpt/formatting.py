@@ -91,7 +91,11 @@ def run_as_dict(run: AgentRun, *, with_steps: bool = True) -> dict[str, Any]:
         "sources": [{**s, "url": page_url(s["page_id"], s.get("clause", ""))} for s in run.sources],
         "checks": [check_as_dict(check) for check in run.checks.all()],
         "conditions": answer.get("conditions", []),
-        "clarifying_questions": answer.get("clarifying_questions", []),
+        "clarifying_questions": (
+            run.questions  # awaiting the asker's reply: the questions asked
+            if run.status == AgentRun.Status.AWAITING_INPUT
+            else answer.get("clarifying_questions", [])
+        ),
         "dropped_sources": answer.get("dropped_sources", []),
         "review_reason": run.review_reason if run.status == AgentRun.Status.NEEDS_REVIEW else "",
         "error": run.error,
@@ -153,6 +157,13 @@ def run_markdown(run: AgentRun) -> str:
                 *(f"- {q}" for q in answer["clarifying_questions"]),
             ]
         return "\n".join(lines).strip()
+    if run.status == AgentRun.Status.AWAITING_INPUT:
+        asked = "\n".join(f"{n}. {q}" for n, q in enumerate(run.questions, start=1))
+        return (
+            f"{head}: the agent needs your answer to go on:\n{asked}\n"
+            f'Reply with normagpt_reply(run_id="{run.public_id}", answer=...). Left unanswered '
+            f"for {duration(settings.NORMAGPT_INPUT_TIMEOUT)}, it answers with what it found."
+        )
     if run.status == AgentRun.Status.NEEDS_REVIEW:
         return (
             f"{head}: the agent asks a person to review. Reason: {run.review_reason}\n"
@@ -170,6 +181,14 @@ def run_markdown(run: AgentRun) -> str:
         f'Check again with normagpt_get_run(run_id="{run.public_id}").'
         + ("\nEvents:\n" + "\n".join(events[-10:]) if events else "")
     )
+
+
+def duration(seconds: int) -> str:
+    """«24 h», «90 min», «45 s»: the largest whole unit."""
+    for unit, size in (("h", 3600), ("min", 60)):
+        if seconds >= size and seconds % size == 0:
+            return f"{seconds // size} {unit}"
+    return f"{seconds} s"
 
 
 def checks_markdown(run: AgentRun) -> list[str]:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Annotated, Literal
 
+import anyio
+import anyio.from_thread
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from core.identity import mcp_caller
 from core.registry import ToolRegistry
@@ -26,6 +29,8 @@ registry = ToolRegistry(
     ),
     on_serve=serving_process_start,  # no broker: this process advances and resumes runs
 )
+
+logger = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.25
 RunId = Annotated[
@@ -46,8 +51,14 @@ Wait = Annotated[
 ]
 
 
+class Reply(BaseModel):
+    answer: str = Field(min_length=1, max_length=services.REPLY_MAX, description="Your answer.")
+
+
 def run_wait(run_id: int, wait_seconds: int, ctx: Context | None) -> AgentRun:
-    """Poll the run until it stops working or `wait_seconds` pass, reporting each new node."""
+    """Poll the run until it stops working or `wait_seconds` pass, reporting each new node.
+    A run that asks the asker a question is answered through the client (MCP elicitation)
+    when the client can ask its user, and goes on with the reply."""
     report = thread_progress(ctx)
     deadline = time.monotonic() + wait_seconds
     seen = 0
@@ -55,6 +66,11 @@ def run_wait(run_id: int, wait_seconds: int, ctx: Context | None) -> AgentRun:
         report(0, message="queued")
     while True:
         run = selectors.run_get(run_id=run_id)
+        if run.status == AgentRun.Status.AWAITING_INPUT and ctx is not None:
+            answer = elicited(ctx, run, deadline - time.monotonic())
+            if answer is not None:
+                services.run_reply(run_id=run.pk, answer=answer)
+                continue
         for step in run.steps.all()[seen:]:
             if report is None:
                 break
@@ -65,6 +81,31 @@ def run_wait(run_id: int, wait_seconds: int, ctx: Context | None) -> AgentRun:
         if not working or time.monotonic() >= deadline:
             return run
         time.sleep(POLL_SECONDS)
+
+
+def elicited(ctx: Context, run: AgentRun, seconds: float) -> str | None:
+    """The user's answer to the run's questions, asked through the client within `seconds`;
+    None when the client cannot ask (no elicitation, no back channel), the user declines,
+    or no answer comes in time (the run keeps waiting for normagpt_reply)."""
+    capabilities = ctx.client_capabilities
+    if seconds <= 0 or capabilities is None or capabilities.elicitation is None:
+        return None
+    message = "\n".join(
+        [f"To answer «{run.question[:300]}» the agent needs to know:", *run.questions]
+    )
+
+    async def ask() -> str | None:
+        with anyio.move_on_after(seconds):
+            result = await ctx.elicit(message, Reply)
+            return result.data.answer if result.action == "accept" else None
+        return None
+
+    try:
+        return anyio.from_thread.run(ask)
+    except Exception as exc:  # no back channel (a 2026-07-28 session, stateless HTTP): the
+        # reply comes by normagpt_reply
+        logger.info("run %s: the client could not ask its user: %s", run.public_id, exc)
+        return None
 
 
 def run_respond(run: AgentRun, response_format: str) -> CallToolResult:
@@ -188,6 +229,33 @@ def search_norms(
     data = {"keywords": keywords, "expected_documents": expected_documents, "hits": found}
     empty = not hits and not selectors.document_list().exists()
     return respond(data, formatting.search_markdown(found, corpus_empty=empty), response_format)
+
+
+@registry.tool(
+    name="normagpt_reply",
+    title="Reply to a NormaGPT run",
+    read_only=False,
+    open_world=True,
+)
+def reply(
+    run_id: RunId,
+    answer: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=services.REPLY_MAX,
+            description="Your answer to the run's questions.",
+        ),
+    ],
+    wait_seconds: Wait = 120,
+    response_format: Format = "markdown",
+    ctx: Context | None = None,
+) -> CallToolResult:
+    """Answer the questions a run asked (status awaiting_input); it goes on with the answer. The run as normagpt_ask gives it."""
+    run = selectors.run_get_public(public_id=run_id, viewer=mcp_caller(ctx))
+    services.run_reply(run_id=run.pk, answer=answer)
+    run = run_wait(run.pk, wait_seconds, ctx)
+    return run_respond(run, response_format)
 
 
 mcp_content.register(registry)

@@ -230,6 +230,7 @@ class AgentRun(models.Model):
         QUEUED = "queued", _("queued")
         RUNNING = "running", _("running")
         NEEDS_REVIEW = "needs_review", _("needs review")
+        AWAITING_INPUT = "awaiting_input", _("awaiting your reply")
         COMPLETED = "completed", _("completed")
         FAILED = "failed", _("failed")
 
@@ -267,6 +268,9 @@ class AgentRun(models.Model):
     error = models.TextField(blank=True, verbose_name=_("error"))
     review_reason = models.TextField(blank=True, verbose_name=_("review reason"))
     review_note = models.TextField(blank=True, verbose_name=_("review note"))
+    # the judge's questions to the asker while the run waits for the reply (awaiting_input)
+    questions = models.JSONField(default=list, blank=True, verbose_name=_("questions"))
+    asked_at = models.DateTimeField(null=True, blank=True, verbose_name=_("asked at"))
     llm_calls = models.PositiveIntegerField(default=0, verbose_name=_("llm calls"))
     prompt_tokens = models.PositiveIntegerField(default=0, verbose_name=_("prompt tokens"))
     completion_tokens = models.PositiveIntegerField(default=0, verbose_name=_("completion tokens"))
@@ -288,7 +292,10 @@ class AgentRun(models.Model):
         verbose_name = _("agent run")
         verbose_name_plural = _("agent runs")
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["status", "heartbeat_at"])]
+        indexes = [
+            models.Index(fields=["status", "heartbeat_at"]),
+            models.Index(fields=["status", "asked_at"], name="agentrun_awaiting"),
+        ]
 
     def __str__(self) -> str:
         return gettext("run %(id)s: %(question)s") % {

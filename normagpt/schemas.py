@@ -6,8 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-Decision = Literal["CONTINUE", "REPLAN", "FINALIZE", "HUMAN_REVIEW"]
-DECISIONS: tuple[str, ...] = ("CONTINUE", "REPLAN", "FINALIZE", "HUMAN_REVIEW")
+Decision = Literal["CONTINUE", "REPLAN", "FINALIZE", "HUMAN_REVIEW", "ASK"]
+DECISIONS: tuple[str, ...] = ("CONTINUE", "REPLAN", "FINALIZE", "HUMAN_REVIEW", "ASK")
 
 
 class _Lenient(BaseModel):
@@ -64,6 +64,22 @@ class StepResult(_Lenient):
 class Verdict(_Lenient):
     decision: Decision
     reason: str = Field(min_length=1, max_length=1000)
+    questions: list[str] = Field(default_factory=list, max_length=3)  # to the asker, with ASK
+
+    @field_validator("questions", mode="before")
+    @classmethod
+    def _questions_list(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = [value]
+        if isinstance(value, list):
+            return [str(q).strip()[:300] for q in value if str(q).strip()]
+        return value
+
+    @model_validator(mode="after")
+    def _ask_has_questions(self) -> Verdict:
+        if self.decision == "ASK" and not self.questions:
+            raise ValueError("decision ASK needs questions: what the asker should answer")
+        return self
 
     @field_validator("decision", mode="before")
     @classmethod

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -73,6 +73,15 @@ def runs_stalled() -> list[int]:
     return list(
         AgentRun.objects.filter(status__in=[AgentRun.Status.QUEUED, AgentRun.Status.RUNNING])
         .filter(Q(heartbeat_at__lt=stale) | Q(heartbeat_at=None, created_at__lt=stale))
+        .order_by("id")
+        .values_list("pk", flat=True)
+    )
+
+
+def runs_waiting_since(before: datetime) -> list[int]:
+    """Runs that asked a question before `before` and still wait for the reply."""
+    return list(
+        AgentRun.objects.filter(status=AgentRun.Status.AWAITING_INPUT, asked_at__lt=before)
         .order_by("id")
         .values_list("pk", flat=True)
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -19,18 +20,19 @@ from django.utils import timezone
 from core import background
 from core.exceptions import InvalidInput
 from normagpt import selectors
-from normagpt.agent.runner import run_advance, run_fail
+from normagpt.agent.runner import event_add, run_advance, run_fail
 from normagpt.agent.store import store_new
 from normagpt.client import NOT_CONFIGURED, llm_configured
 from normagpt.exceptions import (
     DocumentNotFound,
     LlmNotConfigured,
+    RunNotAwaitingInput,
     RunNotFound,
     RunNotResumable,
 )
 from normagpt.indexing import document_index, terms_recount
 from normagpt.ingest import document_ingest, document_save
-from normagpt.models import AgentRun, NormDocument
+from normagpt.models import AgentRun, NormDocument, RunEvent
 from normagpt.parsing import code_key
 from normagpt.search import ClauseHit, SearchHit, clauses_search, pages_search
 
@@ -46,6 +48,7 @@ __all__ = [
     "run_advance",
     "run_create",
     "run_fail",
+    "run_reply",
     "run_resume",
     "runs_recover",
 ]
@@ -55,6 +58,7 @@ logger = logging.getLogger(__name__)
 RUN_TASK = "normagpt.run_advance"
 INGEST_TASK = "normagpt.document_ingest"
 QUESTION_MIN, QUESTION_MAX = 5, 2000
+REPLY_MAX = 2000
 RESUME_DECISIONS = {"CONTINUE": "executor", "REPLAN": "planner", "FINALIZE": "finalizer"}
 
 
@@ -84,6 +88,7 @@ def runs_recover() -> list[int]:
     A run started by a sweep is not started again by another sweep (any process's) for a
     lease: the start itself waits for the lapse and takes the run over.
     """
+    runs_expire_waiting()
     stalled = selectors.runs_stalled()
     lease = settings.NORMAGPT_RUN_LEASE_SECONDS
     started = []
@@ -153,6 +158,86 @@ def run_resume(*, run_id: int, note: str, decision: str | None = None) -> AgentR
     run.save()
     background.start(RUN_TASK, run.pk)
     return run
+
+
+@transaction.atomic
+def run_reply(*, run_id: int, answer: str) -> AgentRun:
+    """Go on with a run that asked the asker questions (awaiting_input), `answer` added to
+    the question every node reads; the judge decides again from its checkpoint (no
+    finished node runs again). RunNotAwaitingInput unless the run waits for a reply."""
+    run = AgentRun.objects.select_for_update().filter(pk=run_id).first()
+    if run is None:
+        raise RunNotFound(f"run {run_id} does not exist", extra={"run_id": run_id})
+    if run.status != AgentRun.Status.AWAITING_INPUT:
+        raise RunNotAwaitingInput(
+            f"run {run.public_id} is {run.status}; only a run that asked you a question "
+            "(awaiting_input) takes a reply"
+        )
+    answer = " ".join(answer.split())
+    if not 1 <= len(answer) <= REPLY_MAX:
+        raise InvalidInput(
+            f"answer must be 1–{REPLY_MAX} characters: reply to the run's questions",
+            field="answer",
+        )
+    shared = run.shared
+    asked = "; ".join(run.questions)
+    shared.setdefault("clarifications", []).append({"questions": run.questions, "answer": answer})
+    shared["user_query"] += f"\nУточнение пользователя (на вопрос «{asked}»): {answer}"
+    shared["execution_history"].append(
+        {"index": run.step_count, "node": "user", "summary": answer[:500], "decision": ""}
+    )
+    shared["status"] = "judging"
+    AgentRun.objects.filter(pk=run.pk).update(
+        shared=shared,
+        status=AgentRun.Status.RUNNING,
+        next_node="judge",
+        questions=[],
+        asked_at=None,
+        owner="",
+        heartbeat_at=timezone.now(),  # queued again now: not stalled until the lease passes
+    )
+    background.start(RUN_TASK, run.pk)
+    run.refresh_from_db()
+    return run
+
+
+def runs_expire_waiting() -> list[int]:
+    """Runs whose questions went unanswered for NORMAGPT_INPUT_TIMEOUT: each answers with
+    what it found, marked incomplete, and says so; their ids."""
+    timeout = settings.NORMAGPT_INPUT_TIMEOUT
+    before = timezone.now() - timedelta(seconds=timeout)
+    expired = []
+    for run_id in selectors.runs_waiting_since(before):
+        with transaction.atomic():
+            run = (
+                AgentRun.objects.select_for_update()
+                .filter(pk=run_id, status=AgentRun.Status.AWAITING_INPUT, asked_at__lt=before)
+                .first()
+            )
+            if run is None:
+                continue  # replied to, or expired by another process meanwhile
+            shared = run.shared
+            shared["incomplete_reason"] = (
+                f"no reply to the run's questions within {timeout} s: answered with what was found"
+            )
+            shared["unanswered_questions"] = run.questions
+            AgentRun.objects.filter(pk=run.pk).update(
+                shared=shared,
+                status=AgentRun.Status.RUNNING,
+                next_node="finalizer",
+                asked_at=None,
+                owner="",
+                heartbeat_at=timezone.now(),
+            )
+            event_add(
+                run.pk,
+                RunEvent.Kind.CAP,
+                f"нет ответа на вопросы за {timeout} с: ответ по найденному",
+                node="judge",
+            )
+            background.start(RUN_TASK, run.pk)
+        expired.append(run_id)
+    return expired
 
 
 def corpus_reindex(

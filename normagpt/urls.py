@@ -15,6 +15,7 @@ urlpatterns = [
     ),
     path("runs/<slug:run_id>/", views.run_detail, name="run"),
     path("runs/<slug:run_id>/live/", views.run_fragment, name="run-live"),
+    path("runs/<slug:run_id>/reply/", views.run_reply, name="run-reply"),
     path("pages/<int:page_id>/", views.page_detail, name="page"),
     path("pages/<int:page_id>/image/", views.page_image, name="page-image"),
 ]

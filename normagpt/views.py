@@ -13,7 +13,7 @@ from django.utils import timezone
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.exceptions import DomainError
 from normagpt import selectors, services
@@ -82,6 +82,7 @@ def _run_context(request: HttpRequest, run_id: str) -> dict[str, object]:
         "review_reason": shown_reason(run.review_reason, reason_ru),
         "worked_seconds": worked_seconds(run),
         "plan": shared.get("plan"),
+        "clarifications": shared.get("clarifications", []),
         "steps": steps,
         "answer_html": markdown_html(run.final_answer) if run.final_answer else "",
         "live": run.status in (AgentRun.Status.QUEUED, AgentRun.Status.RUNNING),
@@ -93,6 +94,22 @@ def run_detail(request: HttpRequest, run_id: str) -> HttpResponse:
     if not request.user.is_authenticated:
         return _sign_in(request)
     return render(request, "normagpt/run.html", _run_context(request, run_id))
+
+
+@require_POST
+def run_reply(request: HttpRequest, run_id: str) -> HttpResponse:
+    """The asker's answer to the run's questions, from the form on the run's page."""
+    if not request.user.is_authenticated:
+        return _sign_in(request)
+    try:
+        run = selectors.run_get_public(public_id=run_id, viewer=request.user)
+    except DomainError as exc:
+        raise Http404(exc.message) from exc
+    try:
+        services.run_reply(run_id=run.pk, answer=request.POST.get("answer", ""))
+    except DomainError as exc:
+        messages.error(request, exc.message)
+    return redirect("normagpt:run", run_id=run.public_id)
 
 
 @require_GET

@@ -171,6 +171,7 @@ class Judge(Node):
             "REPLAN": "planning",
             "FINALIZE": "finalizing",
             "HUMAN_REVIEW": "needs_review",
+            "ASK": "awaiting_input",
         }[decision]
         return str(decision)
 

@@ -38,7 +38,7 @@ from normagpt.models import AgentRun, AgentStep, ClaimCheck, LlmCall, RunEvent
 
 logger = logging.getLogger(__name__)
 
-REVIEW, END = "review", "end"
+REVIEW, ASK, END = "review", "ask", "end"
 ROUTES: dict[str, dict[str, str]] = {
     "planner": {"default": "executor"},
     "executor": {"default": "judge"},
@@ -47,6 +47,7 @@ ROUTES: dict[str, dict[str, str]] = {
         "REPLAN": "planner",
         "FINALIZE": "finalizer",
         "HUMAN_REVIEW": REVIEW,
+        "ASK": ASK,
     },
     "finalizer": {"default": END},
 }
@@ -233,6 +234,9 @@ def _advance_one(run_id: int, owner: str, llm: LlmClient) -> bool:
         status, target = Status.NEEDS_REVIEW, "judge"
         shared["review"] = {"node": "judge", "reason": output.get("reason", "")}
         extra["review_reason"] = output.get("reason", "")
+    elif target == ASK:  # the run waits for the asker's reply, holding no worker
+        status, target = Status.AWAITING_INPUT, "judge"
+        extra["questions"], extra["asked_at"] = output["questions"], timezone.now()
     elif target == END:
         status, target = Status.COMPLETED, ""
         extra = final_fields(shared)
@@ -267,6 +271,8 @@ CAPS_RU = (
     (" LLM calls was reached", " запросов к модели"),
     (" tokens was reached", " токенов"),
     ("the LLM budget of the run (calls or tokens) is spent", "бюджет запросов к модели исчерпан"),
+    ("no reply to the run's questions within ", "нет ответа на вопросы за "),
+    (" s: answered with what was found", " с: ответ по найденному"),
 )
 
 
@@ -313,6 +319,8 @@ def history_add(
 def final_fields(shared: dict[str, Any]) -> dict[str, Any]:
     """The run's answer fields; a run with an unconfirmed claim is incomplete, that first."""
     final = shared["final_answer"]
+    unanswered = shared.get("unanswered_questions", [])  # the asker's reply never came
+    open_questions = final.get("clarifying_questions", [])
     reason = "; ".join(
         filter(None, [final.get("unconfirmed", ""), shared.get("incomplete_reason", "")])
     )
@@ -321,7 +329,7 @@ def final_fields(shared: dict[str, Any]) -> dict[str, Any]:
         "sources": final["sources"],
         "answer": {
             "conditions": final.get("conditions", []),
-            "clarifying_questions": final.get("clarifying_questions", []),
+            "clarifying_questions": list(dict.fromkeys(unanswered + open_questions)),
             "dropped_sources": final.get("dropped_sources", []),
         },
         "incomplete": bool(reason),

@@ -54,6 +54,10 @@ class ResumeSerializer(serializers.Serializer):
     )
 
 
+class ReplySerializer(serializers.Serializer):
+    answer = serializers.CharField(min_length=1, max_length=2000)
+
+
 class SearchQuerySerializer(serializers.Serializer):
     keywords = serializers.ListField(
         child=serializers.CharField(min_length=1, max_length=200), min_length=1, max_length=12

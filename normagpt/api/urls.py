@@ -9,6 +9,7 @@ urlpatterns = [
     path("runs/", views.RunListCreateApi.as_view(), name="run-list"),
     path("runs/<slug:run_id>/", views.RunDetailApi.as_view(), name="run-detail"),
     path("runs/<slug:run_id>/resume/", views.RunResumeApi.as_view(), name="run-resume"),
+    path("runs/<slug:run_id>/reply/", views.RunReplyApi.as_view(), name="run-reply"),
     path("documents/", views.DocumentListApi.as_view(), name="document-list"),
     path("documents/<int:pk>/", views.DocumentDetailApi.as_view(), name="document-detail"),
     path("documents/<int:pk>/pages/", views.DocumentPagesApi.as_view(), name="document-pages"),

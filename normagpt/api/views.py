@@ -67,6 +67,21 @@ class RunResumeApi(APIView):
         return Response(formatting.run_as_dict(run), status=status.HTTP_202_ACCEPTED)
 
 
+class RunReplyApi(APIView):
+    permission_classes = (IsAuthenticated,)
+
+    @extend_schema(request=s.ReplySerializer, responses={202: schemas.RunOut})
+    def post(self, request: Request, run_id: str) -> Response:
+        """Answer the questions your run asked (status awaiting_input, the questions in
+        `clarifying_questions`): it goes on with the answer. 409 unless it waits for one."""
+        serializer = s.ReplySerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        run = selectors.run_get_public(public_id=run_id, viewer=request.user)
+        services.run_reply(run_id=run.pk, answer=serializer.validated_data["answer"])
+        run = selectors.run_get(run_id=run.pk)
+        return Response(formatting.run_as_dict(run), status=status.HTTP_202_ACCEPTED)
+
+
 class DocumentListApi(generics.ListAPIView):
     """The corpus: norm documents with their status and ingestion state."""
 

@@ -30,6 +30,20 @@ def corpus(tmp_path: Path, django_db_blocker) -> list:  # type: ignore[no-untype
 
 
 @pytest.fixture
+def user(db):  # type: ignore[no-untyped-def]
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.create_user("engineer", password="pw-123456")
+
+
+@pytest.fixture
+def staff(db):  # type: ignore[no-untyped-def]
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.create_superuser("reviewer", password="pw-123456")
+
+
+@pytest.fixture
 def llm(settings) -> Iterator[ScriptedLLM]:  # type: ignore[no-untyped-def]
     server = ScriptedLLM()
     settings.OPENAI_BASE_URL = server.base_url

@@ -26,6 +26,7 @@ TOOLS = {
     "normagpt_ask": {"question", "wait_seconds", "response_format"},
     "normagpt_get_run": {"run_id", "response_format"},
     "normagpt_resume": {"run_id", "note", "decision", "wait_seconds", "response_format"},
+    "normagpt_reply": {"run_id", "answer", "wait_seconds", "response_format"},
     "normagpt_search_norms": {"keywords", "expected_documents", "limit", "response_format"},
 }
 
@@ -34,14 +35,14 @@ def client() -> Client:
     return Client(build_server(["normagpt"]), read_timeout_seconds=60)
 
 
-async def test_the_four_tools_with_their_parameters_and_hints() -> None:
+async def test_the_five_tools_with_their_parameters_and_hints() -> None:
     async with client() as c:
         tools = {t.name: t for t in (await c.list_tools()).tools}
     assert set(tools) == set(TOOLS)
     for name, params in TOOLS.items():
         assert set(tools[name].input_schema["properties"]) == params, name
         assert tools[name].input_schema["additionalProperties"] is False
-        if name in ("normagpt_get_run", "normagpt_resume"):  # a run: declared by normagpt_ask
+        if name in ("normagpt_get_run", "normagpt_resume", "normagpt_reply"):  # normagpt_ask's
             assert tools[name].output_schema is None
             assert "as normagpt_ask gives it" in (tools[name].description or "")
         else:
@@ -51,6 +52,7 @@ async def test_the_four_tools_with_their_parameters_and_hints() -> None:
         "normagpt_ask": (False, True),
         "normagpt_get_run": (True, False),
         "normagpt_resume": (False, True),
+        "normagpt_reply": (False, True),
         "normagpt_search_norms": (True, False),
     }
 

@@ -27,16 +27,6 @@ INLINE = {"pages-TOTAL_FORMS": "0", "pages-INITIAL_FORMS": "0"}
 QUESTION = "Какая минимальная толщина защитного слоя бетона для плиты перекрытия?"
 
 
-@pytest.fixture
-def user(db):  # type: ignore[no-untyped-def]
-    return get_user_model().objects.create_user("engineer", password="pw-123456")
-
-
-@pytest.fixture
-def staff(db):  # type: ignore[no-untyped-def]
-    return get_user_model().objects.create_superuser("reviewer", password="pw-123456")
-
-
 def api(user=None) -> APIClient:  # type: ignore[no-untyped-def]
     client = APIClient()
     if user is not None:

@@ -152,6 +152,11 @@ async def cannot_reach(client: Client, run_id: str) -> None:
     )
     assert resumed.is_error
     assert f"run {run_id} does not exist" in text_of(resumed)
+    replied = await client.call_tool(
+        "normagpt_reply", {"run_id": run_id, "answer": "Сухое помещение.", "wait_seconds": 0}
+    )
+    assert replied.is_error
+    assert f"run {run_id} does not exist" in text_of(replied)
 
 
 async def reaches_its_own(identity: Identity) -> None:
