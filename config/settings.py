@@ -492,6 +492,9 @@ NORMAGPT_RUN_LEASE_SECONDS = env_int("NORMAGPT_RUN_LEASE_SECONDS", 15)
 # Seconds a run that asked the asker a question waits for the reply (holding no worker);
 # past them it answers with what it has, marked incomplete (at least a minute).
 NORMAGPT_INPUT_TIMEOUT = max(60, env_int("NORMAGPT_INPUT_TIMEOUT", 86_400))
+# Tokens of a thread's earlier questions, answers and sources a follow-up is given (the
+# newest turns first).
+NORMAGPT_THREAD_CONTEXT_TOKENS = max(200, env_int("NORMAGPT_THREAD_CONTEXT_TOKENS", 2_000))
 # Pages the executor reads per step, and the search's default result count.
 NORMAGPT_PAGES_PER_STEP = env_int("NORMAGPT_PAGES_PER_STEP", 4)
 # Rendering of ingested PDF pages (dots per inch) and OCR of pages without a text layer

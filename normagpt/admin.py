@@ -30,6 +30,7 @@ from normagpt.models import (
     NormPage,
     ReviewQueueRun,
     RunEvent,
+    Thread,
 )
 
 
@@ -254,7 +255,7 @@ class AgentRunAdmin(CasedAdmin):
         "question", "status", "page_link", "answer_html", "sources", "incomplete",
         "incomplete_reason", "review_reason", "review_note", "error", "llm_calls", "prompt_tokens",
         "completion_tokens", "cost_estimate", "next_node", "step_count", "created_at",
-        "started_at", "finished_at", "user",
+        "started_at", "finished_at", "user", "thread",
     ]  # fmt: skip
 
     @admin.display(description=_("tokens"))
@@ -303,6 +304,29 @@ class AgentRunAdmin(CasedAdmin):
         from django.http import HttpResponseRedirect
 
         return HttpResponseRedirect(reverse("admin:normagpt_agentrun_change", args=[obj.pk]))
+
+
+class ThreadRunInline(ReadOnlyInline):
+    model = AgentRun
+    fields = ["public_id", "question", "status", "created_at"]
+    readonly_fields = ["public_id", "question", "status", "created_at"]
+    show_change_link = True
+    ordering = ["created_at", "id"]
+
+
+@admin.register(Thread)
+class ThreadAdmin(CasedAdmin):
+    """Conversations: the runs asked one after another, each given the earlier turns."""
+
+    accusative = pgettext_lazy("accusative", "thread")
+    list_display = ["public_id", "title", "user", "created_at", "updated_at"]
+    list_select_related = ["user"]
+    search_fields = ["=public_id", "title"]
+    readonly_fields = ["public_id", "title", "user", "created_at", "updated_at"]
+    inlines = [ThreadRunInline]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
 
 
 @admin.register(ReviewQueueRun)

@@ -21,6 +21,12 @@ class RunNotFound(NotFound):
     code = "run_not_found"
 
 
+class ThreadNotFound(NotFound):
+    """The thread named by `thread` does not exist, or is another user's."""
+
+    code = "thread_not_found"
+
+
 class RunNotResumable(Conflict):
     """Only a run waiting for review can be resumed."""
 

@@ -13,7 +13,7 @@ from django.urls import NoReverseMatch, get_script_prefix, get_urlconf, reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from core.links import absolute_url
-from normagpt.models import AgentRun, ClaimCheck, NormPage
+from normagpt.models import AgentRun, ClaimCheck, NormPage, Thread
 from normagpt.search import SearchHit
 
 
@@ -83,6 +83,7 @@ def run_as_dict(run: AgentRun, *, with_steps: bool = True) -> dict[str, Any]:
     answer = run.answer or {}
     data: dict[str, Any] = {
         "run_id": run.public_id,
+        "thread": run.thread.public_id if run.thread is not None else None,
         "status": run.status,
         "question": run.question,
         "incomplete": run.incomplete,
@@ -126,6 +127,22 @@ def run_as_dict(run: AgentRun, *, with_steps: bool = True) -> dict[str, Any]:
                 "tokens": step.prompt_tokens + step.completion_tokens,
             }
             for step in run.steps.all()
+        ]
+    return data
+
+
+def thread_as_dict(thread: Thread, *, with_runs: bool = False) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "thread": thread.public_id,
+        "title": thread.title,
+        "created_at": thread.created_at.isoformat(),
+        "updated_at": thread.updated_at.isoformat(),
+        "url": link("normagpt:thread", thread.public_id),
+    }
+    if with_runs:
+        runs = thread.runs.select_related("thread").prefetch_related("checks", "events")
+        data["runs"] = [
+            run_as_dict(run, with_steps=False) for run in runs.order_by("created_at", "id")
         ]
     return data
 

@@ -131,6 +131,10 @@ def ask(
             description="The question on construction norms, in Russian.",
         ),
     ],
+    thread: Annotated[
+        str | None,
+        Field(max_length=32, description="A follow-up: the thread of an earlier answer."),
+    ] = None,
     wait_seconds: Wait = 120,
     response_format: Format = "markdown",
     ctx: Context | None = None,
@@ -140,7 +144,7 @@ def ask(
     Reports progress after every node. A run that needs longer than `wait_seconds` or a
     person's review returns its id and status.
     """
-    run = services.run_create(question=question, user=mcp_caller(ctx))
+    run = services.run_create(question=question, user=mcp_caller(ctx), thread=thread)
     run = run_wait(run.pk, wait_seconds, ctx)
     return run_respond(run, response_format)
 

@@ -225,6 +225,34 @@ def run_public_id() -> str:
     return secrets.token_urlsafe(16)
 
 
+class Thread(models.Model):
+    """A conversation: runs asked one after another, each given the earlier questions,
+    answers and sources as context (`normagpt.threads`). It belongs to its user."""
+
+    public_id = models.CharField(
+        max_length=32, unique=True, default=run_public_id, editable=False,
+        verbose_name=_("public id"),
+    )  # fmt: skip
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        verbose_name=_("user"),
+    )
+    title = models.CharField(max_length=200, verbose_name=_("title"))  # its first question
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, db_index=True, verbose_name=_("updated at"))
+
+    class Meta:
+        verbose_name = _("thread")
+        verbose_name_plural = _("threads")
+        ordering = ["-updated_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.title
+
+
 class AgentRun(models.Model):
     class Status(models.TextChoices):
         QUEUED = "queued", _("queued")
@@ -247,6 +275,14 @@ class AgentRun(models.Model):
         null=True,
         blank=True,
         verbose_name=_("user"),
+    )
+    thread = models.ForeignKey(
+        Thread,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="runs",
+        verbose_name=_("thread"),
     )
     status = models.CharField(
         max_length=14, choices=Status.choices, default=Status.QUEUED, verbose_name=_("status")

@@ -118,6 +118,7 @@ class SourceOut(BaseModel):
 
 class RunOut(BaseModel):
     run_id: str
+    thread: str | None = None  # normagpt_ask(thread=…) asks a follow-up in it
     status: str
     question: str
     incomplete: bool = False
@@ -141,6 +142,19 @@ class RunOut(BaseModel):
 
 class RunListOut(BaseModel):
     runs: list[RunOut]
+
+
+class ThreadOut(BaseModel):
+    thread: str
+    title: str
+    created_at: str
+    updated_at: str
+    url: str | None = None
+    runs: list[RunOut] = Field(default_factory=list)  # the conversation, oldest first
+
+
+class ThreadListOut(BaseModel):
+    threads: list[ThreadOut]
 
 
 class SearchHitOut(BaseModel):

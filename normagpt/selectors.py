@@ -49,7 +49,7 @@ def _run_seen(
     viewer: AbstractBaseUser | AnonymousUser | None, said: object, **lookup: object
 ) -> AgentRun:
     runs = runs_visible(viewer) if viewer is not None else AgentRun.objects.all()
-    run = _with_steps(runs).filter(**lookup).first()
+    run = _with_steps(runs).select_related("thread").filter(**lookup).first()
     if run is None:
         raise RunNotFound(f"run {said} does not exist", extra={"run_id": said})
     return run
@@ -59,8 +59,10 @@ def run_list(
     *, status: str | None = None, viewer: AbstractBaseUser | AnonymousUser | None = None
 ) -> QuerySet[AgentRun]:
     """Runs, newest first; only those `viewer` may see when given."""
-    qs = (runs_visible(viewer) if viewer is not None else AgentRun.objects).order_by(
-        "-created_at", "-id"
+    qs = (
+        (runs_visible(viewer) if viewer is not None else AgentRun.objects)
+        .select_related("thread")
+        .order_by("-created_at", "-id")
     )
     if status:
         qs = qs.filter(status=status)

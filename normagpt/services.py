@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from core import background
 from core.exceptions import InvalidInput
-from normagpt import selectors
+from normagpt import selectors, threads
 from normagpt.agent.runner import event_add, run_advance, run_fail
 from normagpt.agent.store import store_new
 from normagpt.client import NOT_CONFIGURED, llm_configured
@@ -32,7 +32,7 @@ from normagpt.exceptions import (
 )
 from normagpt.indexing import document_index, terms_recount
 from normagpt.ingest import document_ingest, document_save
-from normagpt.models import AgentRun, NormDocument, RunEvent
+from normagpt.models import AgentRun, NormDocument, RunEvent, Thread
 from normagpt.parsing import code_key
 from normagpt.search import ClauseHit, SearchHit, clauses_search, pages_search
 
@@ -63,8 +63,10 @@ RESUME_DECISIONS = {"CONTINUE": "executor", "REPLAN": "planner", "FINALIZE": "fi
 
 
 @transaction.atomic
-def run_create(*, question: str, user: Any = None) -> AgentRun:
-    """A new run for `question`, queued; it starts working once it is committed."""
+def run_create(*, question: str, user: Any = None, thread: str | None = None) -> AgentRun:
+    """A new run for `question`, queued; it starts working once it is committed. In the
+    `thread` named (one of the user's), it is given the earlier turns as context; without
+    one it starts a thread of its own. ThreadNotFound for a thread the user may not see."""
     question = " ".join(question.split())
     if not QUESTION_MIN <= len(question) <= QUESTION_MAX:
         raise InvalidInput(
@@ -72,12 +74,21 @@ def run_create(*, question: str, user: Any = None) -> AgentRun:
         )
     if not llm_configured():  # no run that could only fail
         raise LlmNotConfigured(NOT_CONFIGURED)
+    owner = user if user is not None and user.is_authenticated else None
+    conversation = (
+        threads.thread_get_public(public_id=thread, viewer=user)
+        if thread
+        else Thread.objects.create(user=owner, title=question[: threads.TITLE_CHARS])
+    )
+    context = threads.context_text(threads.turns(conversation))
     run = AgentRun.objects.create(
         question=question,
-        user=user if user is not None and user.is_authenticated else None,
-        shared=store_new(question),
+        user=owner,
+        thread=conversation,
+        shared=store_new(question, context),
         next_node="planner",
     )
+    conversation.save(update_fields=["updated_at"])
     background.start(RUN_TASK, run.pk)
     return run
 

@@ -13,6 +13,7 @@ urlpatterns = [
         auth_views.LoginView.as_view(template_name="normagpt/login.html"),
         name="login",
     ),
+    path("threads/<slug:thread_id>/", views.thread_detail, name="thread"),
     path("runs/<slug:run_id>/", views.run_detail, name="run"),
     path("runs/<slug:run_id>/live/", views.run_fragment, name="run-live"),
     path("runs/<slug:run_id>/reply/", views.run_reply, name="run-reply"),

@@ -16,7 +16,7 @@ from django.utils.translation import get_language
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.exceptions import DomainError
-from normagpt import selectors, services
+from normagpt import selectors, services, threads
 from normagpt.agent.runner import cap_ru, reason_ru
 from normagpt.claims import value_spans
 from normagpt.formatting import markdown_html
@@ -94,6 +94,36 @@ def run_detail(request: HttpRequest, run_id: str) -> HttpResponse:
     if not request.user.is_authenticated:
         return _sign_in(request)
     return render(request, "normagpt/run.html", _run_context(request, run_id))
+
+
+@require_http_methods(["GET", "POST"])
+def thread_detail(request: HttpRequest, thread_id: str) -> HttpResponse:
+    """A conversation: its questions and answers, oldest first, and a follow-up form (the
+    new run is given the earlier turns as context)."""
+    if not request.user.is_authenticated:
+        return _sign_in(request)
+    try:
+        thread = threads.thread_get_public(public_id=thread_id, viewer=request.user)
+    except DomainError as exc:
+        raise Http404(exc.message) from exc
+    question = ""
+    if request.method == "POST":
+        question = request.POST.get("question", "")
+        try:
+            run = services.run_create(question=question, user=request.user, thread=thread_id)
+        except DomainError as exc:
+            messages.error(request, exc.message)
+        else:
+            return redirect("normagpt:run", run_id=run.public_id)
+    turns = [
+        {"run": run, "answer_html": markdown_html(run.final_answer) if run.final_answer else ""}
+        for run in threads.runs_of(thread)
+    ]
+    return render(
+        request,
+        "normagpt/thread.html",
+        {"thread": thread, "turns": turns, "question": question},
+    )
 
 
 @require_POST

@@ -12,10 +12,11 @@ from normagpt.verification import Checker, answer_lead, answer_marked, results_s
 Store = dict[str, Any]
 
 
-def store_new(question: str) -> Store:
-    """The seed's shared store, plus what the run keeps for itself (retrieved pages, review)."""
+def store_new(question: str, context: str = "") -> Store:
+    """The seed's shared store, plus what the run keeps for itself (retrieved pages, review).
+    A follow-up in a thread reads its `context` (the earlier turns) before the question."""
     return {
-        "user_query": question,
+        "user_query": f"{context}\n\nНовый вопрос: {question}" if context else question,
         "plan": None,
         "scratchpad": {
             "priority_documents": [],

@@ -45,6 +45,12 @@ class PageListSerializer(PageSerializer):
 
 class AskSerializer(serializers.Serializer):
     question = serializers.CharField(min_length=5, max_length=2000)
+    thread = serializers.CharField(
+        max_length=32,
+        required=False,
+        allow_null=True,
+        help_text="A follow-up: the thread of an earlier run of yours (its `thread`).",
+    )
 
 
 class ResumeSerializer(serializers.Serializer):

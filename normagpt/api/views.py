@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from normagpt import formatting, schemas, selectors, services
+from normagpt import formatting, schemas, selectors, services, threads
 from normagpt.api import serializers as s
 from normagpt.models import NormDocument, NormPage
 
@@ -37,7 +37,11 @@ class RunListCreateApi(APIView):
         """Ask a question: the run is queued and works in the background (poll its URL)."""
         serializer = s.AskSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        run = services.run_create(question=serializer.validated_data["question"], user=request.user)
+        run = services.run_create(
+            question=serializer.validated_data["question"],
+            user=request.user,
+            thread=serializer.validated_data.get("thread"),
+        )
         run = selectors.run_get(run_id=run.pk)
         return Response(formatting.run_as_dict(run), status=status.HTTP_202_ACCEPTED)
 
@@ -80,6 +84,27 @@ class RunReplyApi(APIView):
         services.run_reply(run_id=run.pk, answer=serializer.validated_data["answer"])
         run = selectors.run_get(run_id=run.pk)
         return Response(formatting.run_as_dict(run), status=status.HTTP_202_ACCEPTED)
+
+
+class ThreadListApi(APIView):
+    permission_classes = (IsAuthenticated,)
+
+    @extend_schema(operation_id="normagpt_threads_list", responses=schemas.ThreadListOut)
+    def get(self, request: Request) -> Response:
+        """Your threads (50), the latest active first (staff see everyone's)."""
+        shown = threads.threads_visible(request.user).order_by("-updated_at", "-id")[:50]
+        return Response({"threads": [formatting.thread_as_dict(t) for t in shown]})
+
+
+class ThreadDetailApi(APIView):
+    permission_classes = (IsAuthenticated,)
+
+    @extend_schema(responses=schemas.ThreadOut)
+    def get(self, request: Request, thread_id: str) -> Response:
+        """A thread: its runs (questions and answers), oldest first. Another user's thread
+        is a 404, as if it did not exist."""
+        thread = threads.thread_get_public(public_id=thread_id, viewer=request.user)
+        return Response(formatting.thread_as_dict(thread, with_runs=True))
 
 
 class DocumentListApi(generics.ListAPIView):

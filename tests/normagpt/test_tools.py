@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.anyio, pytest.mark.django_db(transaction=True)]
 
 QUESTION = "Какая минимальная толщина защитного слоя бетона для плиты перекрытия?"
 TOOLS = {
-    "normagpt_ask": {"question", "wait_seconds", "response_format"},
+    "normagpt_ask": {"question", "thread", "wait_seconds", "response_format"},
     "normagpt_get_run": {"run_id", "response_format"},
     "normagpt_resume": {"run_id", "note", "decision", "wait_seconds", "response_format"},
     "normagpt_reply": {"run_id", "answer", "wait_seconds", "response_format"},
