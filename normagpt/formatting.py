@@ -13,6 +13,7 @@ from django.urls import NoReverseMatch, get_script_prefix, get_urlconf, reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from core.links import absolute_url
+from normagpt.editions import amendment_label
 from normagpt.models import AgentRun, ClaimCheck, NormPage, Thread
 from normagpt.search import SearchHit
 
@@ -84,6 +85,7 @@ def run_as_dict(run: AgentRun, *, with_steps: bool = True) -> dict[str, Any]:
     data: dict[str, Any] = {
         "run_id": run.public_id,
         "thread": run.thread.public_id if run.thread is not None else None,
+        "as_of": run.as_of.isoformat() if run.as_of else None,
         "status": run.status,
         "question": run.question,
         "incomplete": run.incomplete,
@@ -159,7 +161,11 @@ def run_markdown(run: AgentRun) -> str:
         if run.sources:
             lines.append("Sources:")
             lines += [
-                f"- {s['document']}, п. {s['clause'] or '—'}, стр. {s['page']}"
+                f"- {s['document']}"
+                + (f" ({s['edition']})" if s.get("edition") else "")
+                + f", п. {s['clause'] or '—'}"
+                + (f" в ред.: {s['amendment']}" if s.get("amendment") else "")
+                + f", стр. {s['page']}"
                 + (f" — {url}" if (url := page_url(s["page_id"], s["clause"])) else "")
                 for s in run.sources
             ]
@@ -222,6 +228,9 @@ def checks_markdown(run: AgentRun) -> list[str]:
 
 def hit_as_dict(hit: SearchHit) -> dict[str, Any]:
     page, document = hit.page, hit.page.document
+    snippet, best = hit.snippet, hit.clauses[0].clause if hit.clauses else None
+    if best is not None and best.amendment is not None:  # the snippet is that amendment's text
+        snippet = f"[{amendment_label(best.amendment)}] {snippet}"
     return {
         "page_id": page.pk,
         "document": document.code,
@@ -230,7 +239,7 @@ def hit_as_dict(hit: SearchHit) -> dict[str, Any]:
         "replaced_by": document.replaced_by.code if document.replaced_by else None,
         "page": page.number,
         "clauses": page.clauses,
-        "snippet": hit.snippet,
+        "snippet": snippet,
         "image_url": page_image_url(page),
         "expected": hit.expected,
         "rank": hit.rank,
@@ -252,7 +261,7 @@ def search_markdown(hits: list[dict[str, Any]], *, corpus_empty: bool = False) -
             " (REPLACED" + (f" by {data['replaced_by']}" if data["replaced_by"] else "") + ")"
             if data["replaced"]
             else ""
-        )
+        )  # (not in force on the search's day: replaced by then, or not yet in force)
         clauses = ", ".join(data["clauses"][:12]) or "—"
         lines.append(
             f"{i}. {data['document']}{mark}, page {data['page']} (page_id {data['page_id']}); "

@@ -98,7 +98,7 @@ def document_index(
     document = NormDocument.objects.select_for_update().get(pk=document_id)
     pages = list(NormPage.objects.filter(document=document).order_by("number"))
     old = NormClause.objects.filter(document=document)
-    removed = _counts(old.values_list("search_text", flat=True)) if count_terms else None
+    removed = stem_counts(old.values_list("search_text", flat=True)) if count_terms else None
     old.delete()
     if indexed is None:
         indexed = pages_indexed([page.text for page in pages])
@@ -107,10 +107,14 @@ def document_index(
         if numbers != page.clauses:
             NormPage.objects.filter(pk=page.pk).update(clauses=numbers)
     if removed is not None:
-        added = _counts(row[-1] for row in indexed.clauses)
+        added = stem_counts(row[-1] for row in indexed.clauses)
         added.subtract(removed)
         terms_add(added)
     aliases_refresh(document)
+    from normagpt.editions import amendments_apply  # editions builds on this module
+
+    if document.amendments.exists():  # its amendments' clause versions, on the new clauses
+        amendments_apply(document_id=document.pk)
     return len(indexed.clauses)
 
 
@@ -150,12 +154,12 @@ def document_unindex(*, document_id: int) -> None:
     """Remove the document's clauses and their stems from the counts (before its pages or
     the document itself are deleted)."""
     clauses = NormClause.objects.filter(document_id=document_id)
-    removed = _counts(clauses.values_list("search_text", flat=True))
+    removed = stem_counts(clauses.values_list("search_text", flat=True))
     clauses.delete()
     terms_add(Counter({term: -n for term, n in removed.items()}))
 
 
-def _counts(search_texts: Iterable[str]) -> Counter[str]:
+def stem_counts(search_texts: Iterable[str]) -> Counter[str]:
     """How many of the clauses hold each stem, and (under ALL_CLAUSES) how many there are."""
     counts: Counter[str] = Counter()
     total = 0
@@ -178,7 +182,7 @@ def terms_add(delta: Counter[str]) -> None:
 def terms_recount() -> int:
     """Count every stem of every clause anew (after a bulk load, or rows changed outside
     Django); the number of distinct stems."""
-    counts = _counts(
+    counts = stem_counts(
         NormClause.objects.values_list("search_text", flat=True).iterator(chunk_size=5000)
     )
     NormTerm.objects.all().delete()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from datetime import date
 from typing import Annotated, Literal
 
 import anyio
@@ -15,7 +16,7 @@ from pydantic import BaseModel, Field
 from core.identity import mcp_caller
 from core.registry import ToolRegistry
 from core.tooling import Format, respond, thread_progress
-from normagpt import formatting, mcp_content, schemas, selectors, services
+from normagpt import editions, formatting, mcp_content, schemas, selectors, services
 from normagpt.models import AgentRun
 from normagpt.recovery import serving_process_start
 
@@ -53,6 +54,9 @@ Wait = Annotated[
 
 class Reply(BaseModel):
     answer: str = Field(min_length=1, max_length=services.REPLY_MAX, description="Your answer.")
+
+
+AsOf = Annotated[date | None, Field(description="Editions in force that day (default today).")]
 
 
 def run_wait(run_id: int, wait_seconds: int, ctx: Context | None) -> AgentRun:
@@ -135,16 +139,17 @@ def ask(
         str | None,
         Field(max_length=32, description="A follow-up: the thread of an earlier answer."),
     ] = None,
+    as_of: AsOf = None,
     wait_seconds: Wait = 120,
     response_format: Format = "markdown",
     ctx: Context | None = None,
 ) -> CallToolResult:
     """Ask the norms agent a question; it plans, searches the norm documents, judges and answers with the clauses and pages it rests on.
 
-    Reports progress after every node. A run that needs longer than `wait_seconds` or a
-    person's review returns its id and status.
+    Reports progress per node. A run still working after `wait_seconds`, or waiting for
+    a person, returns its id and status.
     """
-    run = services.run_create(question=question, user=mcp_caller(ctx), thread=thread)
+    run = services.run_create(question=question, user=mcp_caller(ctx), thread=thread, as_of=as_of)
     run = run_wait(run.pk, wait_seconds, ctx)
     return run_respond(run, response_format)
 
@@ -223,11 +228,15 @@ def search_norms(
         ),
     ] = [],  # noqa: B006 (pydantic copies defaults)
     limit: Annotated[int, Field(ge=1, le=50, description="How many pages.")] = 10,
+    as_of: AsOf = None,
     response_format: Format = "markdown",
 ) -> CallToolResult:
-    """Search the corpus of norm documents directly: ranked pages with document, page number, clause numbers, a text snippet and the page image URL; replaced documents are marked."""
+    """Search the norm documents directly: ranked pages with document, page, clause numbers, a snippet and the page image URL; editions not in force are marked."""
     hits = services.pages_search(
-        keywords=keywords, expected_documents=expected_documents, limit=limit
+        keywords=keywords,
+        expected_documents=expected_documents,
+        limit=limit,
+        as_of=editions.day_of(as_of),
     )
     found = [formatting.hit_as_dict(hit) for hit in hits]
     data = {"keywords": keywords, "expected_documents": expected_documents, "hits": found}

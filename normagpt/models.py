@@ -8,6 +8,7 @@ Every LLM request is recorded in `LlmCall` the moment it returns, finished node 
 from __future__ import annotations
 
 import secrets
+from datetime import date
 
 from django.conf import settings
 from django.db import models
@@ -69,6 +70,13 @@ class NormDocument(models.Model):
     )
     ingest_error = models.TextField(blank=True, verbose_name=_("ingest error"))
     page_count = models.PositiveIntegerField(default=0, verbose_name=_("page count"))
+    # the edition's life: in force from, and until the day it was replaced (None: open);
+    # without dates its status alone tells (see `in_force_on`)
+    in_force_from = models.DateField(null=True, blank=True, verbose_name=_("in force from"))
+    in_force_to = models.DateField(
+        null=True, blank=True, help_text=_("the day it stopped being in force"),
+        verbose_name=_("in force to"),
+    )  # fmt: skip
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
@@ -85,6 +93,15 @@ class NormDocument(models.Model):
 
         self.code_key = code_key(self.code)
         super().save(*args, **kwargs)  # type: ignore[arg-type]
+
+    def in_force_on(self, day: date) -> bool:
+        """Whether this edition was in force on `day`: by its dates when it has them, else
+        by its status (a document without dates is as its status says, on any day)."""
+        if self.in_force_from is None and self.in_force_to is None:
+            return self.status == self.Status.IN_FORCE
+        return (self.in_force_from is None or self.in_force_from <= day) and (
+            self.in_force_to is None or day < self.in_force_to
+        )
 
 
 class NormPage(models.Model):
@@ -192,6 +209,14 @@ class NormClause(models.Model):
     # the stems of its heading and text (parsing.search_stems), space-separated: what
     # full-text search indexes (a GIN index on PostgreSQL, FTS5 on SQLite; migration 0007)
     search_text = models.TextField(blank=True, editable=False, verbose_name=_("search text"))
+    # a version of the clause: the text an amendment gave it (`amendment`), holding from
+    # `valid_from` until `valid_to` (None: open); the edition's own text has no amendment
+    amendment = models.ForeignKey(
+        "NormAmendment", on_delete=models.CASCADE, null=True, blank=True,
+        related_name="clause_versions", verbose_name=_("amendment"),
+    )  # fmt: skip
+    valid_from = models.DateField(null=True, blank=True, verbose_name=_("valid from"))
+    valid_to = models.DateField(null=True, blank=True, verbose_name=_("valid to"))
 
     class Meta:
         verbose_name = _("norm clause")
@@ -202,6 +227,67 @@ class NormClause(models.Model):
     def __str__(self) -> str:
         label = f"табл. {self.number}" if self.kind == self.Kind.TABLE else f"п. {self.number}"
         return f"{self.document.code}, {label}"
+
+
+class NormAmendment(models.Model):
+    """An amendment (Изменение № N) to an edition: from `in_force_from` it gives the clauses
+    it changes a new text (`NormAmendmentChange`); search and answers on a later day read
+    that text and cite the amendment (`normagpt.editions`)."""
+
+    document = models.ForeignKey(
+        NormDocument, on_delete=models.CASCADE, related_name="amendments",
+        verbose_name=_("document"),
+    )  # fmt: skip
+    number = models.PositiveSmallIntegerField(verbose_name=_("number"))
+    in_force_from = models.DateField(verbose_name=_("in force from"))
+    title = models.CharField(max_length=300, blank=True, verbose_name=_("title"))
+    file = models.FileField(upload_to="normagpt/amendments/", blank=True, verbose_name=_("file"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+
+    class Meta:
+        verbose_name = _("amendment")
+        verbose_name_plural = _("amendments")
+        ordering = ["document", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["document", "number"], name="normamendment_unique")
+        ]
+
+    def __str__(self) -> str:
+        return gettext("Amendment No. %(number)s to %(code)s") % {
+            "number": self.number,
+            "code": self.document.code,
+        }
+
+
+class NormAmendmentChange(models.Model):
+    """A clause an amendment changes: its new text in full ('' deletes the clause)."""
+
+    amendment = models.ForeignKey(
+        NormAmendment, on_delete=models.CASCADE, related_name="changes",
+        verbose_name=_("amendment"),
+    )  # fmt: skip
+    kind = models.CharField(
+        max_length=8, choices=NormClause.Kind.choices, default=NormClause.Kind.CLAUSE,
+        verbose_name=_("kind"),
+    )  # fmt: skip
+    number = models.CharField(max_length=40, verbose_name=_("number"))
+    text = models.TextField(
+        blank=True, help_text=_("the clause's new text in full; empty: the clause is deleted"),
+        verbose_name=_("text"),
+    )  # fmt: skip
+
+    class Meta:
+        verbose_name = _("amended clause")
+        verbose_name_plural = _("amended clauses")
+        ordering = ["amendment", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["amendment", "kind", "number"], name="normamendmentchange_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.amendment}: {self.number}"
 
 
 class NormTerm(models.Model):
@@ -287,6 +373,8 @@ class AgentRun(models.Model):
     status = models.CharField(
         max_length=14, choices=Status.choices, default=Status.QUEUED, verbose_name=_("status")
     )
+    # the day the answer is for: the editions in force then, with their amendments to then
+    as_of = models.DateField(null=True, blank=True, verbose_name=_("as of"))
     shared = models.JSONField(default=dict, blank=True, verbose_name=_("shared"))
     next_node = models.CharField(
         max_length=10, blank=True, default="planner", verbose_name=_("next node")

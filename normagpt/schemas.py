@@ -114,11 +114,14 @@ class SourceOut(BaseModel):
     page: int
     page_id: int | None = None
     url: str | None = None
+    edition: str = ""  # its status on the run's day
+    amendment: str = ""  # whose text of the clause holds then
 
 
 class RunOut(BaseModel):
     run_id: str
     thread: str | None = None  # normagpt_ask(thread=…) asks a follow-up in it
+    as_of: str | None = None  # the day the answer is for
     status: str
     question: str
     incomplete: bool = False

@@ -29,14 +29,17 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from django.conf import settings
 from django.db import connection
 from django.db.models import Max, Min, Q
+from django.utils import timezone
 
 from core.exceptions import InvalidInput
 from core.rows import JoinedLoader
+from normagpt.editions import document_in_force, holds_on
 from normagpt.indexing import ALL_CLAUSES, PART, TABLE_MARK
 from normagpt.models import NormClause, NormDocument, NormDocumentAlias, NormPage
 from normagpt.parsing import (
@@ -71,10 +74,11 @@ _ZEROS = itertools.repeat(0.0)  # the weight of a stem the corpus does not count
 
 @dataclass(frozen=True)
 class ClauseHit:
-    clause: NormClause
+    clause: NormClause  # the version holding on the search's day (`clause.amendment`)
     score: float
     expected: bool  # in a document the search named
     named: bool  # looked up by its number
+    in_force: bool = True  # its edition, on the search's day
 
     @property
     def page(self) -> NormPage:
@@ -82,7 +86,7 @@ class ClauseHit:
 
     @property
     def replaced(self) -> bool:
-        return self.clause.document.status == NormDocument.Status.REPLACED
+        return not self.in_force
 
 
 @dataclass(frozen=True)
@@ -94,10 +98,12 @@ class SearchHit:
     expected: bool
     snippet: str
     clauses: list[ClauseHit] = field(default_factory=list)
+    in_force: bool = True  # its edition, on the search's day
+    as_of: date | None = None  # the search's day
 
     @property
     def replaced(self) -> bool:
-        return self.page.document.status == NormDocument.Status.REPLACED
+        return not self.in_force
 
 
 def documents_named(names: Iterable[str]) -> list[int]:
@@ -125,12 +131,16 @@ def clauses_search(
     expected_documents: list[str] | None = None,
     limit: int = 10,
     pages: int = 0,
+    as_of: date | None = None,
 ) -> list[ClauseHit]:
     """Clauses matching `keywords`, best first (see the module's docstring); with `pages`,
-    only those of the first `pages` pages they are on (the others are not loaded).
+    only those of the first `pages` pages they are on (the others are not loaded). On the
+    day `as_of` (default today): each clause in the text holding then (an amendment's, from
+    its day), editions in force then before the others.
 
     InvalidInput when the keywords hold nothing to search or `limit` is out of 1–50.
     """
+    day = (as_of or timezone.localdate()).isoformat()
     if not 1 <= limit <= MAX_LIMIT:
         raise InvalidInput(f"limit must be 1–{MAX_LIMIT}, got {limit}", field="limit")
     query = query_parse(keywords)
@@ -143,7 +153,7 @@ def clauses_search(
     vocabulary = _vocabulary(query.terms)
     named = _named(query, expected)
     ids = list(dict.fromkeys([*named, *_candidates(vocabulary, expected)]))
-    rows = _rows(ids, vocabulary.variants)
+    rows = _rows(ids, vocabulary.variants, day)
     best = _ranked_rows(rows, query, vocabulary, set(named), set(expected))[:limit]
     if pages:
         first = list(dict.fromkeys(row.page for _, row in best))[:pages]
@@ -155,11 +165,12 @@ def clauses_search(
             score=round(score, 4),
             expected=row.document in expected,
             named=row.id in named,
+            in_force=not row.replaced,
         )
         for score, row in best
         if row.id in clauses
     ]
-    return _with_tables(hits)[:limit]
+    return _with_tables(hits, day)[:limit]
 
 
 _LOADER = JoinedLoader(NormClause, page=NormPage, document=NormDocument)
@@ -181,10 +192,10 @@ def _clauses_loaded(ids: list[int]) -> dict[int, NormClause]:
     return clauses
 
 
-def _with_tables(hits: list[ClauseHit]) -> list[ClauseHit]:
+def _with_tables(hits: list[ClauseHit], day: str) -> list[ClauseHit]:
     """Each clause that points to a table of its document («… принимают по таблице 5.3») is
-    joined by that table: before it when the clause only points (the values are in the
-    table), after it otherwise."""
+    joined by that table (its version holding on `day`): before it when the clause only
+    points (the values are in the table), after it otherwise."""
     refs = {hit.clause.pk: table_refs(hit.clause.text) for hit in hits}
     pointed = {(h.clause.document_id, n) for h in hits for n in refs[h.clause.pk]}
     if not pointed:
@@ -193,8 +204,9 @@ def _with_tables(hits: list[ClauseHit]) -> list[ClauseHit]:
     for document, number in pointed:
         wanted |= Q(document_id=document, number=number)
     found = NormClause.objects.filter(wanted, kind=NormClause.Kind.TABLE).values_list("pk")
+    loaded = _clauses_loaded([pk for (pk,) in found]).values()
     tables = {
-        (t.document_id, t.number): t for t in _clauses_loaded([pk for (pk,) in found]).values()
+        (t.document_id, t.number): t for t in loaded if holds_on(day, t.valid_from, t.valid_to)
     }
     seen = {hit.clause.pk for hit in hits}
     out: list[ClauseHit] = []
@@ -204,17 +216,22 @@ def _with_tables(hits: list[ClauseHit]) -> list[ClauseHit]:
             table = tables.get((hit.clause.document_id, number))
             if table is not None and table.pk not in seen:
                 seen.add(table.pk)
-                joined.append(ClauseHit(table, hit.score, hit.expected, named=False))
+                joined.append(ClauseHit(table, hit.score, hit.expected, False, hit.in_force))
         only_points = bool(joined) and _POINTER.search(hit.clause.text.strip()) is not None
         out += [*joined, hit] if only_points else [hit, *joined]
     return out
 
 
 def pages_search(
-    *, keywords: list[str], expected_documents: list[str] | None = None, limit: int | None = None
+    *,
+    keywords: list[str],
+    expected_documents: list[str] | None = None,
+    limit: int | None = None,
+    as_of: date | None = None,
 ) -> list[SearchHit]:
     """The pages of the best clauses, in the order of their best clause, each with the
-    clauses found on it. InvalidInput as `clauses_search`."""
+    clauses found on it, on the day `as_of` (see `clauses_search`). InvalidInput as
+    `clauses_search`."""
     limit = limit or settings.NORMAGPT_PAGES_PER_STEP
     if not 1 <= limit <= MAX_LIMIT:
         raise InvalidInput(f"limit must be 1–{MAX_LIMIT}, got {limit}", field="limit")
@@ -223,6 +240,7 @@ def pages_search(
         expected_documents=expected_documents,
         limit=min(MAX_LIMIT, limit * 4),
         pages=limit,
+        as_of=as_of,
     )
     pages: dict[int, list[ClauseHit]] = {}
     for hit in hits:
@@ -236,6 +254,8 @@ def pages_search(
             expected=found[0].expected,
             snippet=snippet(found[0].clause.text, terms),
             clauses=found,
+            in_force=found[0].in_force,
+            as_of=as_of or timezone.localdate(),
         )
         for found in pages.values()
     ]
@@ -475,24 +495,29 @@ class _Row:
     positions: dict[str, list[int]]  # where each query stem (by its variants) stands
 
 
-def _rows(ids: list[int], variants: dict[str, str]) -> dict[int, _Row]:
+def _rows(ids: list[int], variants: dict[str, str], day: str) -> dict[int, _Row]:
+    """The candidates as the ranking reads them, on `day` (ISO): a clause version not
+    holding then is left out; an edition not in force then is marked replaced."""
     where, params = _within("c.id", ids)
     sql = f"""
-        SELECT c.id, c.document_id, c.page_id, c.search_text, d.status
+        SELECT c.id, c.document_id, c.page_id, c.search_text, c.valid_from, c.valid_to,
+               d.status, d.in_force_from, d.in_force_to
         FROM normagpt_normclause c JOIN normagpt_normdocument d ON d.id = c.document_id
         WHERE {where}
     """  # noqa: S608 (only placeholders are interpolated)
     bar = PART.strip()
-    replaced = NormDocument.Status.REPLACED
     out = {}
-    for pk, document, page, text, status in _fetch(sql, params):
+    for pk, document, page, text, start, end, status, since, until in _fetch(sql, params):
+        if (start is not None or end is not None) and not holds_on(day, start, end):
+            continue  # another day's text of the clause (an amendment's, or the one it changed)
+        replaced = not document_in_force(day, status, since, until)
         stems = text.split()  # the heading's, the statement's and the rest's, bars between
         first = _index(stems, bar, 0)
         second = _index(stems, bar, first + 1)
         heading, said = set(stems[:first]), set(stems[first + 1 : second])
         del stems[second : second + 1], stems[first : first + 1]
         positions = _positions(stems, variants)
-        out[pk] = _Row(pk, document, page, status == replaced, heading, said, positions)
+        out[pk] = _Row(pk, document, page, replaced, heading, said, positions)
     return out
 
 

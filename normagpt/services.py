@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from core import background
 from core.exceptions import InvalidInput
-from normagpt import selectors, threads
+from normagpt import editions, selectors, threads
 from normagpt.agent.runner import event_add, run_advance, run_fail
 from normagpt.agent.store import store_new
 from normagpt.client import NOT_CONFIGURED, llm_configured
@@ -63,10 +63,15 @@ RESUME_DECISIONS = {"CONTINUE": "executor", "REPLAN": "planner", "FINALIZE": "fi
 
 
 @transaction.atomic
-def run_create(*, question: str, user: Any = None, thread: str | None = None) -> AgentRun:
+def run_create(
+    *, question: str, user: Any = None, thread: str | None = None, as_of: Any = None
+) -> AgentRun:
     """A new run for `question`, queued; it starts working once it is committed. In the
     `thread` named (one of the user's), it is given the earlier turns as context; without
-    one it starts a thread of its own. ThreadNotFound for a thread the user may not see."""
+    one it starts a thread of its own. ThreadNotFound for a thread the user may not see.
+    The answer is for the day `as_of` (a date or YYYY-MM-DD; default today): the editions
+    in force then, with the amendments in force by then."""
+    day = editions.day_of(as_of)
     question = " ".join(question.split())
     if not QUESTION_MIN <= len(question) <= QUESTION_MAX:
         raise InvalidInput(
@@ -85,7 +90,8 @@ def run_create(*, question: str, user: Any = None, thread: str | None = None) ->
         question=question,
         user=owner,
         thread=conversation,
-        shared=store_new(question, context),
+        as_of=day,
+        shared=store_new(question, context, day),
         next_node="planner",
     )
     conversation.save(update_fields=["updated_at"])

@@ -24,7 +24,11 @@ import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
+
+from django.db.models import Q
+from django.utils import timezone
 
 from normagpt import claims as c
 from normagpt.indexing import ALL_CLAUSES
@@ -117,8 +121,15 @@ class Checker:
     """Checks claims of one run: its sources and retrieved pages give documents to
     references that name none."""
 
-    def __init__(self, *, sources: Iterable[dict[str, Any]], pages: Iterable[dict[str, Any]]):
+    def __init__(
+        self,
+        *,
+        sources: Iterable[dict[str, Any]],
+        pages: Iterable[dict[str, Any]],
+        as_of: date | None = None,
+    ):
         self.sources = list(sources)
+        self.day = as_of or timezone.localdate()  # a clause's text is the one holding then
         self.context_codes = list(
             dict.fromkeys(
                 [s.get("document", "") for s in self.sources]
@@ -258,7 +269,10 @@ class Checker:
         if not documents:
             return []
         qs = NormClause.objects.select_related("document", "page").filter(
-            document_id__in=documents, kind=reference.kind
+            Q(valid_from=None) | Q(valid_from__lte=self.day),
+            Q(valid_to=None) | Q(valid_to__gt=self.day),
+            document_id__in=documents,
+            kind=reference.kind,
         )
         exact = list(qs.filter(number__iexact=reference.number).order_by("document_id"))
         if exact or reference.kind == "table":

@@ -8,13 +8,17 @@ that picks the next node. Only exec has side effects outside the store.
 from __future__ import annotations
 
 import base64
+from datetime import date
 from typing import Any, ClassVar
+
+from django.utils import timezone
 
 from core.exceptions import InvalidInput
 from normagpt.agent.context import NodeContext
-from normagpt.agent.store import Store, citations_check, findings_all, findings_checked
+from normagpt.agent.store import Store, citations_check, findings_all, findings_checked, run_day
 from normagpt.calculate import expression_evaluate
-from normagpt.models import NormDocument, NormPage
+from normagpt.editions import amendment_label, edition_status
+from normagpt.models import NormClause, NormDocument, NormPage
 from normagpt.schemas import FinalAnswer, Plan, StepResult, Verdict
 from normagpt.search import SearchHit, pages_search
 
@@ -74,7 +78,7 @@ class Executor(Node):
     def prep(self, shared: Store) -> dict[str, Any]:
         plan = shared["plan"]
         step = plan["steps"][plan["current_step_index"]]
-        return {"user_query": shared["user_query"], "step": step}
+        return {"user_query": shared["user_query"], "step": step, "as_of": run_day(shared)}
 
     def exec(self, prep: dict[str, Any], ctx: NodeContext) -> dict[str, Any]:
         step = prep["step"]
@@ -95,6 +99,7 @@ class Executor(Node):
                 keywords=step["keywords"],
                 expected_documents=step["expected_documents"],
                 limit=ctx.pages_per_step,
+                as_of=prep["as_of"],
             )
         except InvalidInput:
             hits = []
@@ -107,11 +112,15 @@ class Executor(Node):
                 "pages": [],
             }
         values = {"user_query": prep["user_query"], "step": step["action"], "pages": ""}
+        day = prep["as_of"]
         if ctx.vision:
-            values["pages"] = "\n".join(page_heading(h.page) for h in hits) + "\n(изображения ниже)"
-            attachments = [a for hit in hits for a in page_image_parts(hit.page)]
+            values["pages"] = "\n".join(
+                page_heading(h.page, day) + amended_on_page(h.page, day) for h in hits
+            )
+            values["pages"] += "\n(изображения ниже)"
+            attachments = [a for hit in hits for a in page_image_parts(hit.page, day)]
         else:
-            values["pages"] = "\n\n".join(page_as_text(hit.page) for hit in hits)
+            values["pages"] = "\n\n".join(page_as_text(hit.page, day) for hit in hits)
             attachments = []
         result = ctx.ask(node=self.name, schema=StepResult, values=values, attachments=attachments)
         return {**result.model_dump(), "pages": pages}
@@ -134,7 +143,7 @@ class Executor(Node):
         return DEFAULT
 
     def summary(self, prep: dict[str, Any]) -> str:
-        step = prep["step"]
+        step = prep["step"]  # (prep["as_of"] is the run's day: in the question already)
         what = (
             f"расчёт {step['calculate']}" if step.get("calculate") else ", ".join(step["keywords"])
         )
@@ -235,26 +244,52 @@ def page_ref(hit: SearchHit) -> dict[str, Any]:
     }
 
 
-def page_heading(page: NormPage) -> str:
+def page_heading(page: NormPage, day: date | None = None) -> str:
+    """The page's document with its edition's status on `day` (default today)."""
     document = page.document
-    status = ""
-    if document.status == NormDocument.Status.REPLACED:
-        successor = document.replaced_by.code if document.replaced_by else "?"
-        status = f" [заменён: действует {successor}]"
+    status = f" [{edition_status(document, day or timezone.localdate())}]"
+    if status == " [действует]":
+        status = ""  # an edition in force, with no dates known: nothing to say
     return f"Страница {page.number} — {document.code} «{document.title}»{status}"
 
 
-def page_as_text(page: NormPage) -> str:
-    return f"=== {page_heading(page)} ===\n{page.text[:PAGE_TEXT_CHARS]}"
+def amended_on_page(page: NormPage, day: date) -> str:
+    """The clauses of the page an amendment changed by `day`: their text then (the page
+    shows the edition's own), '' when none."""
+    versions = [
+        v
+        for v in NormClause.objects.select_related("amendment")
+        .filter(page=page, amendment__isnull=False, valid_from__lte=day)
+        .order_by("position", "id")
+        if v.valid_to is None or day < v.valid_to
+    ]
+    replaced = NormClause.objects.filter(page=page, amendment=None, valid_to__lte=day).values_list(
+        "number", flat=True
+    )
+    lines = [
+        f"\n[{amendment_label(v.amendment)}: {v.number} в новой редакции] {v.text}"  # type: ignore[arg-type]
+        for v in versions
+    ]
+    gone = sorted(set(replaced) - {v.number for v in versions})
+    if gone:
+        lines.append(f"\n[Пункты {', '.join(gone)} этой страницы исключены изменениями]")
+    return "".join(lines)
 
 
-def page_image_parts(page: NormPage) -> list[dict[str, Any]]:
+def page_as_text(page: NormPage, day: date | None = None) -> str:
+    day = day or timezone.localdate()
+    text = page.text[:PAGE_TEXT_CHARS]
+    return f"=== {page_heading(page, day)} ===\n{text}{amended_on_page(page, day)}"
+
+
+def page_image_parts(page: NormPage, day: date | None = None) -> list[dict[str, Any]]:
     """The page's heading and its image as an OpenAI vision content part (text if no image)."""
+    day = day or timezone.localdate()
     if not page.image:
-        return [{"type": "text", "text": page_as_text(page)}]
+        return [{"type": "text", "text": page_as_text(page, day)}]
     with page.image.open("rb") as handle:
         encoded = base64.b64encode(handle.read()).decode("ascii")
     return [
-        {"type": "text", "text": page_heading(page)},
+        {"type": "text", "text": page_heading(page, day) + amended_on_page(page, day)},
         {"type": "image_url", "image_url": {"url": f"data:image/jpeg;base64,{encoded}"}},
     ]

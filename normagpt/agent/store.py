@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import Any
+
+from django.utils import timezone
 
 from normagpt.claims import references_find
 from normagpt.parsing import code_matches
@@ -12,11 +15,19 @@ from normagpt.verification import Checker, answer_lead, answer_marked, results_s
 Store = dict[str, Any]
 
 
-def store_new(question: str, context: str = "") -> Store:
+def store_new(question: str, context: str = "", as_of: date | None = None) -> Store:
     """The seed's shared store, plus what the run keeps for itself (retrieved pages, review).
-    A follow-up in a thread reads its `context` (the earlier turns) before the question."""
+    A follow-up in a thread reads its `context` (the earlier turns) before the question; a
+    question on a past or future day (`as_of`) says so."""
+    query = f"{context}\n\nНовый вопрос: {question}" if context else question
+    if as_of is not None and as_of != timezone.localdate():
+        query += (
+            f"\n(Ответ нужен на дату {as_of:%d.%m.%Y}: по редакциям, действовавшим тогда, "
+            "с изменениями, вступившими до неё.)"
+        )
     return {
-        "user_query": f"{context}\n\nНовый вопрос: {question}" if context else question,
+        "as_of": (as_of or timezone.localdate()).isoformat(),
+        "user_query": query,
         "plan": None,
         "scratchpad": {
             "priority_documents": [],
@@ -77,8 +88,10 @@ def citations_check(
             kept.append(
                 {**source, "document": ref["document"], "clause": clause, "page_id": ref["page_id"]}
             )
-    kept = list({(s["page_id"], s["clause"]): s for s in kept}.values())
-    checker = Checker(sources=output.get("sources", []), pages=shared["retrieved_pages"])
+    kept = editions_named(list({(s["page_id"], s["clause"]): s for s in kept}.values()), shared)
+    checker = Checker(
+        sources=output.get("sources", []), pages=shared["retrieved_pages"], as_of=run_day(shared)
+    )
     checks = list(checked or [])
     results = checker.answer(output["answer"], origin=origin, start=len(checks))
     answer = answer_marked(output["answer"], results, lead=lead)
@@ -105,8 +118,22 @@ def citations_check(
 
 def findings_checked(shared: Store, findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The executor's quotes, each checked against the clause and page it names."""
-    checker = Checker(sources=[], pages=shared["retrieved_pages"])
+    checker = Checker(sources=[], pages=shared["retrieved_pages"], as_of=run_day(shared))
     return [result.as_dict() for result in checker.findings(findings)]
+
+
+def run_day(shared: Store) -> date:
+    """The day the run answers for (today for a run made before days were kept)."""
+    return date.fromisoformat(shared["as_of"]) if shared.get("as_of") else timezone.localdate()
+
+
+def editions_named(sources: list[dict[str, Any]], shared: Store) -> list[dict[str, Any]]:
+    """Each source with its edition's status on the run's day and, for a clause an
+    amendment changed by then, the amendment its text is from."""
+    from normagpt.editions import source_edition  # the corpus, read once per answer
+
+    day = run_day(shared)
+    return [{**source, **source_edition(source, day)} for source in sources]
 
 
 def clause_on_page(clause: str, ref: dict[str, Any]) -> bool:

@@ -51,6 +51,11 @@ class AskSerializer(serializers.Serializer):
         allow_null=True,
         help_text="A follow-up: the thread of an earlier run of yours (its `thread`).",
     )
+    as_of = serializers.DateField(
+        required=False,
+        allow_null=True,
+        help_text="The day the answer is for: the editions in force then (default today).",
+    )
 
 
 class ResumeSerializer(serializers.Serializer):
@@ -72,3 +77,4 @@ class SearchQuerySerializer(serializers.Serializer):
         child=serializers.CharField(min_length=1, max_length=100), required=False, max_length=8
     )
     limit = serializers.IntegerField(min_value=1, max_value=50, default=10)
+    as_of = serializers.DateField(required=False, allow_null=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
 from rest_framework.permissions import AllowAny, IsAdminUser, IsAuthenticated
@@ -41,6 +42,7 @@ class RunListCreateApi(APIView):
             question=serializer.validated_data["question"],
             user=request.user,
             thread=serializer.validated_data.get("thread"),
+            as_of=serializer.validated_data.get("as_of"),
         )
         run = selectors.run_get(run_id=run.pk)
         return Response(formatting.run_as_dict(run), status=status.HTTP_202_ACCEPTED)
@@ -152,6 +154,9 @@ class SearchApi(APIView):
             OpenApiParameter("keywords", str, many=True, required=True, description="Repeat"),
             OpenApiParameter("expected", str, many=True, description="Codes to rank first"),
             OpenApiParameter("limit", int, description="1–50, default 10"),
+            OpenApiParameter(
+                "as_of", OpenApiTypes.DATE, description="The editions in force that day"
+            ),
         ],
         responses=schemas.SearchOut,
     )
@@ -161,8 +166,9 @@ class SearchApi(APIView):
             "keywords": request.query_params.getlist("keywords"),
             "expected": request.query_params.getlist("expected"),
         }
-        if "limit" in request.query_params:
-            params["limit"] = request.query_params["limit"]
+        for name in ("limit", "as_of"):
+            if name in request.query_params:
+                params[name] = request.query_params[name]
         serializer = s.SearchQuerySerializer(data=params)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
@@ -170,6 +176,7 @@ class SearchApi(APIView):
             keywords=data["keywords"],
             expected_documents=data.get("expected", []),
             limit=data["limit"],
+            as_of=data.get("as_of"),
         )
         return Response(
             {

@@ -51,6 +51,8 @@ def test_straight_to_finalize_answers_with_checked_sources(corpus, llm) -> None:
         "clause": "10.3.2",
         "page": 2,
         "page_id": page.pk,
+        "edition": "действует",  # the edition's status on the run's day (no dates known)
+        "amendment": "",  # no amendment changed the clause
     }
     assert run.answer["conditions"] == ["Закрытые помещения, нормальная влажность"]
     assert llm.count() == {"planner": 1, "executor": 1, "judge": 1, "finalizer": 1}

@@ -23,11 +23,11 @@ pytestmark = [pytest.mark.anyio, pytest.mark.django_db(transaction=True)]
 
 QUESTION = "Какая минимальная толщина защитного слоя бетона для плиты перекрытия?"
 TOOLS = {
-    "normagpt_ask": {"question", "thread", "wait_seconds", "response_format"},
+    "normagpt_ask": {"question", "thread", "as_of", "wait_seconds", "response_format"},
     "normagpt_get_run": {"run_id", "response_format"},
     "normagpt_resume": {"run_id", "note", "decision", "wait_seconds", "response_format"},
     "normagpt_reply": {"run_id", "answer", "wait_seconds", "response_format"},
-    "normagpt_search_norms": {"keywords", "expected_documents", "limit", "response_format"},
+    "normagpt_search_norms": {"keywords", "expected_documents", "limit", "as_of", "response_format"},
 }
 
 
@@ -73,7 +73,7 @@ async def test_ask_reports_each_node_and_answers_with_sources(corpus, llm) -> No
     assert not result.is_error, text_of(result)
     text = text_of(result)
     assert ANSWER in text
-    assert "- СП 63.13330.2018, п. 10.3.2, стр. 2" in text
+    assert "- СП 63.13330.2018 (действует), п. 10.3.2, стр. 2" in text  # edition named
     assert "Закрытые помещения" in text
     data = result.structured_content
     assert data["status"] == "completed"

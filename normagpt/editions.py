@@ -1,0 +1,265 @@
+"""Editions and amendments: which text of a clause holds on a day.
+
+An edition is a document of the corpus (`NormDocument`: «СП 63.13330.2012», then
+«СП 63.13330.2018») with the days it was in force. An amendment (`NormAmendment`,
+Изменение № N) gives single clauses of an edition a new text from its day on. Applying the
+amendments makes each new text a clause version of its own (a `NormClause` with its
+`amendment` and the days it holds), searched like any clause; the text it changed holds
+until that day. Search, the agent's pages and the claim checks read, for a day (`as_of`),
+the editions in force then and the clause versions holding then.
+
+An amendment's text is read the way amendments are written: «Пункт 10.3.2 изложить в
+новой редакции: «…»», «Таблицу 5.1 изложить в новой редакции: «…»», «Пункт 5.3
+исключить».
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from core.exceptions import InvalidInput
+from normagpt.exceptions import DocumentNotFound
+from normagpt.indexing import clause_search_text, stem_counts, terms_add
+from normagpt.models import NormAmendment, NormAmendmentChange, NormClause, NormDocument
+from normagpt.parsing import code_key
+
+_NUMBER = r"[А-ЯA-Z]?\.?\d+(?:\.\d+)*"
+_CHANGE = re.compile(
+    rf"(?P<what>[Пп]ункт|[Пп]одпункт|[Тт]аблиц[уаы])\s+(?P<number>{_NUMBER})\s+"
+    r"(?:изложить\s+в\s+(?:новой|следующей)\s+редакции\s*:?\s*«|(?P<deleted>исключить))"
+)
+
+
+@dataclass(frozen=True)
+class Change:
+    kind: str  # clause | table
+    number: str
+    text: str  # '' deletes the clause
+
+
+def changes_parse(text: str) -> list[Change]:
+    """The clauses an amendment's text changes, in order. InvalidInput (naming `file`) when
+    it states none."""
+    changes: list[Change] = []
+    for match in _CHANGE.finditer(text):
+        kind = "table" if match["what"].lower().startswith("таблиц") else "clause"
+        if match["deleted"]:
+            changes.append(Change(kind, match["number"], ""))
+            continue
+        body = _quoted(text, match.end())
+        if body.strip():
+            changes.append(Change(kind, match["number"], body.strip()))
+    if not changes:
+        raise InvalidInput(
+            "the amendment states no change: expected «Пункт N изложить в новой редакции: «…»» "
+            "or «Пункт N исключить»",
+            field="file",
+        )
+    return changes
+
+
+def _quoted(text: str, start: int) -> str:
+    """The text from `start` to the » that closes the « before it (quotes nest)."""
+    depth = 1
+    for at in range(start, len(text)):
+        if text[at] == "«":
+            depth += 1
+        elif text[at] == "»":
+            depth -= 1
+            if depth == 0:
+                return text[start:at]
+    return text[start:]
+
+
+@transaction.atomic
+def amendment_save(
+    *,
+    code: str,
+    number: int,
+    in_force_from: date,
+    changes: list[Change],
+    title: str = "",
+) -> NormAmendment:
+    """Create or replace amendment `number` of the edition `code` with its `changes`, and
+    apply the edition's amendments anew. DocumentNotFound for a code the corpus lacks."""
+    document = NormDocument.objects.filter(code_key=code_key(code)).first()
+    if document is None:
+        raise DocumentNotFound(f"no document {code} in the corpus", extra={"field": "code"})
+    if number < 1:
+        raise InvalidInput("number must be 1 or more", field="number")
+    amendment, _ = NormAmendment.objects.update_or_create(
+        document=document,
+        number=number,
+        defaults={"in_force_from": in_force_from, "title": title},
+    )
+    amendment.changes.all().delete()
+    unique = {(c.kind, c.number): c for c in changes}.values()  # the last word on a clause
+    NormAmendmentChange.objects.bulk_create(
+        [
+            NormAmendmentChange(amendment=amendment, kind=c.kind, number=c.number, text=c.text)
+            for c in unique
+        ]
+    )
+    amendments_apply(document_id=document.pk)
+    return amendment
+
+
+@transaction.atomic
+def amendments_apply(*, document_id: int) -> int:
+    """Make the clause versions of the edition's amendments, oldest first: each changed
+    clause's text holds until the amendment's day, its new text from then (a later
+    amendment of the same clause closes that one in turn). Earlier versions are replaced;
+    the stem counts follow. The number of versions made."""
+    versions = NormClause.objects.filter(document_id=document_id, amendment__isnull=False)
+    removed = stem_counts(versions.values_list("search_text", flat=True))
+    versions.delete()
+    NormClause.objects.filter(document_id=document_id).exclude(
+        valid_from=None, valid_to=None
+    ).update(valid_from=None, valid_to=None)
+    amendments = NormAmendment.objects.filter(document_id=document_id).order_by(
+        "in_force_from", "number"
+    )
+    latest: dict[tuple[str, str], NormClause] = {}
+    made: list[NormClause] = []
+    for amendment in amendments.prefetch_related("changes"):
+        for change in amendment.changes.all():
+            key = (change.kind, change.number)
+            current = latest.get(key) or _original(document_id, change.kind, change.number)
+            if current is not None:
+                current.valid_to = amendment.in_force_from
+                if current.pk:
+                    NormClause.objects.filter(pk=current.pk).update(valid_to=current.valid_to)
+            if not change.text:
+                latest.pop(key, None)
+                continue
+            anchor = current or _anchor(document_id, change.number)
+            if anchor is None:
+                continue  # an edition with no pages yet: applied once it is ingested
+            version = NormClause(
+                document_id=document_id,
+                page_id=anchor.page_id,
+                kind=change.kind,
+                number=change.number,
+                heading=anchor.heading if current else "",
+                text=change.text,
+                position=anchor.position,
+                start=anchor.start,
+                end=anchor.end,
+                search_text=clause_search_text(
+                    anchor.heading if current else "", change.text, table=change.kind == "table"
+                ),
+                amendment=amendment,
+                valid_from=amendment.in_force_from,
+            )
+            made.append(version)
+            latest[key] = version
+    for version in made:  # saved one by one: a later amendment may have closed it already
+        version.save()
+    added = stem_counts(v.search_text for v in made)
+    added.subtract(removed)
+    terms_add(Counter({term: n for term, n in added.items() if n}))
+    return len(made)
+
+
+def _original(document_id: int, kind: str, number: str) -> NormClause | None:
+    return (
+        NormClause.objects.filter(
+            document_id=document_id, kind=kind, number__iexact=number, amendment=None
+        )
+        .order_by("position")
+        .first()
+    )
+
+
+def _anchor(document_id: int, number: str) -> NormClause | None:
+    """Where a clause an amendment adds goes: after the clause before it in number («5.3.1»
+    after «5.3»), else at the document's end."""
+    parent = number.rsplit(".", 1)[0] if "." in number else ""
+    qs = NormClause.objects.filter(document_id=document_id, amendment=None)
+    found = qs.filter(number__startswith=parent).order_by("-position").first() if parent else None
+    return found or qs.order_by("-position").first()
+
+
+def day_of(value: Any) -> date:
+    """`as_of` as a day: a date, an ISO string, or None (today)."""
+    if value is None or value == "":
+        return timezone.localdate()
+    if isinstance(value, date):
+        return value
+    try:
+        return date.fromisoformat(str(value))
+    except ValueError as exc:
+        raise InvalidInput(
+            f"as_of must be a date as YYYY-MM-DD, got {value!r}", field="as_of"
+        ) from exc
+
+
+def holds_on(day: str, start: Any, end: Any) -> bool:
+    """Whether the span [start, end) holds `day` (ISO strings or dates; None: open)."""
+    return (start is None or str(start) <= day) and (end is None or day < str(end))
+
+
+def document_in_force(day: str, status: str, in_force_from: Any, in_force_to: Any) -> bool:
+    """`NormDocument.in_force_on` for a row read by hand (ISO day, raw values)."""
+    if in_force_from is None and in_force_to is None:
+        return status == NormDocument.Status.IN_FORCE
+    return holds_on(day, in_force_from, in_force_to)
+
+
+def edition_status(document: NormDocument, day: date) -> str:
+    """The edition's status on `day`, as an answer states it (Russian)."""
+    if document.in_force_on(day):
+        since = f" с {document.in_force_from:%d.%m.%Y}" if document.in_force_from else ""
+        return f"действует{since}"
+    if document.in_force_from is not None and day < document.in_force_from:
+        return f"ещё не действовал (введён с {document.in_force_from:%d.%m.%Y})"
+    successor = f", заменён {document.replaced_by.code}" if document.replaced_by else ""
+    until = f" до {document.in_force_to:%d.%m.%Y}" if document.in_force_to else ""
+    return f"не действует{until}{successor}"
+
+
+def amendment_label(amendment: NormAmendment) -> str:
+    return f"Изменение № {amendment.number} (с {amendment.in_force_from:%d.%m.%Y})"
+
+
+def source_edition(source: dict[str, Any], day: date) -> dict[str, str]:
+    """`edition` (the cited document's status on `day`) and `amendment` (the amendment whose
+    text of the cited clause holds then, or '') of an answer's source."""
+    from normagpt.models import NormPage
+
+    page_id = source.get("page_id")
+    page = (
+        NormPage.objects.select_related("document__replaced_by").filter(pk=page_id).first()
+        if isinstance(page_id, int)
+        else None
+    )
+    if page is None:
+        return {"edition": "", "amendment": ""}
+    version = clause_version(page.document_id, str(source.get("clause") or ""), day)
+    amendment = version.amendment if version is not None else None
+    return {
+        "edition": edition_status(page.document, day),
+        "amendment": amendment_label(amendment) if amendment is not None else "",
+    }
+
+
+def clause_version(document_id: int, number: str, day: date) -> NormClause | None:
+    """The text of clause `number` of the document holding on `day` (None: no such clause,
+    or an amendment deleted it)."""
+    if not number:
+        return None
+    for version in (
+        NormClause.objects.select_related("amendment")
+        .filter(document_id=document_id, number__iexact=number)
+        .order_by("position", "id")
+    ):
+        if holds_on(day.isoformat(), version.valid_from, version.valid_to):
+            return version
+    return None
