@@ -18,12 +18,15 @@ from django.utils.translation import pgettext_lazy
 from core.admin import CasedAdmin
 from core.exceptions import DomainError
 from normagpt import services
+from normagpt.editions import amendment_delete, amendments_apply
 from normagpt.formatting import markdown_html, page_url, url_or_none
 from normagpt.models import (
     AgentRun,
     AgentStep,
     ClaimCheck,
     LlmCall,
+    NormAmendment,
+    NormAmendmentChange,
     NormClause,
     NormDocument,
     NormDocumentAlias,
@@ -68,10 +71,52 @@ class NormPageInline(ReadOnlyInline):
         return ", ".join(obj.clauses[:20])
 
 
+class AmendmentLinkInline(ReadOnlyInline):
+    model = NormAmendment
+    fields = ["number", "in_force_from", "title"]
+    readonly_fields = ["number", "in_force_from", "title"]
+    show_change_link = True
+
+
+class AmendmentChangeInline(admin.StackedInline):
+    model = NormAmendmentChange
+    extra = 1
+    fields = ["kind", "number", "text"]
+
+
+@admin.register(NormAmendment)
+class NormAmendmentAdmin(CasedAdmin):
+    """An amendment as an entry: its clauses' new texts typed in (or its file read by
+    `manage.py normagpt_ingest FILE --amends CODE`); saving applies the edition's
+    amendments anew."""
+
+    accusative = pgettext_lazy("accusative", "amendment")
+    list_display = ["__str__", "document", "number", "in_force_from"]
+    list_select_related = ["document"]
+    search_fields = ["document__code", "title"]
+    autocomplete_fields = ["document"]
+    fields = ["document", "number", "in_force_from", "title", "file"]
+    inlines = [AmendmentChangeInline]
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        super().save_related(request, form, formsets, change)
+        amendments_apply(document_id=form.instance.document_id)
+
+    def delete_model(self, request: HttpRequest, obj: NormAmendment) -> None:
+        amendment_delete(amendment_id=obj.pk)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[NormAmendment]) -> None:
+        for pk in queryset.values_list("pk", flat=True):
+            amendment_delete(amendment_id=pk)
+
+
 class NormDocumentForm(forms.ModelForm):
     class Meta:
         model = NormDocument
-        fields = ["code", "title", "kind", "status", "replaced_by", "file", "is_sample"]
+        fields = [
+            "code", "title", "kind", "status", "in_force_from", "in_force_to", "replaced_by",
+            "file", "is_sample",
+        ]  # fmt: skip
 
     def clean_file(self) -> Any:
         file = self.cleaned_data.get("file")
@@ -102,11 +147,14 @@ class NormDocumentAliasAdmin(CasedAdmin):
 @admin.register(NormDocument)
 class NormDocumentAdmin(CasedAdmin):
     form = NormDocumentForm
-    list_display = ["code", "title", "kind", "status", "page_count", "ingest_status", "is_sample"]
+    list_display = [
+        "code", "title", "kind", "status", "in_force_from", "in_force_to", "page_count",
+        "ingest_status", "is_sample",
+    ]  # fmt: skip
     list_filter = ["kind", "status", "ingest_status", "is_sample"]
     search_fields = ["code", "title"]
     readonly_fields = ["ingest_status", "ingest_error", "page_count", "created_at", "updated_at"]
-    inlines = [NormPageInline]
+    inlines = [NormPageInline, AmendmentLinkInline]
     actions = ["reingest"]
 
     def save_model(self, request: HttpRequest, obj: NormDocument, form: Any, change: bool) -> None:

@@ -263,3 +263,45 @@ def clause_version(document_id: int, number: str, day: date) -> NormClause | Non
         if holds_on(day.isoformat(), version.valid_from, version.valid_to):
             return version
     return None
+
+
+def amendment_text(data: bytes) -> str:
+    """An amendment file's text: a PDF's text layer, or the file as UTF-8 text. BadPdf (naming
+    `file`) for a PDF pdfium cannot read; InvalidInput for text that is not UTF-8."""
+    if data.startswith(b"%PDF"):
+        import pypdfium2 as pdfium
+
+        from normagpt.exceptions import BadPdf
+
+        try:
+            pdf = pdfium.PdfDocument(data)
+        except pdfium.PdfiumError as exc:
+            raise BadPdf(f"the amendment is not a readable PDF: {exc}", field="file") from exc
+        try:
+            pages = []
+            for index in range(len(pdf)):
+                textpage = pdf[index].get_textpage()
+                pages.append(textpage.get_text_range())
+                textpage.close()
+            return "\n".join(pages)
+        finally:
+            pdf.close()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput("the amendment is neither a PDF nor UTF-8 text", field="file") from exc
+
+
+@transaction.atomic
+def amendment_delete(*, amendment_id: int) -> None:
+    """Remove an amendment: its clause versions leave the stem counts, the edition's other
+    amendments are applied anew."""
+    amendment = NormAmendment.objects.filter(pk=amendment_id).first()
+    if amendment is None:
+        return
+    versions = NormClause.objects.filter(amendment=amendment)
+    removed = stem_counts(versions.values_list("search_text", flat=True))
+    versions.delete()
+    terms_add(Counter({term: -n for term, n in removed.items()}))
+    amendment.delete()
+    amendments_apply(document_id=amendment.document_id)

@@ -12,14 +12,16 @@ import io
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.core.files.base import ContentFile, File
 from django.db import transaction
+from django.utils import timezone
 
-from core.exceptions import DomainError
+from core.exceptions import DomainError, InvalidInput
 from core.ocr import OcrUnavailable, image_read, ocr_check
 from normagpt.exceptions import BadPdf, DocumentNotFound
 from normagpt.indexing import aliases_refresh, document_index, document_unindex
@@ -58,12 +60,18 @@ def document_save(
     replaced_by: str | None = None,
     file: File | None = None,
     is_sample: bool = False,
+    in_force_from: date | None = None,
+    in_force_to: date | None = None,
 ) -> NormDocument:
-    """Create or update the document `code` (matched ignoring case and spaces).
+    """Create or update the document `code` (matched ignoring case and spaces), an edition
+    in force from `in_force_from` until `in_force_to` (the day it stopped; None: open).
 
     `replaced_by` names the replacing document's code, which must exist. A new `file`
-    resets the document to `pending` ingestion.
+    resets the document to `pending` ingestion. An edition whose days ended by today is
+    `replaced` today.
     """
+    if in_force_from and in_force_to and in_force_to <= in_force_from:
+        raise InvalidInput("in_force_to must be after in_force_from", field="in_force_to")
     code = " ".join(code.split())
     successor = None
     if replaced_by:
@@ -71,7 +79,10 @@ def document_save(
         if successor is None:
             raise DocumentNotFound(f"replaced_by: no document {replaced_by!r} in the corpus")
         status = NormDocument.Status.REPLACED
+    if in_force_to is not None and in_force_to <= timezone.localdate():
+        status = NormDocument.Status.REPLACED
     document = NormDocument.objects.filter(code_key=code_key(code)).first() or NormDocument()
+    document.in_force_from, document.in_force_to = in_force_from, in_force_to
     document.code = code
     document.title = title
     document.kind = kind or kind_from_code(code)

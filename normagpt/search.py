@@ -537,11 +537,14 @@ def _ranked_rows(
     local = _locally_weighted(rows, vocabulary)
     phrases = _phrases(query, local)
     scored = [(_score(row, phrases, local, other), row) for row in rows.values()]
+    # a replaced edition named is not put below, unless an edition in force is named too
+    # («СП 63.13330» names every edition: the one in force on the day comes first)
+    named_in_force = any(not r.replaced for r in rows.values() if r.document in expected)
 
     def order(item: tuple[float, _Row]) -> tuple[bool, bool, bool, float, int]:
         score, row = item
         outside = row.document not in expected
-        replaced = row.replaced and outside  # a replaced document named is not put below
+        replaced = row.replaced and (outside or named_in_force)
         return (row.id not in named, outside, replaced, -score, row.id)
 
     return sorted(scored, key=order)

@@ -27,7 +27,13 @@ TOOLS = {
     "normagpt_get_run": {"run_id", "response_format"},
     "normagpt_resume": {"run_id", "note", "decision", "wait_seconds", "response_format"},
     "normagpt_reply": {"run_id", "answer", "wait_seconds", "response_format"},
-    "normagpt_search_norms": {"keywords", "expected_documents", "limit", "as_of", "response_format"},
+    "normagpt_search_norms": {
+        "keywords",
+        "expected_documents",
+        "limit",
+        "as_of",
+        "response_format",
+    },
 }
 
 

@@ -23,7 +23,12 @@ from tests.normagpt.test_corpus import make_pdf
 
 pytestmark = pytest.mark.django_db
 
-INLINE = {"pages-TOTAL_FORMS": "0", "pages-INITIAL_FORMS": "0"}
+INLINE = {
+    "pages-TOTAL_FORMS": "0",
+    "pages-INITIAL_FORMS": "0",
+    "amendments-TOTAL_FORMS": "0",
+    "amendments-INITIAL_FORMS": "0",
+}
 QUESTION = "Какая минимальная толщина защитного слоя бетона для плиты перекрытия?"
 
 

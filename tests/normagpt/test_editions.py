@@ -1,0 +1,206 @@
+"""Issue 31, editions and amendments: one code with two editions and an amendment; the same
+question asked as of three days cites the edition in force then, and after the amendment's
+day the clause's new text, citing the amendment. The model is scripted to read its prompt:
+it answers from the first page it is shown, so what it says is what search and the pages
+gave it for that day."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from core.exceptions import InvalidInput
+from normagpt import editions, services
+from normagpt.agent.runner import run_advance
+from normagpt.indexing import document_index, stem_counts
+from normagpt.models import ClaimCheck, NormClause, NormDocument, NormPage, NormTerm
+from normagpt.search import clauses_search, pages_search
+from tests.normagpt.scripted_llm import Call, plan, verdict
+
+QUESTION = "Какая минимальная толщина защитного слоя бетона рабочей арматуры плит перекрытия?"
+KEYWORDS = ["толщина защитного слоя бетона", "рабочей арматуры плит"]
+HEAD = "10 Конструктивные требования\n10.3 Защитный слой бетона\n"
+CLAUSE = (
+    "10.3.2 Минимальная толщина защитного слоя бетона рабочей арматуры плит в закрытых "
+    "помещениях при нормальной и пониженной влажности принимают не менее {} мм.\n"
+    "10.3.3 Толщину защитного слоя бетона для конструкций в агрессивной среде принимают с "
+    "учётом требований СП 28.13330.\n"
+)
+AMENDMENT = (
+    "Изменение № 1 к СП 63.13330.2018\n"
+    "Дата введения — 2021-07-01\n\n"
+    "Пункт 10.3.2 изложить в новой редакции:\n"
+    f"«{CLAUSE.splitlines()[0].format(25)}»\n\n"
+    "Пункт 10.3.3 исключить.\n"
+)
+OLD, NEW = "СП 63.13330.2012", "СП 63.13330.2018"
+DAYS = {  # the day asked → the edition, its value, the amendment cited
+    date(2015, 3, 1): (OLD, "15", ""),
+    date(2020, 1, 15): (NEW, "20", ""),
+    date(2023, 9, 1): (NEW, "25", "Изменение № 1 (с 01.07.2021)"),
+}
+
+
+def edition(code: str, value: int, since: date, until: date | None = None) -> NormDocument:
+    document = services.document_save(
+        code=code,
+        title="Бетонные и железобетонные конструкции. Основные положения",
+        in_force_from=since,
+        in_force_to=until,
+    )
+    intro = "1 Область применения\nНастоящий свод правил распространяется на проектирование.\n"
+    for number, text in ((1, intro), (2, HEAD + CLAUSE.format(value))):
+        NormPage.objects.create(document=document, number=number, text=text)
+    document_index(document_id=document.pk)
+    return document
+
+
+@pytest.fixture
+def editions_corpus(db) -> list[NormDocument]:  # type: ignore[no-untyped-def]
+    new = edition(NEW, 20, date(2019, 6, 20))
+    old = edition(OLD, 15, date(2013, 1, 1), date(2019, 6, 20))
+    NormDocument.objects.filter(pk=old.pk).update(replaced_by=new)
+    editions.amendment_save(
+        code=NEW,
+        number=1,
+        in_force_from=date(2021, 7, 1),
+        changes=editions.changes_parse(AMENDMENT),
+    )
+    return [old, new]
+
+
+def executor_reads_its_first_page(call: Call) -> str:
+    """A model answering from the first page it was shown: the clause's text there, or the
+    amendment's text of it when the page says one holds."""
+    prompt = call.messages[1]["content"]
+    heading = re.search(r"=== Страница (\d+) — (\S+ \S+)", prompt)
+    assert heading is not None, prompt
+    page_text = prompt[heading.start() :].split("\n=== ", 1)[0]
+    amended = re.search(r"10\.3\.2 в новой редакции\] .*?не менее (\d+) мм", page_text)
+    value = (amended or re.search(r"не менее (\d+) мм", page_text))[1]  # type: ignore[index]
+    finding = {
+        "document": heading[2],
+        "clause": "10.3.2",
+        "page": int(heading[1]),
+        "quote": f"не менее {value} мм",
+    }
+    return json_reply({"findings": [finding], "summary": f"{heading[2]}: {value} мм."})
+
+
+def finalizer_answers_what_was_found(call: Call) -> str:
+    prompt = call.messages[1]["content"]
+    found = re.search(
+        r"document: (\S+ \S+)\n.*?page: (\d+)\n.*?quote: не менее (\d+) мм", prompt, re.S
+    )
+    assert found is not None, prompt
+    code, page, value = found[1], int(found[2]), found[3]
+    return json_reply(
+        {
+            "answer": f"Не менее {value} мм (п. 10.3.2 {code}).",
+            "sources": [{"document": code, "clause": "10.3.2", "page": page}],
+        }
+    )
+
+
+def json_reply(data: dict) -> str:  # type: ignore[type-arg]
+    import json
+
+    return json.dumps(data, ensure_ascii=False)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("day", list(DAYS), ids=[d.isoformat() for d in DAYS])
+def test_the_same_question_on_three_days_cites_the_edition_and_text_of_that_day(  # type: ignore[no-untyped-def]
+    editions_corpus, llm, day
+) -> None:
+    code, value, amendment = DAYS[day]
+    llm.play(
+        planner=[plan(("Найти защитный слой", KEYWORDS, ["СП 63.13330"]))],
+        executor=[executor_reads_its_first_page],
+        judge=[verdict("FINALIZE")],
+        finalizer=[finalizer_answers_what_was_found],
+    )
+    run = run_advance(run_id=services.run_create(question=QUESTION, as_of=day).pk)
+    assert run.status == "completed", run.error
+    assert run.as_of == day
+    assert run.final_answer.endswith(f"Не менее {value} мм (п. 10.3.2 {code}).")
+    [source] = run.sources
+    assert (source["document"], source["clause"], source["amendment"]) == (
+        code,
+        "10.3.2",
+        amendment,
+    )
+    assert source["edition"].startswith("действует с ")  # the edition and its status, named
+    [check] = run.checks.filter(origin=ClaimCheck.Origin.ANSWER)
+    assert check.verdict == "confirmed", check.reason  # the value is in that day's text
+    assert check.document_code == code
+    executor_prompt = next(c for c in llm.calls if c.node == "executor").messages[1]["content"]
+    assert f"на дату {day:%d.%m.%Y}" in executor_prompt
+    if amendment:
+        assert "Изменение № 1 (с 01.07.2021): 10.3.2 в новой редакции" in executor_prompt
+        assert "10.3.3" in executor_prompt and "исключены изменениями" in executor_prompt
+
+
+@pytest.mark.django_db
+def test_search_on_a_day_reads_that_days_editions_and_clause_texts(editions_corpus) -> None:  # type: ignore[no-untyped-def]
+    for day, (code, value, amendment) in DAYS.items():
+        best, *_ = clauses_search(keywords=KEYWORDS, limit=5, as_of=day)
+        assert (best.clause.document.code, best.clause.number) == (code, "10.3.2"), day
+        assert f"не менее {value} мм" in best.clause.text, day
+        assert best.in_force
+        assert (best.clause.amendment is not None) == bool(amendment)
+        [page, *others] = pages_search(keywords=KEYWORDS, limit=2, as_of=day)
+        assert page.page.document.code == code
+        assert [o.replaced for o in others] == [True] * len(others)  # the other edition
+    # 10.3.3 holds until the amendment deletes it
+    before = clauses_search(keywords=["агрессивной среде"], limit=5, as_of=date(2021, 6, 30))
+    after = clauses_search(keywords=["агрессивной среде"], limit=5, as_of=date(2021, 7, 1))
+    assert ("10.3.3", NEW) in [(h.clause.number, h.clause.document.code) for h in before]
+    assert ("10.3.3", NEW) not in [(h.clause.number, h.clause.document.code) for h in after]
+
+
+@pytest.mark.django_db
+def test_an_amendment_file_by_the_command_and_counts_that_stay_right(
+    editions_corpus, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    new = editions_corpus[1]
+    second = tmp_path / "izm2.txt"
+    second.write_text(
+        "Пункт 10.3.2 изложить в новой редакции:\n«10.3.2 Минимальная толщина защитного слоя "
+        "бетона рабочей арматуры плит в закрытых помещениях принимают не менее 30 мм.»\n",
+        encoding="utf-8",
+    )
+    call_command(
+        "normagpt_ingest", str(second), "--amends", NEW, "--number", "2",
+        "--in-force-from", "2024-01-01", verbosity=0,
+    )  # fmt: skip
+    versions = NormClause.objects.filter(document=new, number="10.3.2").order_by("id")
+    spans = [(v.amendment.number if v.amendment else 0, v.valid_from, v.valid_to) for v in versions]
+    assert spans == [
+        (0, None, date(2021, 7, 1)),
+        (1, date(2021, 7, 1), date(2024, 1, 1)),
+        (2, date(2024, 1, 1), None),
+    ]
+    for day, value in ((date(2022, 1, 1), "25"), (date(2024, 2, 1), "30")):
+        best = clauses_search(keywords=KEYWORDS, limit=1, as_of=day)[0]
+        assert f"не менее {value} мм" in best.clause.text
+    # re-splitting the edition keeps its amendments; the stem counts stay those of the rows
+    document_index(document_id=new.pk)
+    assert NormClause.objects.filter(document=new, amendment__isnull=False).count() == 2
+    counted = stem_counts(NormClause.objects.values_list("search_text", flat=True))
+    stored = dict(NormTerm.objects.values_list("term", "clauses"))
+    assert {t: n for t, n in counted.items()} == {t: n for t, n in stored.items() if n}
+    with pytest.raises(InvalidInput, match="states no change"):
+        editions.changes_parse("Пункт 10.3.2 оставить как есть.")
+
+
+@pytest.mark.django_db
+def test_as_of_is_a_day_or_an_error_naming_it(editions_corpus, llm) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(InvalidInput) as bad:
+        services.run_create(question=QUESTION, as_of="01.02.2020")
+    assert bad.value.field == "as_of"
+    assert editions.day_of("2020-02-01") == date(2020, 2, 1)
