@@ -99,6 +99,42 @@ def child(backend: str, corpus: str, pages: int, args: argparse.Namespace) -> di
     return result
 
 
+def editions_table(pages: int) -> None:
+    """The editions benchmark in a child on a fresh SQLite database; its table."""
+    from bench.common import print_table
+
+    database = Path(tempfile.mkdtemp(prefix="bench-editions-")) / "editions.sqlite3"
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{database}",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DJANGO_LOG_LEVEL": "ERROR",
+        "DJANGO_DEBUG": "0",
+        "DJANGO_SECRET_KEY": "bench-normagpt-not-a-secret",
+    }
+    command = [sys.executable, __file__, "--child", "editions", "--pages", str(pages)]
+    print(f"… editions and amendments, {pages} pages", file=sys.stderr, flush=True)
+    out = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True, check=False)
+    if out.returncode:
+        sys.stderr.write(out.stderr)
+        raise SystemExit("the editions child failed")
+    rows = json.loads(out.stdout.strip().splitlines()[-1])["rows"]
+    print(f"\nEditions and amendments: 30 questions × 2 days, corpus of {pages} pages (SQLite)\n")
+    print_table(
+        [
+            "search",
+            "asks",
+            "edition of hit 1",
+            "asked clause in top 5",
+            "…with that day's text",
+            "hit 1: that clause and text",
+            "day's value confirmed",
+            "other day's value confirmed",
+        ],
+        rows,
+    )
+
+
 def table(results: list[dict[str, Any]]) -> None:
     from bench.common import print_table
 
@@ -421,12 +457,26 @@ def main() -> None:
     parser.add_argument("--fresh", action="store_true", help="load the corpora anew")
     parser.add_argument("--no-agent", action="store_true", help="no end-to-end runs")
     parser.add_argument("--no-old", action="store_true", help="not the old corpus")
-    parser.add_argument("--child", choices=["norms", "old"], help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--editions",
+        action="store_true",
+        help="only the editions and amendments benchmark (bench/norm_editions.py), SQLite",
+    )
+    parser.add_argument("--child", choices=["norms", "old", "editions"], help=argparse.SUPPRESS)
     parser.add_argument("--agent", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child == "editions":
+        django_setup()
+        from bench.norm_editions import run
+
+        print(json.dumps({"rows": run(int(args.pages))}))
+        return
     if args.child:
         args.pages = int(args.pages)
         main_child(args)
+        return
+    if args.editions:
+        editions_table(int(args.pages.split(",")[0]))  # 10,000 pages unless --pages says
         return
     args.backends = args.backends.split(",")
     args.pages = [int(p) for p in args.pages.split(",")]
