@@ -69,8 +69,15 @@ def run_create(
     """A new run for `question`, queued; it starts working once it is committed. In the
     `thread` named (one of the user's), it is given the earlier turns as context; without
     one it starts a thread of its own. ThreadNotFound for a thread the user may not see.
-    The answer is for the day `as_of` (a date or YYYY-MM-DD; default today): the editions
-    in force then, with the amendments in force by then."""
+    The answer is for the day `as_of` (a date or YYYY-MM-DD; default today, or in a thread
+    the day of its last turn): the editions in force then, with the amendments by then."""
+    if as_of is None and thread:  # a follow-up is about the same day as the turn before
+        as_of = (
+            AgentRun.objects.filter(thread__public_id=thread)
+            .order_by("-created_at", "-id")
+            .values_list("as_of", flat=True)
+            .first()
+        )
     day = editions.day_of(as_of)
     question = " ".join(question.split())
     if not QUESTION_MIN <= len(question) <= QUESTION_MAX:

@@ -39,7 +39,9 @@ def index(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         question = request.POST.get("question", "")
         try:
-            run = services.run_create(question=question, user=request.user)
+            run = services.run_create(
+                question=question, user=request.user, as_of=request.POST.get("as_of") or None
+            )
         except DomainError as exc:
             messages.error(request, exc.message)
         else:

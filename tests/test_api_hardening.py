@@ -278,6 +278,8 @@ def test_admin_pdf_uploads_are_not_bound_by_the_body_limit(client, settings, tmp
             "file": SimpleUploadedFile("big.pdf", pdf, content_type="application/pdf"),
             "pages-TOTAL_FORMS": "0",
             "pages-INITIAL_FORMS": "0",
+            "amendments-TOTAL_FORMS": "0",
+            "amendments-INITIAL_FORMS": "0",
         },
     )
     assert response.status_code == 302, response.content[:500]

@@ -92,12 +92,11 @@ def executor_reads_its_first_page(call: Call) -> str:
 
 
 def finalizer_answers_what_was_found(call: Call) -> str:
-    prompt = call.messages[1]["content"]
-    found = re.search(
-        r"document: (\S+ \S+)\n.*?page: (\d+)\n.*?quote: не менее (\d+) мм", prompt, re.S
-    )
-    assert found is not None, prompt
-    code, page, value = found[1], int(found[2]), found[3]
+    prompt = call.messages[1]["content"]  # a finding's keys in the store's order: jsonb's
+    fields = {k: re.search(rf"\b{k}: (.+)", prompt) for k in ("document", "page", "quote")}
+    assert all(fields.values()), prompt  # (PostgreSQL) is not SQLite's
+    code, page = fields["document"][1].strip(), int(fields["page"][1])  # type: ignore[index]
+    value = re.search(r"\d+", fields["quote"][1])[0]  # type: ignore[index]
     return json_reply(
         {
             "answer": f"Не менее {value} мм (п. 10.3.2 {code}).",

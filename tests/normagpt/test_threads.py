@@ -4,6 +4,8 @@ thread's page shows the conversation; threads are their user's."""
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 from django.contrib.auth import get_user_model
 from mcp import Client
@@ -39,13 +41,15 @@ def planner_prompts(llm) -> list[str]:  # type: ignore[no-untyped-def]
 @pytest.mark.django_db
 def test_a_follow_up_is_given_the_earlier_question_answer_and_sources(corpus, llm, user) -> None:  # type: ignore[no-untyped-def]
     llm.play(**script())
-    first = run_advance(run_id=services.run_create(question=FIRST, user=user).pk)
+    asked = services.run_create(question=FIRST, user=user, as_of=date(2020, 5, 1))
+    first = run_advance(run_id=asked.pk)
     assert first.status == "completed"
     assert first.thread is not None
     assert first.thread.title == FIRST
     assert first.thread.user == user
     follow = services.run_create(question=FOLLOW_UP, user=user, thread=first.thread.public_id)
     assert follow.thread_id == first.thread_id
+    assert follow.as_of == date(2020, 5, 1)  # about the same day as the turn before
     run_advance(run_id=follow.pk)
     opening, following = planner_prompts(llm)
     assert "Ранее в этой беседе" not in opening  # a new thread starts from nothing
@@ -93,10 +97,11 @@ def test_the_context_keeps_the_newest_turns_within_its_token_budget() -> None:
 def test_the_thread_page_shows_both_turns_and_takes_a_follow_up(client, user, corpus, llm) -> None:  # type: ignore[no-untyped-def]
     llm.play(**script())
     client.force_login(user)
-    first = client.post("/normagpt/", {"question": FIRST})
+    first = client.post("/normagpt/", {"question": FIRST, "as_of": "2020-05-01"})
     assert first.status_code == 302
     assert background.drain(timeout=30)
     run = AgentRun.objects.get(user=user)
+    assert run.as_of == date(2020, 5, 1)
     page = client.get(f"/normagpt/runs/{run.public_id}/").content.decode()
     thread_url = f"/normagpt/threads/{run.thread.public_id}/"  # type: ignore[union-attr]
     assert f'href="{thread_url}"' in page
