@@ -492,6 +492,8 @@ NORMAGPT_RUN_LEASE_SECONDS = env_int("NORMAGPT_RUN_LEASE_SECONDS", 15)
 # Seconds a run that asked the asker a question waits for the reply (holding no worker);
 # past them it answers with what it has, marked incomplete (at least a minute).
 NORMAGPT_INPUT_TIMEOUT = max(60, env_int("NORMAGPT_INPUT_TIMEOUT", 86_400))
+# Times one run may ask back; past them the judge's ASK is taken as FINALIZE (with conditions).
+NORMAGPT_MAX_ASKS = max(0, env_int("NORMAGPT_MAX_ASKS", 2))
 # Tokens of a thread's earlier questions, answers and sources a follow-up is given (the
 # newest turns first).
 NORMAGPT_THREAD_CONTEXT_TOKENS = max(200, env_int("NORMAGPT_THREAD_CONTEXT_TOKENS", 2_000))

@@ -98,9 +98,18 @@ class NormAmendmentAdmin(CasedAdmin):
     fields = ["document", "number", "in_force_from", "title", "file"]
     inlines = [AmendmentChangeInline]
 
+    def save_model(self, request: HttpRequest, obj: NormAmendment, form: Any, change: bool) -> None:
+        before = NormAmendment.objects.filter(pk=obj.pk).values_list("document_id", flat=True)
+        # the edition it belonged to (on the instance: one admin serves every request)
+        obj._moved_from = before.first() if change else None  # type: ignore[attr-defined]
+        super().save_model(request, obj, form, change)
+
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
         amendments_apply(document_id=form.instance.document_id)
+        moved_from = getattr(form.instance, "_moved_from", None)
+        if moved_from is not None and moved_from != form.instance.document_id:
+            amendments_apply(document_id=moved_from)  # the edition it left: its texts back
 
     def delete_model(self, request: HttpRequest, obj: NormAmendment) -> None:
         amendment_delete(amendment_id=obj.pk)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 from django.db import transaction
@@ -117,6 +117,9 @@ def amendments_apply(*, document_id: int) -> int:
     clause's text holds until the amendment's day, its new text from then (a later
     amendment of the same clause closes that one in turn). Earlier versions are replaced;
     the stem counts follow. The number of versions made."""
+    # one applier per edition at a time (an admin save beside a re-ingestion): the counts
+    # below are of the rows this transaction deletes
+    NormDocument.objects.select_for_update().filter(pk=document_id).first()
     versions = NormClause.objects.filter(document_id=document_id, amendment__isnull=False)
     removed = stem_counts(versions.values_list("search_text", flat=True))
     versions.delete()
@@ -126,18 +129,20 @@ def amendments_apply(*, document_id: int) -> int:
     amendments = NormAmendment.objects.filter(document_id=document_id).order_by(
         "in_force_from", "number"
     )
-    latest: dict[tuple[str, str], NormClause] = {}
+    latest: dict[tuple[str, str], NormClause | None] = {}  # None: deleted by an amendment
     made: list[NormClause] = []
     for amendment in amendments.prefetch_related("changes"):
         for change in amendment.changes.all():
             key = (change.kind, change.number)
-            current = latest.get(key) or _original(document_id, change.kind, change.number)
+            current = (
+                latest[key] if key in latest else _original(document_id, *key)
+            )  # a clause deleted before stays deleted until an amendment gives it a text
             if current is not None:
                 current.valid_to = amendment.in_force_from
                 if current.pk:
                     NormClause.objects.filter(pk=current.pk).update(valid_to=current.valid_to)
             if not change.text:
-                latest.pop(key, None)
+                latest[key] = None
                 continue
             anchor = current or _anchor(document_id, change.number)
             if anchor is None:
@@ -191,6 +196,8 @@ def day_of(value: Any) -> date:
     """`as_of` as a day: a date, an ISO string, or None (today)."""
     if value is None or value == "":
         return timezone.localdate()
+    if isinstance(value, datetime):
+        return value.date()
     if isinstance(value, date):
         return value
     try:
@@ -208,6 +215,8 @@ def holds_on(day: str, start: Any, end: Any) -> bool:
 
 def document_in_force(day: str, status: str, in_force_from: Any, in_force_to: Any) -> bool:
     """`NormDocument.in_force_on` for a row read by hand (ISO day, raw values)."""
+    if in_force_to is None and status == NormDocument.Status.REPLACED:
+        return False
     if in_force_from is None and in_force_to is None:
         return status == NormDocument.Status.IN_FORCE
     return holds_on(day, in_force_from, in_force_to)
@@ -299,6 +308,7 @@ def amendment_delete(*, amendment_id: int) -> None:
     amendment = NormAmendment.objects.filter(pk=amendment_id).first()
     if amendment is None:
         return
+    NormDocument.objects.select_for_update().filter(pk=amendment.document_id).first()
     versions = NormClause.objects.filter(amendment=amendment)
     removed = stem_counts(versions.values_list("search_text", flat=True))
     versions.delete()

@@ -258,10 +258,10 @@ def search_markdown(hits: list[dict[str, Any]], *, corpus_empty: bool = False) -
     lines = []
     for i, data in enumerate(hits, start=1):
         mark = (
-            " (REPLACED" + (f" by {data['replaced_by']}" if data["replaced_by"] else "") + ")"
-            if data["replaced"]
+            (f" (REPLACED by {data['replaced_by']})" if data["replaced_by"] else " (NOT IN FORCE)")
+            if data["replaced"]  # not in force on the search's day: replaced, or not yet
             else ""
-        )  # (not in force on the search's day: replaced by then, or not yet in force)
+        )
         clauses = ", ".join(data["clauses"][:12]) or "—"
         lines.append(
             f"{i}. {data['document']}{mark}, page {data['page']} (page_id {data['page_id']}); "

@@ -82,7 +82,10 @@ def document_save(
     if in_force_to is not None and in_force_to <= timezone.localdate():
         status = NormDocument.Status.REPLACED
     document = NormDocument.objects.filter(code_key=code_key(code)).first() or NormDocument()
-    document.in_force_from, document.in_force_to = in_force_from, in_force_to
+    if in_force_from is not None:  # not given: the edition's days stay as they were
+        document.in_force_from = in_force_from
+    if in_force_to is not None:
+        document.in_force_to = in_force_to
     document.code = code
     document.title = title
     document.kind = kind or kind_from_code(code)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from datetime import date
@@ -17,6 +18,7 @@ from core.identity import mcp_caller
 from core.registry import ToolRegistry
 from core.tooling import Format, respond, thread_progress
 from normagpt import editions, formatting, mcp_content, schemas, selectors, services
+from normagpt.exceptions import RunNotAwaitingInput
 from normagpt.models import AgentRun
 from normagpt.recovery import serving_process_start
 
@@ -73,7 +75,9 @@ def run_wait(run_id: int, wait_seconds: int, ctx: Context | None) -> AgentRun:
         if run.status == AgentRun.Status.AWAITING_INPUT and ctx is not None:
             answer = elicited(ctx, run, deadline - time.monotonic())
             if answer is not None:
-                services.run_reply(run_id=run.pk, answer=answer)
+                # answered on another channel, or expired, while the user typed: go on
+                with contextlib.suppress(RunNotAwaitingInput):
+                    services.run_reply(run_id=run.pk, answer=answer)
                 continue
         for step in run.steps.all()[seen:]:
             if report is None:

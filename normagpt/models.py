@@ -97,6 +97,8 @@ class NormDocument(models.Model):
     def in_force_on(self, day: date) -> bool:
         """Whether this edition was in force on `day`: by its dates when it has them, else
         by its status (a document without dates is as its status says, on any day)."""
+        if self.in_force_to is None and self.status == self.Status.REPLACED:
+            return False  # replaced, the day unknown: not in force (as its status says)
         if self.in_force_from is None and self.in_force_to is None:
             return self.status == self.Status.IN_FORCE
         return (self.in_force_from is None or self.in_force_from <= day) and (

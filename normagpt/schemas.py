@@ -69,10 +69,12 @@ class Verdict(_Lenient):
     @field_validator("questions", mode="before")
     @classmethod
     def _questions_list(cls, value: Any) -> Any:
+        if value is None:
+            return []
         if isinstance(value, str):
             value = [value]
         if isinstance(value, list):
-            return [str(q).strip()[:300] for q in value if str(q).strip()]
+            return [str(q).strip()[:300] for q in value if str(q).strip()][:3]
         return value
 
     @model_validator(mode="after")

@@ -455,9 +455,11 @@ def _postgres(
 def _sqlite(match: str, documents: list[int], limit: int) -> list[int]:
     if not documents:
         return [pk for _, pk in _sqlite_match_ranked(match, None, limit)]
-    # FTS5 seeks to a document's span of clause ids (they are stored together)
+    # FTS5 seeks to a document's span of clause ids (they are stored together); the clause
+    # versions of its amendments, made later, are asked apart by their ids
+    clauses = NormClause.objects.filter(document_id__in=documents)
     spans = (
-        NormClause.objects.filter(document_id__in=documents)
+        clauses.filter(amendment=None)
         .values("document_id")
         .annotate(low=Min("id"), high=Max("id"))
         .values_list("low", "high")
@@ -465,20 +467,25 @@ def _sqlite(match: str, documents: list[int], limit: int) -> list[int]:
     found: list[tuple[float, int]] = []
     for span in spans:
         found += _sqlite_match_ranked(match, span, limit)
+    versions = list(clauses.exclude(amendment=None).values_list("id", flat=True))
+    if versions:
+        found += _sqlite_match_ranked(match, None, limit, ids=versions)
     return [pk for _, pk in sorted(found)[:limit]]
 
 
 def _sqlite_match_ranked(
-    match: str, span: tuple[int, int] | None, limit: int
+    match: str, span: tuple[int, int] | None, limit: int, *, ids: list[int] | None = None
 ) -> list[tuple[float, int]]:
     within = "AND rowid BETWEEN %s AND %s" if span else ""
+    if ids:
+        within += f" AND rowid IN ({','.join(['%s'] * len(ids))})"
     sql = f"""
         SELECT bm25(normagpt_clause_fts) AS rank, rowid FROM normagpt_clause_fts
         WHERE normagpt_clause_fts MATCH %s {within}
         ORDER BY rank, rowid LIMIT %s
     """  # noqa: S608 (only placeholders are interpolated)
     with connection.cursor() as cursor:
-        cursor.execute(sql, [match, *(span or ()), limit])
+        cursor.execute(sql, [match, *(span or ()), *(ids or ()), limit])
         return [(float(rank), int(pk)) for rank, pk in cursor.fetchall()]
 
 

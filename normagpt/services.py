@@ -79,6 +79,7 @@ def run_create(
             .first()
         )
     day = editions.day_of(as_of)
+    explicit = as_of is not None and as_of != ""  # a run without one follows the calendar
     question = " ".join(question.split())
     if not QUESTION_MIN <= len(question) <= QUESTION_MAX:
         raise InvalidInput(
@@ -92,12 +93,14 @@ def run_create(
         if thread
         else Thread.objects.create(user=owner, title=question[: threads.TITLE_CHARS])
     )
+    if conversation.user_id is not None:
+        owner = conversation.user  # staff asking in a user's thread ask for that user
     context = threads.context_text(threads.turns(conversation))
     run = AgentRun.objects.create(
         question=question,
         user=owner,
         thread=conversation,
-        as_of=day,
+        as_of=day if explicit else None,
         shared=store_new(question, context, day),
         next_node="planner",
     )
@@ -211,7 +214,7 @@ def run_reply(*, run_id: int, answer: str) -> AgentRun:
         {"index": run.step_count, "node": "user", "summary": answer[:500], "decision": ""}
     )
     shared["status"] = "judging"
-    AgentRun.objects.filter(pk=run.pk).update(
+    moved = AgentRun.objects.filter(pk=run.pk, status=AgentRun.Status.AWAITING_INPUT).update(
         shared=shared,
         status=AgentRun.Status.RUNNING,
         next_node="judge",
@@ -220,6 +223,8 @@ def run_reply(*, run_id: int, answer: str) -> AgentRun:
         owner="",
         heartbeat_at=timezone.now(),  # queued again now: not stalled until the lease passes
     )
+    if not moved:  # answered or expired meanwhile (SQLite has no row lock to wait on)
+        raise RunNotAwaitingInput(f"run {run.public_id} no longer waits for a reply")
     background.start(RUN_TASK, run.pk)
     run.refresh_from_db()
     return run
@@ -245,7 +250,9 @@ def runs_expire_waiting() -> list[int]:
                 f"no reply to the run's questions within {timeout} s: answered with what was found"
             )
             shared["unanswered_questions"] = run.questions
-            AgentRun.objects.filter(pk=run.pk).update(
+            moved = AgentRun.objects.filter(
+                pk=run.pk, status=AgentRun.Status.AWAITING_INPUT
+            ).update(
                 shared=shared,
                 status=AgentRun.Status.RUNNING,
                 next_node="finalizer",
@@ -253,6 +260,8 @@ def runs_expire_waiting() -> list[int]:
                 owner="",
                 heartbeat_at=timezone.now(),
             )
+            if not moved:
+                continue
             event_add(
                 run.pk,
                 RunEvent.Kind.CAP,

@@ -47,7 +47,13 @@ def turns(thread: Thread) -> list[dict[str, Any]]:
     return [
         {
             "run": run.public_id,
-            "question": run.question,
+            "question": " ".join(
+                [run.question]
+                + [
+                    f"(уточнение: {c['answer']})"
+                    for c in (run.shared or {}).get("clarifications", [])
+                ]
+            ),
             "answer": run.final_answer,
             "sources": [
                 f"{s['document']}"
@@ -56,7 +62,7 @@ def turns(thread: Thread) -> list[dict[str, Any]]:
                 for s in run.sources
             ],
         }
-        for run in runs.only("public_id", "question", "final_answer", "sources")
+        for run in runs.only("public_id", "question", "final_answer", "sources", "shared")
     ]
 
 

@@ -32,7 +32,7 @@ from django.utils import timezone
 
 from normagpt import claims as c
 from normagpt.indexing import ALL_CLAUSES
-from normagpt.models import NormClause, NormDocument, NormTerm
+from normagpt.models import NormClause, NormTerm
 from normagpt.parsing import code_matches, search_stems, stems_related
 from normagpt.search import documents_named
 
@@ -239,7 +239,7 @@ class Checker:
             in_force = {
                 d: found
                 for d, found in by_document.items()
-                if found[0].document.status == NormDocument.Status.IN_FORCE
+                if found[0].document.in_force_on(self.day)  # the edition of the answer's day
             }
             by_document = in_force if len(in_force) == 1 else by_document
         if len(by_document) > 1:

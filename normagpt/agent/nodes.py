@@ -11,6 +11,7 @@ import base64
 from datetime import date
 from typing import Any, ClassVar
 
+from django.conf import settings
 from django.utils import timezone
 
 from core.exceptions import InvalidInput
@@ -48,8 +49,9 @@ class Planner(Node):
     name = "planner"
 
     def prep(self, shared: Store) -> dict[str, Any]:
+        day = run_day(shared)
         documents = [
-            f"{d.code} — {d.title}" + (" [заменён]" if d.status == "replaced" else "")
+            f"{d.code} — {d.title}" + ("" if d.in_force_on(day) else " [не действует]")
             for d in NormDocument.objects.order_by("code")[:DOCUMENTS_IN_PROMPT]
         ]
         return {"user_query": shared["user_query"], "documents": documents, "notes": notes(shared)}
@@ -175,6 +177,12 @@ class Judge(Node):
         if decision == "CONTINUE" and prep["remaining_steps"] <= 0:
             decision = "FINALIZE"  # nothing left to execute: answer with what was found
             output["note"] = "no plan steps left: CONTINUE taken as FINALIZE"
+        asked = shared["scratchpad"].get("asks", 0)
+        if decision == "ASK" and asked >= settings.NORMAGPT_MAX_ASKS:
+            decision = "FINALIZE"  # asked enough: the answer gives its conditions
+            output["note"] = f"asked {asked} time(s) already: ASK taken as FINALIZE"
+        elif decision == "ASK":
+            shared["scratchpad"]["asks"] = asked + 1
         shared["status"] = {
             "CONTINUE": "executing",
             "REPLAN": "planning",

@@ -143,7 +143,13 @@ def clause_on_page(clause: str, ref: dict[str, Any]) -> bool:
     from normagpt.models import NormPage  # the page's text, for clauses the list lacks
 
     text = NormPage.objects.filter(pk=ref["page_id"]).values_list("text", flat=True).first()
-    return _clause_pattern(clause).search(text or "") is not None
+    if _clause_pattern(clause).search(text or "") is not None:
+        return True
+    from normagpt.models import NormClause  # a clause an amendment added to the page
+
+    return NormClause.objects.filter(
+        page_id=ref["page_id"], number__iexact=clause, amendment__isnull=False
+    ).exists()
 
 
 def _clause_pattern(clause: str) -> re.Pattern[str]:

@@ -283,3 +283,27 @@ async def test_unasked_or_unanswered_the_run_waits_for_normagpt_reply(  # type: 
     assert result.structured_content["status"] == "awaiting_input", text_of(result)  # type: ignore[index]
     assert "normagpt_reply" in text_of(result)
     assert len(asked) == (mode == "legacy")
+
+
+@pytest.mark.django_db
+def test_the_judge_asks_at_most_max_asks_times_then_answers(corpus, llm, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.NORMAGPT_MAX_ASKS = 1
+    script = asking_script()
+    script["judge"] = [ask_verdict(), ask_verdict()]  # it would ask again after the reply
+    llm.play(**script)
+    run = run_advance(run_id=services.run_create(question=QUESTION).pk)
+    services.run_reply(run_id=run.pk, answer=REPLY)
+    run = run_advance(run_id=run.pk)
+    assert run.status == "completed", run.error
+    assert nodes(run) == ["planner", "executor", "judge:ASK", "judge:FINALIZE", "finalizer"]
+
+
+def test_a_verdict_without_questions_or_with_too_many_is_read() -> None:
+    from normagpt.schemas import Verdict
+
+    none = Verdict.model_validate({"decision": "FINALIZE", "reason": "ok", "questions": None})
+    assert none.questions == []
+    many = Verdict.model_validate(
+        {"decision": "ASK", "reason": "?", "questions": ["1?", "2?", "3?", "4?"]}
+    )
+    assert many.questions == ["1?", "2?", "3?"]

@@ -203,3 +203,50 @@ def test_as_of_is_a_day_or_an_error_naming_it(editions_corpus, llm) -> None:  # 
         services.run_create(question=QUESTION, as_of="01.02.2020")
     assert bad.value.field == "as_of"
     assert editions.day_of("2020-02-01") == date(2020, 2, 1)
+
+
+@pytest.mark.django_db
+def test_a_deleted_clause_stays_deleted_until_an_amendment_gives_it_a_text(editions_corpus) -> None:  # type: ignore[no-untyped-def]
+    new = editions_corpus[1]
+    editions.amendment_save(  # 10.3.3 deleted by № 1 (2021); № 2 (2024) amends 10.3.2 only
+        code=NEW, number=2, in_force_from=date(2024, 1, 1),
+        changes=[editions.Change("clause", "10.3.3", "")],
+    )  # fmt: skip
+    editions.amendment_save(
+        code=NEW, number=3, in_force_from=date(2025, 1, 1),
+        changes=[editions.Change("clause", "10.3.3", "10.3.3 Вновь: не менее 40 мм.")],
+    )  # fmt: skip
+    original = NormClause.objects.get(document=new, number="10.3.3", amendment=None)
+    assert original.valid_to == date(2021, 7, 1)  # deleted by № 1, not reopened by № 2
+    for day, texts in (
+        (date(2022, 1, 1), []),
+        (date(2024, 6, 1), []),
+        (date(2025, 6, 1), ["10.3.3 Вновь: не менее 40 мм."]),
+    ):
+        held = editions.clause_version(new.pk, "10.3.3", day)
+        assert ([held.text] if held else []) == texts, day
+
+
+@pytest.mark.django_db
+def test_a_claim_on_a_past_day_is_checked_against_that_days_edition(editions_corpus) -> None:  # type: ignore[no-untyped-def]
+    from normagpt.verification import Checker
+
+    source = [{"document": "СП 63.13330", "clause": "10.3.2", "page": 2}]  # the series only
+    for day, value in ((date(2015, 3, 1), 15), (date(2020, 1, 15), 20)):
+        checker = Checker(sources=source, pages=[], as_of=day)
+        [right] = checker.answer(f"Принимают не менее {value} мм (п. 10.3.2 СП 63.13330).")
+        assert right.verdict == "confirmed", (day, right.reason)
+        [other] = checker.answer(f"Принимают не менее {35 - value} мм (п. 10.3.2 СП 63.13330).")
+        assert other.verdict == "unconfirmed", day
+
+
+@pytest.mark.django_db
+def test_a_replaced_edition_without_its_last_day_is_not_in_force(editions_corpus) -> None:  # type: ignore[no-untyped-def]
+    old = editions_corpus[0]
+    NormDocument.objects.filter(pk=old.pk).update(in_force_to=None)
+    old.refresh_from_db()
+    assert old.status == "replaced"
+    assert not old.in_force_on(date(2024, 1, 1))
+    assert not editions.document_in_force("2024-01-01", "replaced", old.in_force_from, None)
+    best = clauses_search(keywords=KEYWORDS, expected_documents=["СП 63.13330"], limit=1)[0]
+    assert best.clause.document.code == NEW

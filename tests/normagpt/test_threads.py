@@ -61,6 +61,9 @@ def test_a_follow_up_is_given_the_earlier_question_answer_and_sources(corpus, ll
     # a question with no thread starts its own
     other = services.run_create(question=FIRST, user=user)
     assert other.thread_id != first.thread_id
+    assert other.as_of is None  # no day given: it follows the calendar, and so do follow-ups
+    later = services.run_create(question=FOLLOW_UP, user=user, thread=other.thread.public_id)  # type: ignore[union-attr]
+    assert later.as_of is None
 
 
 @pytest.mark.django_db
