@@ -33,8 +33,14 @@ from normagpt.parsing import code_key
 _NUMBER = r"[А-ЯA-Z]?\.?\d+(?:\.\d+)*"
 _CHANGE = re.compile(
     rf"(?P<what>[Пп]ункт|[Пп]одпункт|[Тт]аблиц[уаы])\s+(?P<number>{_NUMBER})\s+"
-    r"(?:изложить\s+в\s+(?:новой|следующей)\s+редакции\s*:?\s*«|(?P<deleted>исключить))"
+    r"(?:изложить\s+в\s+(?:(?:новой|следующей)\s+)?редакции\s*:?\s*«|(?P<deleted>исключить))"
 )
+# «Пункты 5.1, 5.2 и 5.3 исключить»
+_DELETED_MANY = re.compile(
+    rf"(?P<what>[Пп]ункты|[Пп]одпункты|[Тт]аблицы)\s+(?P<numbers>{_NUMBER}(?:\s*(?:,|и)\s*{_NUMBER})+)"
+    r"\s+исключить"
+)
+_ORDER = re.compile(r"изложить|исключить|дополнить", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -48,7 +54,11 @@ def changes_parse(text: str) -> list[Change]:
     """The clauses an amendment's text changes, in order. InvalidInput (naming `file`) when
     it states none."""
     changes: list[Change] = []
-    for match in _CHANGE.finditer(text):
+    orders = _blanked(text)  # an order's words inside a new text are the text, not an order
+    for match in _DELETED_MANY.finditer(orders):
+        kind = "table" if match["what"].lower().startswith("таблиц") else "clause"
+        changes += [Change(kind, n, "") for n in re.findall(_NUMBER, match["numbers"])]
+    for match in _CHANGE.finditer(orders):
         kind = "table" if match["what"].lower().startswith("таблиц") else "clause"
         if match["deleted"]:
             changes.append(Change(kind, match["number"], ""))
@@ -63,6 +73,37 @@ def changes_parse(text: str) -> list[Change]:
             field="file",
         )
     return changes
+
+
+def changes_unread(text: str) -> list[str]:
+    """The amendment's orders this reading does not apply («дополнить пунктом…», a section,
+    an appendix): to be reported, not dropped silently."""
+    outside = _blanked(text)
+    read = [m.span() for m in (*_CHANGE.finditer(outside), *_DELETED_MANY.finditer(outside))]
+    unread = []
+    for order in _ORDER.finditer(outside):
+        if not any(start <= order.start() < end for start, end in read):
+            line_start = outside.rfind("\n", 0, order.start()) + 1
+            line_end = outside.find("\n", order.end())
+            unread.append(
+                " ".join(outside[line_start : None if line_end < 0 else line_end].split())
+            )
+    return unread
+
+
+def _blanked(text: str) -> str:
+    """`text` with what its «quotes» hold made spaces (the quotes and every place kept)."""
+    out, depth = [], 0
+    for char in text:
+        if char == "«":
+            depth += 1
+            out.append(char if depth == 1 else " ")
+        elif char == "»" and depth:
+            depth -= 1
+            out.append(char if depth == 0 else " ")
+        else:
+            out.append(" " if depth and char != "\n" else char)
+    return "".join(out)
 
 
 def _quoted(text: str, start: int) -> str:

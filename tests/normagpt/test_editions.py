@@ -250,3 +250,22 @@ def test_a_replaced_edition_without_its_last_day_is_not_in_force(editions_corpus
     assert not editions.document_in_force("2024-01-01", "replaced", old.in_force_from, None)
     best = clauses_search(keywords=KEYWORDS, expected_documents=["СП 63.13330"], limit=1)[0]
     assert best.clause.document.code == NEW
+
+
+def test_an_amendments_orders_are_read_and_the_unknown_ones_named() -> None:
+    text = (
+        "Изменение № 2 к СП 63.13330.2018\n"
+        "Пункт 10.3.2 изложить в новой редакции:\n"
+        "«10.3.2 Толщину принимают не менее 25 мм; пункт 10.3.3 исключить нельзя.»\n"
+        "Пункты 5.1, 5.2 и 5.3 исключить.\n"
+        "Раздел 6 дополнить пунктом 6.4 следующего содержания:\n«6.4 Новый пункт.»\n"
+        "Таблицу 5.1 изложить в редакции:\n«Таблица 5.1 — Значения»\n"
+    )
+    read = [(c.kind, c.number, c.text[:12]) for c in editions.changes_parse(text)]
+    assert read == [
+        ("clause", "5.1", ""), ("clause", "5.2", ""), ("clause", "5.3", ""),
+        ("clause", "10.3.2", "10.3.2 Толщи"), ("table", "5.1", "Таблица 5.1 "),
+    ]  # fmt: skip
+    assert editions.changes_unread(text) == [
+        "Раздел 6 дополнить пунктом 6.4 следующего содержания:"
+    ]  # reported by the command, not applied

@@ -71,6 +71,8 @@ class Command(BaseCommand):
             changes=changes,
             title=options["title"] or "",
         )
+        for order in editions.changes_unread(text):
+            self.stderr.write(f"not applied (not a wording this reader knows): {order}")
         numbers = ", ".join(c.number + (" (исключён)" if not c.text else "") for c in changes)
         self.stdout.write(
             f"{amendment.document.code}: amendment {amendment.number} in force from "
