@@ -27,8 +27,17 @@ from django.utils import timezone
 from core.exceptions import InvalidInput
 from normagpt.exceptions import DocumentNotFound
 from normagpt.indexing import clause_search_text, stem_counts, terms_add
-from normagpt.models import NormAmendment, NormAmendmentChange, NormClause, NormDocument
+from normagpt.models import (
+    NormAmendment,
+    NormAmendmentChange,
+    NormClause,
+    NormDocument,
+    document_in_force,
+    holds_on,
+)
 from normagpt.parsing import code_key
+
+__all__ = ["document_in_force", "holds_on"]  # the day rules, for search (from the models)
 
 _NUMBER = r"[А-ЯA-Z]?\.?\d+(?:\.\d+)*"
 _CHANGE = re.compile(
@@ -247,20 +256,6 @@ def day_of(value: Any) -> date:
         raise InvalidInput(
             f"as_of must be a date as YYYY-MM-DD, got {value!r}", field="as_of"
         ) from exc
-
-
-def holds_on(day: str, start: Any, end: Any) -> bool:
-    """Whether the span [start, end) holds `day` (ISO strings or dates; None: open)."""
-    return (start is None or str(start) <= day) and (end is None or day < str(end))
-
-
-def document_in_force(day: str, status: str, in_force_from: Any, in_force_to: Any) -> bool:
-    """`NormDocument.in_force_on` for a row read by hand (ISO day, raw values)."""
-    if in_force_to is None and status == NormDocument.Status.REPLACED:
-        return False
-    if in_force_from is None and in_force_to is None:
-        return status == NormDocument.Status.IN_FORCE
-    return holds_on(day, in_force_from, in_force_to)
 
 
 def edition_status(document: NormDocument, day: date) -> str:

@@ -16,6 +16,7 @@ from core.links import absolute_url
 from normagpt.editions import amendment_label
 from normagpt.models import AgentRun, ClaimCheck, NormPage, Thread
 from normagpt.search import SearchHit
+from normagpt.threads import runs_of
 
 
 def url_or_none(name: str, *args: Any) -> str | None:
@@ -142,10 +143,8 @@ def thread_as_dict(thread: Thread, *, with_runs: bool = False) -> dict[str, Any]
         "url": link("normagpt:thread", thread.public_id),
     }
     if with_runs:
-        runs = thread.runs.select_related("thread").prefetch_related("checks", "events")
-        data["runs"] = [
-            run_as_dict(run, with_steps=False) for run in runs.order_by("created_at", "id")
-        ]
+        runs = runs_of(thread).select_related("thread").prefetch_related("checks", "events")
+        data["runs"] = [run_as_dict(run, with_steps=False) for run in runs]
     return data
 
 

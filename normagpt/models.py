@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import secrets
 from datetime import date
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -95,15 +96,24 @@ class NormDocument(models.Model):
         super().save(*args, **kwargs)  # type: ignore[arg-type]
 
     def in_force_on(self, day: date) -> bool:
-        """Whether this edition was in force on `day`: by its dates when it has them, else
-        by its status (a document without dates is as its status says, on any day)."""
-        if self.in_force_to is None and self.status == self.Status.REPLACED:
-            return False  # replaced, the day unknown: not in force (as its status says)
-        if self.in_force_from is None and self.in_force_to is None:
-            return self.status == self.Status.IN_FORCE
-        return (self.in_force_from is None or self.in_force_from <= day) and (
-            self.in_force_to is None or day < self.in_force_to
-        )
+        """Whether this edition was in force on `day` (see `document_in_force`)."""
+        return document_in_force(day.isoformat(), self.status, self.in_force_from, self.in_force_to)
+
+
+def holds_on(day: str, start: Any, end: Any) -> bool:
+    """Whether the span [start, end) holds `day` (ISO strings or dates; None: open)."""
+    return (start is None or str(start) <= day) and (end is None or day < str(end))
+
+
+def document_in_force(day: str, status: str, in_force_from: Any, in_force_to: Any) -> bool:
+    """Whether an edition was in force on `day` (ISO): by its dates when it has them, else by
+    its status (a document without dates is as its status says, on any day); a replaced one
+    whose last day is unknown is not in force. Raw values serve rows read by hand."""
+    if in_force_to is None and status == NormDocument.Status.REPLACED:
+        return False
+    if in_force_from is None and in_force_to is None:
+        return status == NormDocument.Status.IN_FORCE
+    return holds_on(day, in_force_from, in_force_to)
 
 
 class NormPage(models.Model):

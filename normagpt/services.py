@@ -136,9 +136,7 @@ def run_resume(*, run_id: int, note: str, decision: str | None = None) -> AgentR
     or the node whose output was invalid tries again); CONTINUE / REPLAN / FINALIZE pick
     the next node instead. RunNotResumable unless the run waits for review.
     """
-    run = AgentRun.objects.select_for_update().filter(pk=run_id).first()
-    if run is None:
-        raise RunNotFound(f"run {run_id} does not exist", extra={"run_id": run_id})
+    run = _run_locked(run_id)
     if run.status != AgentRun.Status.NEEDS_REVIEW:
         raise RunNotResumable(
             f"run {run.public_id} is {run.status}; only a run waiting for review can be resumed"
@@ -192,9 +190,7 @@ def run_reply(*, run_id: int, answer: str) -> AgentRun:
     """Go on with a run that asked the asker questions (awaiting_input), `answer` added to
     the question every node reads; the judge decides again from its checkpoint (no
     finished node runs again). RunNotAwaitingInput unless the run waits for a reply."""
-    run = AgentRun.objects.select_for_update().filter(pk=run_id).first()
-    if run is None:
-        raise RunNotFound(f"run {run_id} does not exist", extra={"run_id": run_id})
+    run = _run_locked(run_id)
     if run.status != AgentRun.Status.AWAITING_INPUT:
         raise RunNotAwaitingInput(
             f"run {run.public_id} is {run.status}; only a run that asked you a question "
@@ -227,6 +223,14 @@ def run_reply(*, run_id: int, answer: str) -> AgentRun:
         raise RunNotAwaitingInput(f"run {run.public_id} no longer waits for a reply")
     background.start(RUN_TASK, run.pk)
     run.refresh_from_db()
+    return run
+
+
+def _run_locked(run_id: int) -> AgentRun:
+    """The run, its row locked until the transaction ends; RunNotFound otherwise."""
+    run = AgentRun.objects.select_for_update().filter(pk=run_id).first()
+    if run is None:
+        raise RunNotFound(f"run {run_id} does not exist", extra={"run_id": run_id})
     return run
 
 
