@@ -15,7 +15,8 @@ field: most of the cost of a load): the values go straight into the instance's a
 its state says fetched from `using`. So they behave as fetched ones (saving,
 `refresh_from_db`). A model with an `__init__` or `from_db` of its own, or that something
 listens to at `pre_init` or `post_init` (an `ImageField` with dimension fields), is made by
-its `from_db`, so that its own code runs.
+its `from_db`, so that its own code runs (this is read when a loader first runs on a
+database: listeners connect at start-up).
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ from django.db.models.signals import post_init, pre_init
 
 Converter = Callable[[Any, Any, Any], Any]
 # A model of the join: its fields' attnames, the converters of those that have any (by
-# index), and where its pk is.
-Part = tuple[type[models.Model], list[str], list[tuple[int, Any, list[Converter]]], int]
+# index), where its pk is, and whether its instances are made plainly (`_plain`).
+Part = tuple[type[models.Model], list[str], list[tuple[int, Any, list[Converter]]], int, bool]
 
 
 class JoinedLoader:
@@ -63,7 +64,7 @@ class JoinedLoader:
         made: dict[tuple[int, Any], models.Model] = {}  # a related row met again: one instance
         for row in rows:
             offset, instances = 0, []
-            for position, (model, names, converters, pk) in enumerate(parts):
+            for position, (model, names, converters, pk, plain) in enumerate(parts):
                 start, offset = offset, offset + len(names)
                 key = (position, row[start + pk]) if position else None  # (part, its pk)
                 if key is not None and key in made:
@@ -73,7 +74,11 @@ class JoinedLoader:
                 for index, col, chain in converters:
                     for convert in chain:
                         values[index] = convert(values[index], col, connection)
-                instance = _instance(model, using, names, values)
+                instance = (
+                    _instance(model, using, names, values)
+                    if plain
+                    else model.from_db(using, names, values)
+                )
                 if key is not None:
                     made[key] = instance
                 instances.append(instance)
@@ -104,7 +109,8 @@ class JoinedLoader:
                 if chain:
                     converters.append((index, col, chain))
             names = [f.attname for f in fields]
-            parts.append((model, names, converters, names.index(model._meta.pk.attname)))
+            at = names.index(model._meta.pk.attname)
+            parts.append((model, names, converters, at, _plain(model)))
         joins = " ".join(
             f"JOIN {quote(model._meta.db_table)} {alias} ON {alias}.{_pk(model, quote)}"
             f" = t0.{quote(_column(self.base, name))}"
@@ -118,9 +124,8 @@ class JoinedLoader:
 
 
 def _instance(model: type[models.Model], using: str, names: list[str], values: list[Any]) -> Any:
-    """An instance of `model` as fetched from `using`, every concrete field's value given."""
-    if not _plain(model):
-        return model.from_db(using, names, values)
+    """An instance of `model` as fetched from `using`, every concrete field's value given
+    (a `_plain` model)."""
     instance = model.__new__(model)
     instance.__dict__.update(zip(names, values, strict=True))
     state = ModelState()

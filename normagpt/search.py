@@ -246,7 +246,7 @@ def pages_search(
     for hit in hits:
         if hit.clause.page_id in pages or len(pages) < limit:
             pages.setdefault(hit.clause.page_id, []).append(hit)
-    terms = search_terms(keywords)
+    terms, day = search_terms(keywords), as_of or timezone.localdate()
     return [
         SearchHit(
             page=found[0].page,
@@ -255,7 +255,7 @@ def pages_search(
             snippet=snippet(found[0].clause.text, terms),
             clauses=found,
             in_force=found[0].in_force,
-            as_of=as_of or timezone.localdate(),
+            as_of=day,
         )
         for found in pages.values()
     ]
@@ -491,14 +491,14 @@ def _sqlite_match_ranked(
 
 @dataclass(slots=True)
 class _Row:
-    """A candidate clause as the ranking sees it: its stems, parts apart."""
+    """A candidate clause as the ranking sees it."""
 
     id: int
     document: int
     page: int
     replaced: bool
-    heading: set[str]
-    said: set[str]  # its statement's stems
+    beyond: set[str]  # its statement's stems its heading does not hold
+    said: int  # how many stems its statement holds
     positions: dict[str, list[int]]  # where each query stem (by its variants) stands
 
 
@@ -521,10 +521,12 @@ def _rows(ids: list[int], variants: dict[str, str], day: str) -> dict[int, _Row]
         stems = text.split()  # the heading's, the statement's and the rest's, bars between
         first = _index(stems, bar, 0)
         second = _index(stems, bar, first + 1)
-        heading, said = set(stems[:first]), set(stems[first + 1 : second])
+        said = set(stems[first + 1 : second])
+        heading = stems[:first]
         del stems[second : second + 1], stems[first : first + 1]
         positions = _positions(stems, variants)
-        out[pk] = _Row(pk, document, page, replaced, heading, said, positions)
+        beyond = said.difference(heading)
+        out[pk] = _Row(pk, document, page, replaced, beyond, len(said), positions)
     return out
 
 
@@ -537,13 +539,14 @@ def _ranked_rows(
 ) -> list[tuple[float, _Row]]:
     """The clauses best first: named ones, then those of the expected documents, then those
     of documents in force, each by score."""
-    said = set().union(*(row.said for row in rows.values())) - vocabulary.variants.keys()
-    where, params = _within("term", sorted(said))
+    beyond = set().union(*(row.beyond for row in rows.values())) - vocabulary.variants.keys()
+    where, params = _within("term", sorted(beyond))
     counts = _fetch(f"SELECT term, clauses FROM normagpt_normterm WHERE {where}", params)  # noqa: S608
-    other = {stem: _idf(n, vocabulary.total) for stem, n in counts}
+    log, total = math.log, vocabulary.total  # `_idf`, inline: a call per stem costs more
+    other = {stem: log(1 + (total - n + 0.5) / (n + 0.5)) for stem, n in counts}
     local = _locally_weighted(rows, vocabulary)
     phrases = _phrases(query, local)
-    scored = [(_score(row, phrases, local, other), row) for row in rows.values()]
+    scored = [(_score(row, phrases, other), row) for row in rows.values()]
     # a replaced edition named is not put below, unless an edition in force is named too
     # («СП 63.13330» names every edition: the one in force on the day comes first)
     named_in_force = any(not r.replaced for r in rows.values() if r.document in expected)
@@ -618,9 +621,7 @@ def _phrases(query: Query, vocabulary: _Vocabulary) -> list[_Phrase]:
     return out
 
 
-def _score(
-    row: _Row, phrases: list[_Phrase], vocabulary: _Vocabulary, other: dict[str, float]
-) -> float:
+def _score(row: _Row, phrases: list[_Phrase], other: dict[str, float]) -> float:
     """The weight of the query's stems the clause holds, plus the neighbour bonus, less the
     weight of what its statement says beyond the query (another subject, another
     condition: the clause is about something else)."""
@@ -628,18 +629,24 @@ def _score(
     score = 0.0
     for phrase in phrases:  # each phrase a concept: covering all of them counts most
         if phrase.total:
-            held = sum([w for t, w in phrase.weighted if t in positions])
+            held = 0.0
+            for term, weight in phrase.weighted:  # a loop: a comprehension is a call
+                if term in positions:
+                    held += weight
             score += phrase.total * (held / phrase.total) ** COVERAGE
         for a, b, weight in phrase.pairs:
             at_a, at_b = positions.get(a), positions.get(b)
-            if at_a is not None and at_b is not None:
-                after = set(at_b)  # neighbours: a word apart, or two or three
-                if any(i + 1 in after or i - 1 in after for i in at_a):
-                    score += PHRASE * weight
-                elif any(i + d in after for i in at_a for d in (-3, -2, 2, 3)):
-                    score += NEAR * weight
-    said = row.said
-    beyond = said - vocabulary.variants.keys() - row.heading
-    if said:
-        score -= BEYOND * sum(map(other.get, beyond, _ZEROS)) / len(said)
+            if at_a is None or at_b is None:
+                continue
+            # neighbours: a word apart (the phrase), or two or three (a word or two between)
+            if len(at_a) == 1 and len(at_b) == 1:
+                gap = abs(at_a[0] - at_b[0])
+            else:
+                gap = min([abs(i - j) for i in at_a for j in at_b])
+            if gap == 1:
+                score += PHRASE * weight
+            elif gap <= 3:
+                score += NEAR * weight
+    if row.said:  # `other` weighs no query stem
+        score -= BEYOND * sum(map(other.get, row.beyond, _ZEROS)) / row.said
     return score
