@@ -542,8 +542,7 @@ def _ranked_rows(
     beyond = set().union(*(row.beyond for row in rows.values())) - vocabulary.variants.keys()
     where, params = _within("term", sorted(beyond))
     counts = _fetch(f"SELECT term, clauses FROM normagpt_normterm WHERE {where}", params)  # noqa: S608
-    log, total = math.log, vocabulary.total  # `_idf`, inline: a call per stem costs more
-    other = {stem: log(1 + (total - n + 0.5) / (n + 0.5)) for stem, n in counts}
+    other = {stem: _idf(n, vocabulary.total) for stem, n in counts}
     local = _locally_weighted(rows, vocabulary)
     phrases = _phrases(query, local)
     scored = [(_score(row, phrases, other), row) for row in rows.values()]
