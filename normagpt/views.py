@@ -58,12 +58,17 @@ def index(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _run_context(request: HttpRequest, run_id: str) -> dict[str, object]:
-    """The run as its page shows it; 404 for a run the user may not see (as if absent)."""
+def _run_visible(request: HttpRequest, run_id: str) -> AgentRun:
+    """The run; 404 for a run the user may not see (as if absent)."""
     try:
-        run = selectors.run_get_public(public_id=run_id, viewer=request.user)
+        return selectors.run_get_public(public_id=run_id, viewer=request.user)
     except DomainError as exc:
         raise Http404(exc.message) from exc
+
+
+def _run_context(request: HttpRequest, run_id: str) -> dict[str, object]:
+    """The run as its page shows it (see `_run_visible`)."""
+    run = _run_visible(request, run_id)
     shared = run.shared or {}
     pages = {p["page_id"]: p for p in shared.get("retrieved_pages", [])}
     steps = []
@@ -133,10 +138,7 @@ def run_reply(request: HttpRequest, run_id: str) -> HttpResponse:
     """The asker's answer to the run's questions, from the form on the run's page."""
     if not request.user.is_authenticated:
         return _sign_in(request)
-    try:
-        run = selectors.run_get_public(public_id=run_id, viewer=request.user)
-    except DomainError as exc:
-        raise Http404(exc.message) from exc
+    run = _run_visible(request, run_id)
     try:
         services.run_reply(run_id=run.pk, answer=request.POST.get("answer", ""))
     except DomainError as exc:
