@@ -16,6 +16,7 @@ output schema's optional values as type lists and drops what only the server's c
 
 from __future__ import annotations
 
+import functools
 import types
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
@@ -71,6 +72,17 @@ def text_ids(value: Any, annotation: Any) -> Any:
     return value
 
 
+def holds_integer(value: Any) -> bool:
+    """Whether an integer (not a bool) stands anywhere in `value` (JSON: lists, objects)."""
+    if isinstance(value, int):
+        return not isinstance(value, bool)
+    if isinstance(value, list):
+        return any(holds_integer(item) for item in value)
+    if isinstance(value, dict):
+        return any(holds_integer(item) for item in value.values())
+    return False
+
+
 def model_text_ids(data: dict[str, Any], model: type[BaseModel]) -> dict[str, Any]:
     """`text_ids` over the fields of `model` (by name or alias) present in `data`."""
     annotations: dict[str, Any] = {}
@@ -99,17 +111,21 @@ class ToolArguments(FuncMetadata):
     def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
         """Text arguments keep their text; lists and objects sent as JSON text are still
         decoded; integers become text where only text is accepted."""
-        fields = self.arg_model.model_fields
-        textual = {
+        textual = self.textual_keys
+        parsed = super().pre_parse_json({k: v for k, v in data.items() if k not in textual})
+        merged = {key: data[key] if key in textual else parsed[key] for key in data}
+        return model_text_ids(merged, self.arg_model) if holds_integer(merged) else merged
+
+    @functools.cached_property
+    def textual_keys(self) -> frozenset[str]:
+        """The argument names (and aliases) that accept text as it is."""
+        return frozenset(
             key
-            for name, info in fields.items()
+            for name, info in self.arg_model.model_fields.items()
             if accepts_text(info.annotation)
             for key in (name, info.alias)
             if key
-        }
-        parsed = super().pre_parse_json({k: v for k, v in data.items() if k not in textual})
-        merged = {key: data[key] if key in textual else parsed[key] for key in data}
-        return model_text_ids(merged, self.arg_model)
+        )
 
     def validate_arguments(self, arguments_to_validate: dict[str, Any]) -> dict[str, Any]:
         return {RAW_ARGUMENTS: arguments_to_validate}
