@@ -99,9 +99,13 @@ class JoinedLoader:
         aliases = [f"t{i}" for i in range(len(models_))]
         columns: list[str] = []
         parts: list[Part] = []
+        # On SQLite a column is read as `+column` (the same value): the driver then knows no
+        # declared type to convert by, so a date or time is parsed by the field's converter,
+        # once per instance made, not by the driver on each row a related row repeats in.
+        plus = "+" if connection.vendor == "sqlite" else ""
         for model, alias in zip(models_, aliases, strict=True):
             fields = list(model._meta.concrete_fields)
-            columns += [f"{alias}.{quote(str(f.column))}" for f in fields]
+            columns += [f"{plus}{alias}.{quote(str(f.column))}" for f in fields]
             converters = []
             for index, f in enumerate(fields):
                 col = f.get_col(alias)

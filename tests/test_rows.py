@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 from django.db import connection
 from django.db.models.signals import post_init
@@ -14,10 +16,17 @@ pytestmark = pytest.mark.django_db
 
 
 def _clause() -> NormClause:
-    document = NormDocument.objects.create(code="СП 1.13330.2020", title="Свод", is_sample=True)
+    document = NormDocument.objects.create(
+        code="СП 1.13330.2020", title="Свод", is_sample=True, in_force_from=date(2020, 7, 1)
+    )
     page = NormPage.objects.create(document=document, number=3, text="5.1 Текст", clauses=["5.1"])
     return NormClause.objects.create(
-        document=document, page=page, number="5.1", text="Текст", search_text="текст"
+        document=document,
+        page=page,
+        number="5.1",
+        text="Текст",
+        search_text="текст",
+        valid_from=date(2021, 1, 15),
     )
 
 
@@ -31,8 +40,11 @@ def test_loads_the_instances_with_their_relations_in_one_query() -> None:
     assert len(queries) == 1
     assert list(loaded) == [clause.pk]
     fetched = NormClause.objects.select_related("page", "document").get(pk=clause.pk)
-    for field in NormClause._meta.concrete_fields:
-        assert getattr(found, field.attname) == getattr(fetched, field.attname), field.name
+    pairs = [(found, fetched), (found.page, fetched.page), (found.document, fetched.document)]
+    for mine, orm in pairs:  # every value, of the ORM's type (dates too, not their text)
+        for field in type(orm)._meta.concrete_fields:
+            value, expected = getattr(mine, field.attname), getattr(orm, field.attname)
+            assert (value, type(value)) == (expected, type(expected)), field.name
     # converted as the ORM does: a JSON list, a boolean, an aware datetime
     assert found.page.clauses == ["5.1"]
     assert found.document.is_sample is True
