@@ -107,7 +107,8 @@ _ADJECTIVE = {"н", "ьн", "ан", "ян", "енн", "ов", "ев", "ск"}  #
 def stems_related(term: str, stem: str) -> bool:
     """Whether two stems are forms of one word: equal, or sharing VARIANT_MIN letters and
     all but the last two of the shorter («подва»/«подвальн», «утепля»/«утеплен»; not
-    «противопожарн»/«противодымн»), the longer at most three letters longer."""
+    «противопожарн»/«противодымн»), the longer at most three letters longer. Related stems
+    that differ share their first three letters (the search's vocabulary relies on it)."""
     if term == stem:
         return True
     short, long = sorted((term, stem), key=len)

@@ -290,11 +290,17 @@ def _vocabulary(terms: list[str]) -> _Vocabulary:
     sql = f"SELECT term, clauses FROM normagpt_normterm WHERE {where}"  # noqa: S608
     known = dict(_fetch(sql, params))
     total = max(1, known.pop(ALL_CLAUSES, 0))
+    # related stems other than equal ones share their first three letters (`stems_related`):
+    # each term is tried against those only, in the order the database gave them
+    by_start: dict[str, list[tuple[str, int]]] = {}
+    for stem, n in known.items():
+        if n > 0:
+            by_start.setdefault(stem[:3], []).append((stem, n))
     variants: dict[str, str] = {}
     counts: dict[str, int] = {}
     for term in terms:
-        for stem, n in known.items():
-            if n > 0 and stem not in variants and stems_related(term, stem):
+        for stem, n in by_start.get(term[:3], ()):
+            if stem not in variants and stems_related(term, stem):
                 variants[stem] = term
                 counts[term] = counts.get(term, 0) + n
     weights = {term: _idf(n, total) for term, n in counts.items()}

@@ -1,0 +1,25 @@
+"""Stems that are forms of one word (`stems_related`): what the search's vocabulary relies on."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from normagpt.parsing import stems_related
+
+LETTERS = "абвгдежзийклмнопрстуфхцчшщъыьэюя0123456789"
+stems = st.text(alphabet=LETTERS, min_size=1, max_size=12)
+suffixes = st.sampled_from(["", "н", "ьн", "ан", "енн", "ов", "ск", "а", "ы", "ого", "ями"])
+
+
+@given(start=stems, end_a=stems | suffixes, end_b=stems | suffixes)
+def test_related_stems_share_their_first_three_letters(start: str, end_a: str, end_b: str) -> None:
+    a, b = start + end_a, start + end_b  # most pairs share a start, as a word's forms do
+    if a != b and stems_related(a, b):
+        assert a[:3] == b[:3], (a, b)
+
+
+@given(a=stems, b=stems)
+def test_unrelated_starts_are_never_related(a: str, b: str) -> None:
+    if a[:3] != b[:3]:
+        assert not stems_related(a, b)
