@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import html
 import re
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode
 
@@ -60,6 +61,15 @@ def page_url(page_id: int, clause: str = "") -> str | None:
     """The page's URL; with `clause`, the page opens with that clause marked."""
     url = link("normagpt:page", page_id)
     return f"{url}?{urlencode({'clause': clause})}#cited" if url and clause else url
+
+
+def page_urls() -> Callable[[int], str | None]:
+    """`page_url` (no clause) for the pages of one answer: the URLconf, script prefix and
+    site are read once, not per page (each read goes through a context-local)."""
+    template = link("normagpt:page", _MARK)
+    if template is None:
+        return lambda page_id: None
+    return lambda page_id: template.replace(str(_MARK), str(page_id), 1)
 
 
 def check_as_dict(check: ClaimCheck) -> dict[str, Any]:
@@ -254,7 +264,7 @@ def search_markdown(hits: list[dict[str, Any]], *, corpus_empty: bool = False) -
         )
     if not hits:
         return "No page of the corpus matches these keywords."
-    lines = []
+    lines, url_of = [], page_urls()
     for i, data in enumerate(hits, start=1):
         mark = (
             (f" (REPLACED by {data['replaced_by']})" if data["replaced_by"] else " (NOT IN FORCE)")
@@ -265,7 +275,7 @@ def search_markdown(hits: list[dict[str, Any]], *, corpus_empty: bool = False) -
         lines.append(
             f"{i}. {data['document']}{mark}, page {data['page']} (page_id {data['page_id']}); "
             f"clauses: {clauses}\n   {data['snippet']}"
-            + (f"\n   {url}" if (url := page_url(data["page_id"])) else "")
+            + (f"\n   {url}" if (url := url_of(data["page_id"])) else "")
         )
     return "\n".join(lines)
 
