@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.db import connection
@@ -518,21 +518,30 @@ def _rows(ids: list[int], variants: dict[str, str], day: str) -> dict[int, _Row]
         FROM normagpt_normclause c JOIN normagpt_normdocument d ON d.id = c.document_id
         WHERE {where}
     """  # noqa: S608 (only placeholders are interpolated)
-    bar = PART.strip()
     out = {}
+    replaced: dict[int, bool] = {}  # by document: its clauses come together
+    term_of = variants.get
     for pk, document, page, text, start, end, status, since, until in _fetch(sql, params):
         if (start is not None or end is not None) and not holds_on(day, start, end):
             continue  # another day's text of the clause (an amendment's, or the one it changed)
-        replaced = not document_in_force(day, status, since, until)
-        stems = text.split()  # the heading's, the statement's and the rest's, bars between
-        first = _index(stems, bar, 0)
-        second = _index(stems, bar, first + 1)
-        said = set(stems[first + 1 : second])
-        heading = stems[:first]
-        del stems[second : second + 1], stems[first : first + 1]
-        positions = _positions(stems, variants)
-        beyond = said.difference(heading)
-        out[pk] = _Row(pk, document, page, replaced, beyond, len(said), positions)
+        if document not in replaced:
+            replaced[document] = not document_in_force(day, status, since, until)
+        parts = text.split(PART, 2)  # the heading's, the statement's and the rest's stems
+        heading = parts[0].split()
+        stated = parts[1].split() if len(parts) > 1 else []
+        stems = heading + stated + parts[2].split() if len(parts) > 2 else heading + stated
+        positions: dict[str, list[int]] = {}  # each query stem's, by its variants
+        for index, stem in enumerate(stems):
+            term = term_of(stem)
+            if term is not None:
+                if term in positions:
+                    positions[term].append(index)
+                else:
+                    positions[term] = [index]
+        said = set(stated)
+        out[pk] = _Row(
+            pk, document, page, replaced[document], said.difference(heading), len(said), positions
+        )
     return out
 
 
@@ -565,28 +574,6 @@ def _ranked_rows(
     return sorted(scored, key=order)
 
 
-def _index(stems: list[str], stem: str, start: int) -> int:
-    """Where `stem` first stands in `stems` from `start`, else their length."""
-    try:
-        return stems.index(stem, start)
-    except ValueError:
-        return len(stems)
-
-
-def _positions(stems: list[str], variants: dict[str, str]) -> dict[str, list[int]]:
-    """Where each query stem (by its variants) stands in `stems`, in order."""
-    positions: dict[str, list[int]] = {}
-    term_of = variants.get
-    for index, stem in enumerate(stems):
-        term = term_of(stem)
-        if term is not None:
-            if term in positions:
-                positions[term].append(index)
-            else:
-                positions[term] = [index]
-    return positions
-
-
 def _locally_weighted(rows: dict[int, _Row], vocabulary: _Vocabulary) -> _Vocabulary:
     """The vocabulary with each stem weighed also by how few of the candidates hold it: the
     candidates share the words of what is asked, and the words that set one apart from the
@@ -604,8 +591,7 @@ def _locally_weighted(rows: dict[int, _Row], vocabulary: _Vocabulary) -> _Vocabu
     return _Vocabulary(weights, vocabulary.counts, vocabulary.variants, vocabulary.total)
 
 
-@dataclass(frozen=True)
-class _Phrase:
+class _Phrase(NamedTuple):  # a tuple: `_score` unpacks it in its loop, no attribute reads
     weighted: tuple[tuple[str, float], ...]  # its stems the corpus knows, with their weight
     total: float  # their weight
     pairs: tuple[tuple[str, str, float], ...]  # neighbours and their mean weight
@@ -632,22 +618,24 @@ def _score(row: _Row, phrases: list[_Phrase], other: dict[str, float]) -> float:
     condition: the clause is about something else)."""
     positions = row.positions
     score = 0.0
-    for phrase in phrases:  # each phrase a concept: covering all of them counts most
-        if phrase.total:
+    for weighted, total, pairs in phrases:  # each phrase a concept: covering all counts most
+        if total:
             held = 0.0
-            for term, weight in phrase.weighted:  # a loop: a comprehension is a call
+            for term, weight in weighted:  # loops: a comprehension is a call
                 if term in positions:
                     held += weight
-            score += phrase.total * (held / phrase.total) ** COVERAGE
-        for a, b, weight in phrase.pairs:
+            score += total * (held / total) ** COVERAGE
+        for a, b, weight in pairs:
             at_a, at_b = positions.get(a), positions.get(b)
             if at_a is None or at_b is None:
                 continue
             # neighbours: a word apart (the phrase), or two or three (a word or two between)
-            if len(at_a) == 1 and len(at_b) == 1:
-                gap = abs(at_a[0] - at_b[0])
-            else:
-                gap = min([abs(i - j) for i in at_a for j in at_b])
+            gap = abs(at_a[0] - at_b[0])
+            if len(at_a) > 1 or len(at_b) > 1:
+                for i in at_a:
+                    for j in at_b:
+                        if abs(i - j) < gap:
+                            gap = abs(i - j)
             if gap == 1:
                 score += PHRASE * weight
             elif gap <= 3:
