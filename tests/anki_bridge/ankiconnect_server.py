@@ -862,10 +862,12 @@ class FakeAnki:
         self.state.col = Collection(str(self.state.path))
         self.killed.clear()
         self._quit = threading.Event()
-        self._thread = threading.Thread(target=self._main, args=(self._quit,), daemon=True)
+        self._thread = threading.Thread(
+            target=self._main, args=(self._quit, listener, self.state.col), daemon=True
+        )
         self._thread.start()
 
-    def _main(self, quit: threading.Event) -> None:
+    def _main(self, quit: threading.Event, listener: socket.socket, col: Collection) -> None:
         """Anki's main thread: every `poll` seconds, accept and advance every client."""
         clients: list[Client] = []
         tick = time.monotonic()
@@ -878,33 +880,36 @@ class FakeAnki:
                 break
             with self.state.lock:
                 try:
-                    self._accept(clients)
+                    self._accept(listener, clients)
                     clients[:] = [c for c in clients if c.advance(self.state)]
                 except AnkiKilled:
                     self.killed.set()
                     break
         for client in clients:
             client.close()
-        self._close()
+        self._close(listener, col)  # its own: Anki may be open again by now
 
-    def _accept(self, clients: list[Client]) -> None:
-        assert self._listener is not None
+    def _accept(self, listener: socket.socket, clients: list[Client]) -> None:
         while True:
             try:
-                sock, _ = self._listener.accept()
+                sock, _ = listener.accept()
             except (BlockingIOError, OSError):
                 return
             sock.setblocking(True)
             clients.append(Client(sock))
 
-    def _close(self) -> None:
+    def _close(self, listener: socket.socket | None, col: Collection | None) -> None:
+        """Close a listener and collection of Anki's; forget them if they are the current
+        ones (a run that ended late must not close the next run's)."""
         with self.state.lock:
-            if self._listener is not None:
-                self._listener.close()
-                self._listener = None
-            if self.state.col is not None:
-                self.state.col.close()
-                self.state.col = None
+            if listener is not None:
+                listener.close()
+                if self._listener is listener:
+                    self._listener = None
+            if col is not None:
+                col.close()
+                if self.state.col is col:
+                    self.state.col = None
 
     def stop(self) -> None:
         """Anki is closed: the port refuses connections until `start()`."""
@@ -912,13 +917,14 @@ class FakeAnki:
         if self._thread is not None:
             self._thread.join(10)
             self._thread = None
-        self._close()
+        self._close(self._listener, self.state.col)
 
     def wait_killed(self, timeout: float = 10) -> None:
         """Wait until a kill switch has fired and Anki is gone."""
         assert self.killed.wait(timeout), "Anki was not killed"
         if self._thread is not None:
-            self._thread.join(10)
+            self._thread.join(timeout)
+            assert not self._thread.is_alive(), "Anki was killed but did not close"
             self._thread = None
 
     @contextlib.contextmanager
