@@ -6,9 +6,11 @@ STAMP := $(VENV)/.installed-stamp
 DEV_STAMP := $(VENV)/.installed-dev-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
-# pytest-xdist workers for `make test`: one per core (each has its own test database and
-# Redis database); TEST_WORKERS=0 runs the suite in one process.
-TEST_WORKERS ?= auto
+# pytest-xdist workers for `make test`: one more than the cores (each has its own test
+# database and Redis database; many tests wait on a spawned server or a lease, and the extra
+# worker runs meanwhile), at most 15 (Redis has 16 databases; the first is the default);
+# TEST_WORKERS=0 runs the suite in one process.
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$(( n < 15 ? n + 1 : 15 )))
 
 .PHONY: run test lint typecheck pytest worker beat mcp mcp-http superuser migrate bench clean lock catalog
 
@@ -16,15 +18,16 @@ TEST_WORKERS ?= auto
 # needs the project's dependencies only; the test, lint and bench tools (the `dev` extra,
 # over half the venv's size and install time) come with the first target that uses them.
 # Installs come from the lock files (every version pinned, every file's hash checked): uv
-# when it is on the PATH, pip otherwise. `make lock` resolves them again from pyproject.toml.
+# when it is on the PATH, pip (brought up to date first) otherwise. `make lock` resolves them again from pyproject.toml.
 LOCK := .ci/requirements.lock
 DEV_LOCK := .ci/requirements-dev.lock
-INSTALL = $(if $(shell command -v uv 2>/dev/null),uv pip install --quiet --python $(PY),$(PY) -m pip install --quiet)
+UV = $(shell command -v uv 2>/dev/null)
+INSTALL = $(if $(UV),$(UV) pip install --quiet --compile-bytecode --python $(PY),$(PY) -m pip install --quiet)
 
 $(STAMP): pyproject.toml $(LOCK)
 	@echo "setting up $(VENV) (under half a minute the first time)" >&2
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV) >&2
-	@$(PY) -m pip install --quiet --upgrade pip >&2
+	@$(if $(UV),,$(PY) -m pip install --quiet --upgrade pip >&2)
 	@$(INSTALL) --require-hashes -r $(LOCK) >&2
 	@$(INSTALL) --no-deps -e . >&2
 	@touch $(STAMP)

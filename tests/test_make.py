@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import select
 import shutil
@@ -70,6 +71,14 @@ def test_the_readme_desktop_snippet_serves_from_a_fresh_clone(tmp_path: Path) ->
         pytest.skip("make is not installed")
     clone = tmp_path / "checkout"
     shutil.copytree(ROOT, clone, ignore=COPY_IGNORES)
+    # The Makefile installs with uv when it is on the PATH, as it is here (the project's
+    # own, alone in a directory: not its python); `.ci/run`'s fresh checkout takes pip's way.
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    path = os.environ.get("PATH", "")
+    if (ROOT / ".venv" / "bin" / "uv").exists():
+        (tools / "uv").symlink_to(ROOT / ".venv" / "bin" / "uv")
+        path = f"{tools}{os.pathsep}{path}"
     server = readme_desktop_snippet()
     args = [str(arg).replace("/path/to/checkout", str(clone)) for arg in server["args"]]  # type: ignore[attr-defined]
     messages = [
@@ -85,7 +94,9 @@ def test_the_readme_desktop_snippet_serves_from_a_fresh_clone(tmp_path: Path) ->
     proc = subprocess.Popen(
         [make, *args],
         cwd=tmp_path,
-        env=subprocess_env(DATABASE_URL=None, REDIS_URL=None, MAKEFLAGS=None, MFLAGS=None),
+        env=subprocess_env(
+            DATABASE_URL=None, REDIS_URL=None, MAKEFLAGS=None, MFLAGS=None, PATH=path
+        ),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
