@@ -20,6 +20,7 @@ _WORD = re.compile(r"[0-9a-zа-яё]+(?:[.\-][0-9a-zа-яё]+)*", re.I)
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
 _STOP = set("и в во на по для с со к ко о об от до из у за при не что как или а но".split())
 _TOKEN = re.compile(r"[0-9a-zа-яё]+")
+_DIGIT = re.compile(r"\d")
 _HYPHENATED = re.compile(r"([а-яёa-z])-\s*\n\s*([а-яёa-z])")
 
 
@@ -194,13 +195,14 @@ def query_parse(keywords: list[str]) -> Query:
     clauses: list[ClauseRef] = []
     for keyword in keywords:
         text = " ".join(keyword.split())
-        for pattern, kind in ((_TABLE_REF, "table"), (_CLAUSE_REF, "clause")):
-            clauses += [ClauseRef(kind, m.group(1).upper()) for m in pattern.finditer(text)]
-            text = pattern.sub(" ", text)
-        documents += [m.group(0) for m in _DOCUMENT_REF.finditer(text)]
-        text = _DOCUMENT_REF.sub(" ", text)
-        clauses += [ClauseRef("clause", m.group(1)) for m in _BARE_CLAUSE.finditer(text)]
-        text = _BARE_CLAUSE.sub(" ", text)
+        if _DIGIT.search(text):  # every reference holds a number: most keywords hold none
+            for pattern, kind in ((_TABLE_REF, "table"), (_CLAUSE_REF, "clause")):
+                clauses += [ClauseRef(kind, m.group(1).upper()) for m in pattern.finditer(text)]
+                text = pattern.sub(" ", text)
+            documents += [m.group(0) for m in _DOCUMENT_REF.finditer(text)]
+            text = _DOCUMENT_REF.sub(" ", text)
+            clauses += [ClauseRef("clause", m.group(1)) for m in _BARE_CLAUSE.finditer(text)]
+            text = _BARE_CLAUSE.sub(" ", text)
         stems = [_stem(w) for w in search_stems_words(text) if w not in _QUESTION]
         if stems:
             phrases.append(stems)
@@ -215,8 +217,11 @@ _ROMAN = {"i", "v", "x"}  # «I степени», «категории V»
 def search_stems_words(text: str) -> list[str]:
     """The words `search_stems` stems, before stemming: numbers («7 баллов») and grades
     («Ф1.3», «IА») kept, clause numbers and codes left out."""
-    text = _HYPHENATED.sub(r"\1\2", text.lower()).replace("ё", "е")
-    text = _DOTTED.sub(" ", _GRADE.sub(r"\1\2\3", text))
+    text = text.lower().replace("ё", "е")
+    if "-" in text:
+        text = _HYPHENATED.sub(r"\1\2", text)
+    if _DIGIT.search(text):  # clause numbers, codes and grades hold digits
+        text = _DOTTED.sub(" ", _GRADE.sub(r"\1\2\3", text))
     return [
         w
         for w in _TOKEN.findall(text)
