@@ -18,7 +18,8 @@ TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$(( n < 15 ? n 
 # needs the project's dependencies only; the test, lint and bench tools (the `dev` extra,
 # over half the venv's size and install time) come with the first target that uses them.
 # Installs come from the lock files (every version pinned, every file's hash checked): uv
-# when it is on the PATH, pip (brought up to date first) otherwise. `make lock` resolves them again from pyproject.toml.
+# when it is on the PATH (bytecode compiled, as pip does), pip (brought up to date first)
+# otherwise. `make lock` resolves them again from pyproject.toml.
 LOCK := .ci/requirements.lock
 DEV_LOCK := .ci/requirements-dev.lock
 UV = $(shell command -v uv 2>/dev/null)

@@ -73,12 +73,11 @@ def test_the_readme_desktop_snippet_serves_from_a_fresh_clone(tmp_path: Path) ->
     shutil.copytree(ROOT, clone, ignore=COPY_IGNORES)
     # The Makefile installs with uv when it is on the PATH, as it is here (the project's
     # own, alone in a directory: not its python); `.ci/run`'s fresh checkout takes pip's way.
-    tools = tmp_path / "tools"
-    tools.mkdir()
-    path = os.environ.get("PATH", "")
-    if (ROOT / ".venv" / "bin" / "uv").exists():
-        (tools / "uv").symlink_to(ROOT / ".venv" / "bin" / "uv")
-        path = f"{tools}{os.pathsep}{path}"
+    path, uv = os.environ.get("PATH", ""), ROOT / ".venv" / "bin" / "uv"
+    if uv.exists():
+        (tmp_path / "tools").mkdir()
+        (tmp_path / "tools" / "uv").symlink_to(uv)
+        path = f"{tmp_path / 'tools'}{os.pathsep}{path}"
     server = readme_desktop_snippet()
     args = [str(arg).replace("/path/to/checkout", str(clone)) for arg in server["args"]]  # type: ignore[attr-defined]
     messages = [
