@@ -21,6 +21,9 @@ database: listeners connect at start-up).
 
 from __future__ import annotations
 
+import functools
+import math
+import sqlite3
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -57,9 +60,7 @@ class JoinedLoader:
             where, params = "= ANY(%s)", [wanted]
         else:
             where, params = f"IN ({','.join(['%s'] * len(wanted))})", list(wanted)
-        with connection.cursor() as cursor:
-            cursor.execute(sql.format(where=where), params)
-            rows = cursor.fetchall()
+        rows = rows_fetch(sql.format(where=where), params, using=using)
         out: dict[int, models.Model] = {}
         made: dict[tuple[int, Any], models.Model] = {}  # a related row met again: one instance
         for row in rows:
@@ -125,6 +126,39 @@ class JoinedLoader:
         sql = f"SELECT {', '.join(columns)} FROM {table} t0 {joins} WHERE t0.{pk} {{where}}"  # noqa: S608
         self._prepared[using] = (sql, parts)
         return self._prepared[using]
+
+
+def rows_fetch(sql: str, params: list[Any], *, using: str = "default") -> list[tuple[Any, ...]]:
+    """The rows of `sql` (placeholders `%s`, no `%%`) with `params`, as a Django cursor
+    gives them. On SQLite, unless queries are being logged (DEBUG, `CaptureQueriesContext`),
+    straight from the driver's connection: Django's cursor rewrites every placeholder with a
+    regex and wraps the call in four frames, more than a short indexed query costs. Errors
+    are Django's, as through its cursor; the connection is opened as its cursor opens it."""
+    connection = connections[using]
+    if connection.vendor != "sqlite" or connection.queries_logged:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return list(cursor.fetchall())
+    connection.ensure_connection()  # (re)opened as `cursor()` would, in its thread check
+    connection.validate_thread_sharing()
+    with connection.wrap_database_errors:
+        return connection.connection.execute(sql.replace("%s", "?"), params).fetchall()
+
+
+def sqlite_functions(sender: Any, connection: Any, **kwargs: Any) -> None:
+    """A `connection_created` receiver: `ln` on an SQLite built without its math functions
+    (SQLITE_ENABLE_MATH_FUNCTIONS; most builds have them), as hand-written SQL uses it."""
+    if connection.vendor == "sqlite" and not _sqlite_math():
+        connection.connection.create_function("ln", 1, math.log, deterministic=True)
+
+
+@functools.cache
+def _sqlite_math() -> bool:
+    try:
+        sqlite3.connect(":memory:").execute("SELECT ln(1)").close()
+    except sqlite3.OperationalError:
+        return False
+    return True
 
 
 def _instance(model: type[models.Model], using: str, names: list[str], values: list[Any]) -> Any:

@@ -246,6 +246,10 @@ def snippet(text: str, terms: list[str], width: int = 240) -> str:
     within `width` characters: the earliest such start of a term's occurrence."""
     flat = " ".join(text.split())  # the regex `\s+` is slower on Cyrillic than split
     low = flat.lower().replace("ё", "е")
+    if len(flat) <= width:  # every window from the first term found holds all found
+        first = [at for term in terms if term and (at := low.find(term)) >= 0]
+        start = max(0, min(first) - width // 4) if first else 0
+        return ("…" if start else "") + flat[start:]
     every: dict[str, list[int]] = {}  # each term's occurrences, overlapping ones too
     starts: list[int] = []  # the windows tried: where a term starts, left to right
     for term in dict.fromkeys(t for t in terms if t):
@@ -261,9 +265,7 @@ def snippet(text: str, terms: list[str], width: int = 240) -> str:
                     starts.append(at)
                     after = at + len(term)
     start = 0
-    if starts and len(flat) <= width:  # every window from the first start holds all found
-        start = max(0, min(starts) - width // 4)
-    elif starts:
+    if starts:
 
         def held(p: int) -> int:  # the terms wholly inside the window from p
             end = p + width

@@ -38,7 +38,7 @@ from django.db.models import Max, Min, Q
 from django.utils import timezone
 
 from core.exceptions import InvalidInput
-from core.rows import JoinedLoader
+from core.rows import JoinedLoader, rows_fetch
 from normagpt.editions import document_in_force, holds_on
 from normagpt.indexing import ALL_CLAUSES, PART, TABLE_MARK
 from normagpt.models import NormClause, NormDocument, NormDocumentAlias, NormPage
@@ -309,9 +309,7 @@ def _vocabulary(terms: list[str]) -> _Vocabulary:
 
 def _fetch(sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
     """Rows of a query written out here (no ORM query to build: this is the hot path)."""
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return list(cursor.fetchall())
+    return rows_fetch(sql, params)
 
 
 def _within(column: str, values: list[Any]) -> tuple[str, list[Any]]:
@@ -453,9 +451,7 @@ def _postgres(
         ORDER BY {order} LIMIT %s
     """  # noqa: S608 (only placeholders are interpolated)
     params: list[Any] = [query, *([documents] if documents else []), *([query] if ranked else [])]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, limit])
-        return [int(pk) for (pk,) in cursor.fetchall()]
+    return [int(pk) for (pk,) in _fetch(sql, [*params, limit])]
 
 
 def _sqlite(match: str, documents: list[int], limit: int) -> list[int]:
@@ -490,9 +486,8 @@ def _sqlite_match_ranked(
         WHERE normagpt_clause_fts MATCH %s {within}
         ORDER BY rank, rowid LIMIT %s
     """  # noqa: S608 (only placeholders are interpolated)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [match, *(span or ()), *(ids or ()), limit])
-        return [(float(rank), int(pk)) for rank, pk in cursor.fetchall()]
+    rows = _fetch(sql, [match, *(span or ()), *(ids or ()), limit])
+    return [(float(rank), int(pk)) for rank, pk in rows]
 
 
 @dataclass(slots=True)
@@ -521,23 +516,28 @@ def _rows(ids: list[int], variants: dict[str, str], day: str) -> dict[int, _Row]
     out = {}
     replaced: dict[int, bool] = {}  # by document: its clauses come together
     term_of = variants.get
+    # a heading's stems and their query stems (or None), split once: clauses share headings
+    headings: dict[str, tuple[list[str], list[Any]]] = {}
     for pk, document, page, text, start, end, status, since, until in _fetch(sql, params):
         if (start is not None or end is not None) and not holds_on(day, start, end):
             continue  # another day's text of the clause (an amendment's, or the one it changed)
         if document not in replaced:
             replaced[document] = not document_in_force(day, status, since, until)
         parts = text.split(PART, 2)  # the heading's, the statement's and the rest's stems
-        heading = parts[0].split()
+        if parts[0] not in headings:
+            stems = parts[0].split()
+            headings[parts[0]] = (stems, list(map(term_of, stems)))
+        heading, terms = headings[parts[0]]
         stated = parts[1].split() if len(parts) > 1 else []
-        stems = heading + stated + parts[2].split() if len(parts) > 2 else heading + stated
+        rest = parts[2].split() if len(parts) > 2 else []
+        terms = [*terms, *map(term_of, stated), *map(term_of, rest)]  # query stems, or None
         positions: dict[str, list[int]] = {}  # each query stem's, by its variants
-        for index, stem in enumerate(stems):
-            term = term_of(stem)
-            if term is not None:
-                if term in positions:
-                    positions[term].append(index)
-                else:
-                    positions[term] = [index]
+        for index in itertools.compress(range(len(terms)), terms):  # few: no loop over all
+            term = terms[index]
+            if term in positions:
+                positions[term].append(index)
+            else:
+                positions[term] = [index]
         said = set(stated)
         out[pk] = _Row(
             pk, document, page, replaced[document], said.difference(heading), len(said), positions
@@ -555,9 +555,12 @@ def _ranked_rows(
     """The clauses best first: named ones, then those of the expected documents, then those
     of documents in force, each by score."""
     beyond = set().union(*(row.beyond for row in rows.values())) - vocabulary.variants.keys()
-    where, params = _within("term", sorted(beyond))
-    counts = _fetch(f"SELECT term, clauses FROM normagpt_normterm WHERE {where}", params)  # noqa: S608
-    other = {stem: _idf(n, vocabulary.total) for stem, n in counts}
+    where, params = _within("term", list(beyond))
+    # each one's weight as `_idf` gives it, by the database: ln(1 + (total - n + 0.5) / (n + 0.5))
+    real = "CAST(%s AS DOUBLE PRECISION)"  # a literal 0.5 is numeric on PostgreSQL
+    weight = f"ln(1 + ({real} - clauses) / (clauses + {real}))"
+    sql = f"SELECT term, {weight} FROM normagpt_normterm WHERE {where}"  # noqa: S608
+    other = dict(_fetch(sql, [vocabulary.total + 0.5, 0.5, *params]))
     local = _locally_weighted(rows, vocabulary)
     phrases = _phrases(query, local)
     scored = [(_score(row, phrases, other), row) for row in rows.values()]

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import math
+import sqlite3
 from datetime import date
+from types import SimpleNamespace
 
 import pytest
-from django.db import connection
+from django.db import DatabaseError, connection, transaction
 from django.db.models.signals import post_init
 from django.test.utils import CaptureQueriesContext
 
-from core.rows import JoinedLoader
+from core import rows
+from core.rows import JoinedLoader, rows_fetch
 from normagpt.models import NormClause, NormDocument, NormPage
 
 pytestmark = pytest.mark.django_db
@@ -99,3 +103,39 @@ def test_an_instance_someone_listens_to_is_made_through_init() -> None:
     assert (found, found.page, found.document) == (clause, clause.page, clause.document)
     assert found.page.document == clause.document  # the relation read as the ORM reads it
     assert found._state.db == "default"
+
+
+def test_rows_fetch_gives_the_cursors_rows_and_errors_and_is_captured() -> None:
+    clause = _clause()
+    sql = "SELECT id, number, valid_from FROM normagpt_normclause WHERE id IN (%s, %s)"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [clause.pk, 10**9])
+        expected = cursor.fetchall()
+    assert (
+        rows_fetch(sql, [clause.pk, 10**9]) == expected == [(clause.pk, "5.1", date(2021, 1, 15))]
+    )
+    with pytest.raises(DatabaseError), transaction.atomic():  # Django's, as its cursor's
+        rows_fetch("SELECT nothing FROM normagpt_no_such_table WHERE id = %s", [1])
+    with CaptureQueriesContext(connection) as queries:  # logged: through Django's cursor
+        rows_fetch(sql, [clause.pk, 1])
+    assert len(queries) == 1
+    assert str(clause.pk) in queries[0]["sql"]
+
+
+def test_ln_is_there_on_an_sqlite_built_without_math(monkeypatch: pytest.MonkeyPatch) -> None:
+    registered: list[tuple[object, ...]] = []
+
+    class Raw:
+        def create_function(self, *args: object, **kwargs: object) -> None:
+            registered.append((*args, kwargs))
+
+    monkeypatch.setattr(rows, "_sqlite_math", lambda: True)
+    rows.sqlite_functions(None, SimpleNamespace(vendor="sqlite", connection=Raw()))
+    assert registered == []  # the library's own
+    monkeypatch.setattr(rows, "_sqlite_math", lambda: False)
+    rows.sqlite_functions(None, SimpleNamespace(vendor="postgresql", connection=Raw()))
+    rows.sqlite_functions(None, SimpleNamespace(vendor="sqlite", connection=Raw()))
+    assert registered == [("ln", 1, math.log, {"deterministic": True})]
+    raw = sqlite3.connect(":memory:")
+    rows.sqlite_functions(None, SimpleNamespace(vendor="sqlite", connection=raw))
+    assert raw.execute("SELECT ln(?)", [2.5]).fetchone()[0] == math.log(2.5)
