@@ -176,6 +176,8 @@ def clauses_search(
 _LOADER = JoinedLoader(NormClause, page=NormPage, document=NormDocument)
 _DOCUMENTS = JoinedLoader(NormDocument)
 _PAGE_DOCUMENT = NormPage._meta.get_field("document")
+_CLAUSE_PAGE = NormClause._meta.get_field("page")
+_CLAUSE_DOCUMENT = NormClause._meta.get_field("document")
 _REPLACED_BY = NormDocument._meta.get_field("replaced_by")
 
 
@@ -183,12 +185,14 @@ def _clauses_loaded(ids: list[int]) -> dict[int, NormClause]:
     """The clauses with their page, document and its successor, in two queries written out
     (the ORM's compiling of the joins cost more than running them)."""
     clauses: dict[int, Any] = _LOADER.by_ids(ids)
-    successors = {c.document.replaced_by_id for c in clauses.values()} - {None}
+    page_of, document_of = _CLAUSE_PAGE.get_cached_value, _CLAUSE_DOCUMENT.get_cached_value
+    pairs: list[tuple[Any, Any]] = [(page_of(c), document_of(c)) for c in clauses.values()]
+    successors = {document.replaced_by_id for _, document in pairs} - {None}
     by_pk = _DOCUMENTS.by_ids(successors) if successors else {}
-    for clause in clauses.values():  # attached as select_related would (no descriptor's checks)
-        _PAGE_DOCUMENT.set_cached_value(clause.page, clause.document)
-        if clause.document.replaced_by_id in by_pk:
-            _REPLACED_BY.set_cached_value(clause.document, by_pk[clause.document.replaced_by_id])
+    for page, document in pairs:  # attached as select_related would (no descriptor's checks)
+        _PAGE_DOCUMENT.set_cached_value(page, document)
+        if document.replaced_by_id in by_pk:
+            _REPLACED_BY.set_cached_value(document, by_pk[document.replaced_by_id])
     return clauses
 
 
