@@ -139,8 +139,8 @@ def rows_fetch(sql: str, params: list[Any], *, using: str = "default") -> list[t
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             return list(cursor.fetchall())
-    connection.ensure_connection()  # (re)opened as `cursor()` would, in its thread check
-    connection.validate_thread_sharing()
+    connection.ensure_connection()  # opened when closed, as `cursor()` opens it
+    connection.validate_thread_sharing()  # and refused from another thread, as there
     with connection.wrap_database_errors:
         return connection.connection.execute(sql.replace("%s", "?"), params).fetchall()
 

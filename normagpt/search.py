@@ -560,7 +560,7 @@ def _ranked_rows(
     of documents in force, each by score."""
     beyond = set().union(*(row.beyond for row in rows.values())) - vocabulary.variants.keys()
     where, params = _within("term", list(beyond))
-    # each one's weight as `_idf` gives it, by the database: ln(1 + (total - n + 0.5) / (n + 0.5))
+    # each one's weight by the database, the same as `_idf` gives (keep the two in step)
     real = "CAST(%s AS DOUBLE PRECISION)"  # a literal 0.5 is numeric on PostgreSQL
     weight = f"ln(1 + ({real} - clauses) / (clauses + {real}))"
     sql = f"SELECT term, {weight} FROM normagpt_normterm WHERE {where}"  # noqa: S608
