@@ -275,7 +275,12 @@ def snippet(text: str, terms: list[str], width: int = 240) -> str:
                 count += i < len(found) and found[i] + len(term) <= end
             return count
 
-        best = max(sorted(starts), key=lambda p: (held(p), -p))
+        best, most = 0, -1  # the earliest window holding the most: none holds more than all
+        for p in sorted(starts):
+            if (count := held(p)) > most:
+                best, most = p, count
+                if count == len(every):
+                    break
         start = max(0, best - width // 4)
     piece = flat[start : start + width]
     return ("…" if start else "") + piece + ("…" if start + width < len(flat) else "")

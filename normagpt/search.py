@@ -527,13 +527,16 @@ def _rows(ids: list[int], variants: dict[str, str], day: str) -> dict[int, _Row]
             continue  # another day's text of the clause (an amendment's, or the one it changed)
         if document not in replaced:
             replaced[document] = not document_in_force(day, status, since, until)
-        parts = text.split(PART, 2)  # the heading's, the statement's and the rest's stems
+        # the heading's, the statement's and the rest's stems, each stem (never empty, no
+        # space in it) after one space (`clause_search_text`): split at it, not at any
+        # whitespace (a per-character test); an empty part holds none
+        parts = text.split(PART, 2)
         if parts[0] not in headings:
-            stems = parts[0].split()
+            stems = parts[0].split(" ") if parts[0] else []
             headings[parts[0]] = (stems, list(map(term_of, stems)))
         heading, terms = headings[parts[0]]
-        stated = parts[1].split() if len(parts) > 1 else []
-        rest = parts[2].split() if len(parts) > 2 else []
+        stated = parts[1].split(" ") if len(parts) > 1 and parts[1] else []
+        rest = parts[2].split(" ") if len(parts) > 2 and parts[2] else []
         terms = [*terms, *map(term_of, stated), *map(term_of, rest)]  # query stems, or None
         positions: dict[str, list[int]] = {}  # each query stem's, by its variants
         for index in itertools.compress(range(len(terms)), terms):  # few: no loop over all
@@ -566,8 +569,8 @@ def _ranked_rows(
     sql = f"SELECT term, {weight} FROM normagpt_normterm WHERE {where}"  # noqa: S608
     other = dict(_fetch(sql, [vocabulary.total + 0.5, 0.5, *params]))
     local = _locally_weighted(rows, vocabulary)
-    phrases = _phrases(query, local)
-    scored = [(_score(row, phrases, other), row) for row in rows.values()]
+    scoring = _Scoring(_phrases(query, local), other)
+    scored = [(_score(row, scoring), row) for row in rows.values()]
     # a replaced edition named is not put below, unless an edition in force is named too
     # («СП 63.13330» names every edition: the one in force on the day comes first)
     named_in_force = any(not r.replaced for r in rows.values() if r.document in expected)
@@ -598,7 +601,7 @@ def _locally_weighted(rows: dict[int, _Row], vocabulary: _Vocabulary) -> _Vocabu
     return _Vocabulary(weights, vocabulary.counts, vocabulary.variants, vocabulary.total)
 
 
-class _Phrase(NamedTuple):  # a tuple: `_score` unpacks it in its loop, no attribute reads
+class _Phrase(NamedTuple):
     weighted: tuple[tuple[str, float], ...]  # its stems the corpus knows, with their weight
     total: float  # their weight
     pairs: tuple[tuple[str, str, float], ...]  # neighbours and their mean weight
@@ -619,34 +622,56 @@ def _phrases(query: Query, vocabulary: _Vocabulary) -> list[_Phrase]:
     return out
 
 
-def _score(row: _Row, phrases: list[_Phrase], other: dict[str, float]) -> float:
+class _Scoring:
+    """`_score`'s view of one search: the phrases, their neighbour pairs in one tuple, the
+    statement stems' weights, and the coverage of each set of query stems met so far (the
+    candidates hold few distinct sets: most share the rarest stems they were found by)."""
+
+    def __init__(self, phrases: list[_Phrase], other: dict[str, float]) -> None:
+        self.phrases = phrases
+        self.pairs = tuple(pair for phrase in phrases for pair in phrase.pairs)
+        self.other = other
+        self.covered: dict[frozenset[str], float] = {}
+
+    def coverage(self, held: frozenset[str]) -> float:
+        """Each phrase a concept: its weight times the share of it held, to the power
+        COVERAGE (covering every concept counts most)."""
+        score = 0.0
+        for weighted, total, _ in self.phrases:
+            if total:
+                part = 0.0
+                for term, weight in weighted:  # loops: a comprehension is a call
+                    if term in held:
+                        part += weight
+                score += total * (part / total) ** COVERAGE
+        self.covered[held] = score
+        return score
+
+
+def _score(row: _Row, scoring: _Scoring) -> float:
     """The weight of the query's stems the clause holds, plus the neighbour bonus, less the
     weight of what its statement says beyond the query (another subject, another
     condition: the clause is about something else)."""
     positions = row.positions
-    score = 0.0
-    for weighted, total, pairs in phrases:  # each phrase a concept: covering all counts most
-        if total:
-            held = 0.0
-            for term, weight in weighted:  # loops: a comprehension is a call
-                if term in positions:
-                    held += weight
-            score += total * (held / total) ** COVERAGE
-        for a, b, weight in pairs:
-            at_a, at_b = positions.get(a), positions.get(b)
-            if at_a is None or at_b is None:
-                continue
-            # neighbours: a word apart (the phrase), or two or three (a word or two between)
-            gap = abs(at_a[0] - at_b[0])
-            if len(at_a) > 1 or len(at_b) > 1:
-                for i in at_a:
-                    for j in at_b:
-                        if abs(i - j) < gap:
-                            gap = abs(i - j)
-            if gap == 1:
-                score += PHRASE * weight
-            elif gap <= 3:
-                score += NEAR * weight
+    held = frozenset(positions)
+    score = scoring.covered.get(held)
+    if score is None:
+        score = scoring.coverage(held)
+    for a, b, weight in scoring.pairs:
+        at_a, at_b = positions.get(a), positions.get(b)
+        if at_a is None or at_b is None:
+            continue
+        # neighbours: a word apart (the phrase), or two or three (a word or two between)
+        gap = abs(at_a[0] - at_b[0])
+        if len(at_a) > 1 or len(at_b) > 1:
+            for i in at_a:
+                for j in at_b:
+                    if abs(i - j) < gap:
+                        gap = abs(i - j)
+        if gap == 1:
+            score += PHRASE * weight
+        elif gap <= 3:
+            score += NEAR * weight
     if row.said:  # `other` weighs no query stem
-        score -= BEYOND * sum(map(other.get, row.beyond, _ZEROS)) / row.said
+        score -= BEYOND * sum(map(scoring.other.get, row.beyond, _ZEROS)) / row.said
     return score

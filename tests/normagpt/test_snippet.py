@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from normagpt.parsing import search_terms, snippet
 
 FILLER = "Требования настоящего раздела распространяются на здания всех классов. "
@@ -41,3 +44,51 @@ def test_no_term_found_shows_the_start() -> None:
     text = FILLER * 5
     shown = snippet(text, search_terms(["вентиляция"]), width=100)
     assert shown == " ".join(text.split())[:100] + "…"
+
+
+WORDS = ["защитного", "слоя", "бетона", "арматуры", "толщину", "принимают", "не", "менее", "мм.",
+         "Защитный", "СЛОЙ", "фундаментов", "в", "зданиях", "20", "ёмкостей"]  # fmt: skip
+
+
+def _window_of_most(text: str, terms: list[str], width: int) -> str:
+    """The snippet by its definition: of the windows starting where a left-to-right scan
+    finds a term, the one wholly holding the most terms; the earliest of equals."""
+    flat = " ".join(text.split())
+    low = flat.lower().replace("ё", "е")
+    found = {t: [i for i in range(len(low)) if low.startswith(t, i)] for t in dict.fromkeys(terms)}
+    starts = []
+    for term, at in found.items():
+        after = -1
+        for i in at:
+            if i >= after:
+                starts.append(i)
+                after = i + len(term)
+    if not starts:
+        return flat[:width] + ("…" if width < len(flat) else "")
+    if len(flat) <= width:
+        start = max(0, min(starts) - width // 4)
+        return ("…" if start else "") + flat[start:]
+
+    def held(p: int) -> int:
+        return sum(any(p <= i and i + len(t) <= p + width for i in at) for t, at in found.items())
+
+    best = max(sorted(starts), key=lambda p: (held(p), -p))
+    start = max(0, best - width // 4)
+    return (
+        ("…" if start else "")
+        + flat[start : start + width]
+        + ("…" if start + width < len(flat) else "")
+    )
+
+
+@given(
+    words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=60),
+    keywords=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4),
+    width=st.integers(min_value=20, max_value=240),
+)
+@settings(max_examples=300, deadline=None)
+def test_the_window_is_the_earliest_holding_the_most_terms(
+    words: list[str], keywords: list[str], width: int
+) -> None:
+    text, terms = " ".join(words), search_terms(keywords)
+    assert snippet(text, terms, width) == _window_of_most(text, terms, width)
