@@ -601,7 +601,7 @@ def _locally_weighted(rows: dict[int, _Row], vocabulary: _Vocabulary) -> _Vocabu
     return _Vocabulary(weights, vocabulary.counts, vocabulary.variants, vocabulary.total)
 
 
-class _Phrase(NamedTuple):
+class _Phrase(NamedTuple):  # a tuple: `_Scoring` unpacks it in its loop, no attribute reads
     weighted: tuple[tuple[str, float], ...]  # its stems the corpus knows, with their weight
     total: float  # their weight
     pairs: tuple[tuple[str, str, float], ...]  # neighbours and their mean weight
@@ -644,7 +644,6 @@ class _Scoring:
                     if term in held:
                         part += weight
                 score += total * (part / total) ** COVERAGE
-        self.covered[held] = score
         return score
 
 
@@ -656,7 +655,7 @@ def _score(row: _Row, scoring: _Scoring) -> float:
     held = frozenset(positions)
     score = scoring.covered.get(held)
     if score is None:
-        score = scoring.coverage(held)
+        score = scoring.covered[held] = scoring.coverage(held)
     for a, b, weight in scoring.pairs:
         at_a, at_b = positions.get(a), positions.get(b)
         if at_a is None or at_b is None:
