@@ -10,9 +10,9 @@ both sides and hides the gap). `manage.py runmcp` (every app) and `bench/minimal
 `get_problem` calls against the same local HTTP/1.1 keep-alive stub of the online-judge
 API (the LeetCode "Two Sum" body): GET, validate, upsert into SQLite, render Markdown.
 Both answers are checked to be the same text. Calls go in blocks of 100 that alternate
-between the two servers, so a change of machine load touches both alike. Prints p50/p95
-per tool and server and the ratio hub / minimal. Targets: greet ≤ 1.15×, get_problem
-≤ 1.3× (issue 27: in instructions).
+between the servers, so a change of machine load touches them alike. Prints p50/p95 per
+tool and server; each other server's row gives the hub's ratio to it (hub ÷ this).
+Targets: greet ≤ 1.15×, get_problem ≤ 1.3× (issue 27: in instructions).
 
 `--start-ups N` (10 by default) spawns each server N times, interleaved, and times what a
 desktop client waits on at each session's start: spawn → `initialize` answered, →
@@ -22,6 +22,15 @@ data directory (an SQLite file that does not exist yet, migrated before serving)
 `--http` also drives `greet` over streamable HTTP — `runmcp --transport http` beside the
 minimal server's own streamable HTTP, raw POSTs on one keep-alive connection each — and
 prints wall time and the server's CPU time per call (from /proc).
+
+`--rust-original [PATH]` adds the Rust original of the online-judge tools (oj-mcp-rs, the
+server document 003 describes) as a third server on `get_problem`, against the same stub;
+issue 27's target is the hub ≤ 4× its instructions. PATH is its binary; without PATH the
+bench takes the published build of release 0.1.4 from the npm registry (`npm pack
+oj-mcp-rs-<os>-<cpu>`, the package `npx oj-mcp-rs` runs) into its scratch directory. Its
+answer is checked to be the same problem (the same title line; its Markdown differs: it
+keeps `<sup>` as plain digits, "10^4" reads "104"). It stores nothing: the hub and the
+minimal server also upsert the problem.
 
 `--instructions N` (valgrind installed) also counts the instructions of N calls of each
 tool on each server with callgrind (instrumentation switched on only around those calls:
@@ -42,12 +51,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import pstats
 import re
 import shutil
 import socket
 import subprocess
 import sys
+import tarfile
 import tempfile
 import threading
 import time
@@ -74,7 +85,11 @@ CACHED = ("sdamgia_get_problem", "normagpt_search_norms")  # on SQLite: the floo
 BLOCK = 100
 WARM_UP = 20
 SERVERS = ("minimal", "hub")
-LABELS = {"minimal": "minimal (same SDK, same work)", "hub": "tool hub (manage.py runmcp)"}
+LABELS = {"minimal": "minimal (same SDK, same work)", "hub": "tool hub (manage.py runmcp)",
+          "rust": "Rust original"}  # fmt: skip
+RUST_TARGET = 4.0  # the hub's get_problem ≤ 4× the Rust original's instructions (issue 27)
+RUST_TOOLS = ("get_problem",)  # the only tool both serve
+RUST_RELEASE = "0.1.4"
 # The hub's recovery sweeper wakes every half run lease (7.5 s). Under callgrind a call takes
 # some 50 times longer, so the sweeper would run 50 times as often per call as it does in
 # use: about 0.35 M instructions a call, now and then, on a tool that never touches a run.
@@ -281,26 +296,35 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def serving(tool: str, servers: dict[str, Any]) -> list[str]:
+    """The servers that serve `tool`, in the order of `servers` (the Rust original serves
+    only `get_problem`)."""
+    return [name for name in servers if name != "rust" or tool in RUST_TOOLS]
+
+
 def warm_up(servers: dict[str, RawServer]) -> None:
-    """Imports, connections and caches warm on both sides; the two answers must agree."""
+    """Imports, connections and caches warm on every side; the answers must agree (the
+    Rust original's on the problem: its Markdown renders some markup otherwise)."""
     for tool, arguments in CALLS.items():
         answers = {}
-        for name, server in servers.items():
+        for name in serving(tool, servers):
             for i in range(WARM_UP):
-                answers[name] = server.call(tool, arguments(i))
+                answers[name] = servers[name].call(tool, arguments(i))
         if answers["hub"] != answers["minimal"]:
             raise SystemExit(f"{tool}: the two servers answer differently; not the same work")
+        if "rust" in answers and answers["rust"].split("\n")[0] != answers["hub"].split("\n")[0]:
+            raise SystemExit(f"{tool}: the Rust original answers another problem")
     print(f"warm: {', '.join(CALLS)} answer the same text on both servers", file=sys.stderr)
 
 
 def measure(servers: dict[str, RawServer], calls: int) -> dict[tuple[str, str], list[float]]:
     samples: dict[tuple[str, str], list[float]] = {
-        (tool, name): [] for tool in CALLS for name in servers
+        (tool, name): [] for tool in CALLS for name in serving(tool, servers)
     }
     for tool, arguments in CALLS.items():
+        names = serving(tool, servers)
         for block, start in enumerate(range(0, calls, BLOCK)):
-            order = SERVERS if block % 2 == 0 else SERVERS[::-1]
-            for name in order:
+            for name in names if block % 2 == 0 else names[::-1]:
                 times = samples[(tool, name)]
                 for i in range(start, min(start + BLOCK, calls)):
                     t0 = time.perf_counter()
@@ -310,20 +334,18 @@ def measure(servers: dict[str, RawServer], calls: int) -> dict[tuple[str, str], 
 
 
 def instructions(
-    calls: int, base_url: str, scratch: Path, env: dict[str, str]
+    calls: int, commands: dict[str, list[str]], scratch: Path, env: dict[str, str]
 ) -> dict[tuple[str, str], float]:
     """Millions of instructions per call of each tool on each server (callgrind)."""
     counts: dict[tuple[str, str], float] = {}
-    for name in SERVERS:
+    for name, argv in commands.items():
         out = scratch / f"callgrind.{name}"
         valgrind = [_tool("valgrind"), "--tool=callgrind", "--instr-atstart=no",
                     f"--callgrind-out-file={out}.%p"]  # fmt: skip
-        server = RawServer(
-            [*valgrind, *command(name, base_url, scratch, None)],
-            {**env, **COUNTED_ENV},
-            under_valgrind=True,
-        )
+        server = RawServer([*valgrind, *argv], {**env, **COUNTED_ENV}, under_valgrind=True)
         for tool, arguments in CALLS.items():
+            if name not in serving(tool, commands):
+                continue
             for i in range(3):  # warm, not counted
                 server.call(tool, arguments(i))
             before = set(scratch.glob(f"callgrind.{name}.*"))
@@ -349,12 +371,9 @@ def _totals(path: Path) -> int:
 
 
 def run(
-    calls: int, base_url: str, scratch: Path, env: dict[str, str], profile: Path | None
+    calls: int, commands: dict[str, list[str]], env: dict[str, str]
 ) -> dict[tuple[str, str], list[float]]:
-    servers = {
-        name: RawServer(command(name, base_url, scratch, profile), env, under_valgrind=False)
-        for name in SERVERS
-    }
+    servers = {name: RawServer(argv, env, under_valgrind=False) for name, argv in commands.items()}
     try:
         warm_up(servers)
         return measure(servers, calls)
@@ -366,15 +385,20 @@ def run(
 def rows(
     samples: dict[tuple[str, str], list[float]], counted: dict[tuple[str, str], float]
 ) -> list[list[str]]:
+    """One row per tool and server. The hub's ratios are to the minimal server; the Rust
+    original's row gives the hub's ratios to it (hub ÷ Rust) and their target."""
     table = []
     for tool in CALLS:
-        floor = percentile(samples[(tool, "minimal")], 50)
-        for name in SERVERS:
+        hub_p50 = percentile(samples[(tool, "hub")], 50)
+        hub_instr = counted.get((tool, "hub"))
+        for name in (*SERVERS, "rust"):
+            if (tool, name) not in samples:
+                continue
             times = samples[(tool, name)]
             p50 = percentile(times, 50)
-            hub = name == "hub"
             instr = counted.get((tool, name))
-            floor_instr = counted.get((tool, "minimal"))
+            ratios = name != "hub"
+            target = {"minimal": TARGETS[tool], "rust": RUST_TARGET}.get(name)
             table.append(
                 [
                     tool,
@@ -383,10 +407,10 @@ def rows(
                     f"{p50 * 1000:.2f}",
                     f"{percentile(times, 95) * 1000:.2f}",
                     f"{len(times) / sum(times):.0f}",
-                    f"{p50 / floor:.2f}×" if hub else "",
+                    f"{hub_p50 / p50:.2f}×" if ratios else "",
                     f"{instr:.2f}" if instr is not None else "—",
-                    f"{instr / floor_instr:.2f}×" if hub and instr and floor_instr else "",
-                    f"≤ {TARGETS[tool]}×" if hub else "",
+                    f"{hub_instr / instr:.2f}×" if ratios and instr and hub_instr else "",
+                    f"hub ≤ {target}×" if ratios else "",
                 ]
             )
     return table
@@ -467,6 +491,32 @@ def start_ups(runs: int, base_url: str, scratch: Path, env: dict[str, str]) -> l
     return table
 
 
+def rust_original(path: Path | None, scratch: Path) -> tuple[Path, str]:
+    """The Rust original's binary: `path`, or release RUST_RELEASE's published build for
+    this machine, taken from the npm registry into `scratch` (it builds nothing)."""
+    if path is None:
+        os_name = {"linux": "linux", "darwin": "darwin"}.get(sys.platform)
+        cpu = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(
+            platform.machine().lower()
+        )
+        npm = shutil.which("npm")
+        if os_name is None or cpu is None or npm is None:
+            raise SystemExit(
+                "--rust-original without PATH needs npm on linux or macOS (x64, arm64); "
+                "give the oj-mcp-rs binary's path instead"
+            )
+        package = f"oj-mcp-rs-{os_name}-{cpu}@{RUST_RELEASE}"
+        packed = subprocess.run([npm, "pack", package, "--silent"], cwd=scratch,
+                                check=True, capture_output=True, text=True)  # fmt: skip
+        with tarfile.open(scratch / packed.stdout.strip().splitlines()[-1]) as archive:
+            archive.extractall(scratch / "rust", filter="data")
+        path = scratch / "rust" / "package" / "bin" / "oj-mcp-rs"
+        path.chmod(0o755)
+    version = subprocess.run([str(path), "--version"], check=True, capture_output=True,
+                             text=True).stdout.strip()  # fmt: skip
+    return path, version
+
+
 def profile_summary(path: Path) -> None:
     print(f"\nHub profile ({path}), by own time:")
     stats = pstats.Stats(str(path))
@@ -481,6 +531,10 @@ def main() -> None:
         help="count the instructions of N calls per tool and server with callgrind",
     )  # fmt: skip
     parser.add_argument("--profile", type=Path, help="run the servers under cProfile into DIR")
+    parser.add_argument(
+        "--rust-original", nargs="?", const="npm", metavar="PATH",
+        help="also run the Rust original's get_problem (its binary; without PATH, from npm)",
+    )  # fmt: skip
     parser.add_argument("--http", action="store_true", help="greet over streamable HTTP too")
     parser.add_argument(
         "--start-ups", type=int, default=10, metavar="N",
@@ -515,11 +569,18 @@ def main() -> None:
             captured = json.loads((scratch / "captured.json").read_text(encoding="utf-8"))
             for name in CACHED:
                 CALLS[name] = lambda i, arguments=captured[name]["arguments"]: arguments
+        commands = {name: command(name, base_url, scratch, None) for name in SERVERS}
+        if options.rust_original is not None:
+            given = None if options.rust_original == "npm" else Path(options.rust_original)
+            binary, version = rust_original(given, scratch)
+            LABELS["rust"] = f"Rust original ({version})"
+            commands["rust"] = [str(binary), "--base-url", base_url, "--token", "bench"]
         launched = start_ups(options.start_ups, base_url, scratch, env) if options.start_ups else []
-        samples = run(options.calls, base_url, scratch, env, options.profile)
+        profiled = {name: command(name, base_url, scratch, options.profile) for name in SERVERS}
+        samples = run(options.calls, {**commands, **profiled}, env)
         over_http = http_greet(options.calls, base_url, scratch, env) if options.http else []
         counted = (
-            instructions(options.instructions, base_url, scratch, env)
+            instructions(options.instructions, commands, scratch, env)
             if options.instructions
             else {}
         )
@@ -541,8 +602,8 @@ def main() -> None:
         )
         + "\n"
     )
-    header = ["tool", "server", "calls", "p50 ms", "p95 ms", "calls/s", "ratio p50",
-              "M instr/call", "ratio instr", "target"]  # fmt: skip
+    header = ["tool", "server", "calls", "p50 ms", "p95 ms", "calls/s", "hub ÷ this p50",
+              "M instr/call", "hub ÷ this instr", "target"]  # fmt: skip
     print_table(header, rows(samples, counted))
     if over_http:
         print("\nOver streamable HTTP (raw POSTs on one keep-alive connection, one session):\n")
