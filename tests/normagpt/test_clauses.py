@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
+from django.db import connection
 from django.test import Client
 
 from normagpt import indexing, services
@@ -163,6 +166,31 @@ def test_indexing_counts_stems_once_per_clause_and_undoes_them() -> None:
     assert NormTerm.objects.get(term="").clauses == 0
     assert NormTerm.objects.get(term="защитн").clauses == 0
     assert indexing.terms_recount() >= 1
+
+
+def test_the_clause_index_follows_a_clauses_stems_and_nothing_else() -> None:
+    """An edition's end date written on a clause leaves its index entry as it is (on SQLite
+    the trigger fired on any column and rewrote it); new stems replace the old ones."""
+    document = stored("СП 99.13330.2020", PAGES)
+    clause = NormClause.objects.get(document=document, number="10.3.4")
+
+    def found(words: str) -> list[str]:
+        return [hit.clause.number for hit in services.clauses_search(keywords=[words])]
+
+    def writes() -> int:
+        return connection.connection.total_changes if connection.vendor == "sqlite" else 0
+
+    assert "10.3.4" in found("диаметр стержня")
+    before = writes()
+    NormClause.objects.filter(pk=clause.pk).update(valid_to=date(2099, 12, 31))
+    if connection.vendor == "sqlite":
+        assert writes() - before == 1  # the row: no index entry deleted and written again
+    assert "10.3.4" in found("диаметр стержня")
+    assert "10.3.4" not in found("текст приложения")
+    stems = " ".join(search_stems("Текст приложения"))  # stems the corpus has: a query keeps them
+    NormClause.objects.filter(pk=clause.pk).update(search_text=stems)
+    assert "10.3.4" in found("текст приложения")
+    assert "10.3.4" not in found("диаметр стержня")
 
 
 def test_a_clause_named_by_number_comes_first(corpus) -> None:  # type: ignore[no-untyped-def]
