@@ -18,7 +18,15 @@ from django.utils.translation import pgettext_lazy
 from core.admin import CasedAdmin
 from core.exceptions import DomainError
 from normagpt import services
-from normagpt.editions import amendment_delete, amendments_apply
+from normagpt.editions import (
+    Change,
+    amendment_delete,
+    amendment_text,
+    amendments_apply,
+    changes_parse,
+    changes_store,
+    changes_unread,
+)
 from normagpt.formatting import markdown_html, page_url, url_or_none
 from normagpt.models import (
     AgentRun,
@@ -81,14 +89,40 @@ class AmendmentLinkInline(ReadOnlyInline):
 class AmendmentChangeInline(admin.StackedInline):
     model = NormAmendmentChange
     extra = 1
-    fields = ["kind", "number", "text"]
+    fields = ["kind", "number", "mode", "text"]
+
+
+class NormAmendmentForm(forms.ModelForm):
+    """An uploaded amendment file is read as the command reads it; a file that states no
+    change it can read is refused on its field."""
+
+    class Meta:
+        model = NormAmendment
+        fields = ["document", "number", "in_force_from", "title", "file"]
+
+    def clean_file(self) -> Any:
+        file = self.cleaned_data.get("file")
+        self.read: tuple[list[Change], list[str]] | None = None
+        if file and "file" in self.changed_data:
+            data = file.read()
+            file.seek(0)
+            try:
+                text = amendment_text(data)
+                self.read = (changes_parse(text), changes_unread(text))
+            except DomainError as exc:
+                raise forms.ValidationError(exc.message) from exc
+        return file
 
 
 @admin.register(NormAmendment)
 class NormAmendmentAdmin(CasedAdmin):
-    """An amendment as an entry: its clauses' new texts typed in (or its file read by
-    `manage.py normagpt_ingest FILE --amends CODE`); saving applies the edition's
-    amendments anew."""
+    """An amendment as an entry: its clauses' new texts typed in, or read from its file (a
+    PDF or UTF-8 text, as `manage.py normagpt_ingest FILE --amends CODE` reads it) when one
+    is uploaded: the file's reading replaces the entries of the clauses it names, and its
+    orders the reader does not apply are shown. Saving applies the edition's amendments
+    anew."""
+
+    form = NormAmendmentForm
 
     accusative = pgettext_lazy("accusative", "amendment")
     list_display = ["__str__", "document", "number", "in_force_from"]
@@ -106,6 +140,17 @@ class NormAmendmentAdmin(CasedAdmin):
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
+        read = getattr(form, "read", None)
+        if read is not None:
+            changes, unread = read
+            changes_store(form.instance, changes, every=False)
+            numbers = ", ".join(dict.fromkeys(c.number for c in changes))
+            self.message_user(request, _("read from the file: %(numbers)s") % {"numbers": numbers})
+            for order in unread:
+                self.message_user(
+                    request, _("not applied (a wording the reader does not know): %(order)s")
+                    % {"order": order}, messages.WARNING,
+                )  # fmt: skip
         amendments_apply(document_id=form.instance.document_id)
         moved_from = getattr(form.instance, "_moved_from", None)
         if moved_from is not None and moved_from != form.instance.document_id:

@@ -10,7 +10,10 @@ the editions in force then and the clause versions holding then.
 
 An amendment's text is read the way amendments are written: «Пункт 10.3.2 изложить в
 новой редакции: «…»», «Таблицу 5.1 изложить в новой редакции: «…»», «Пункт 5.3
-исключить».
+исключить», «Раздел 6 дополнить пунктами 6.4, 6.5 следующего содержания: «…»» (new
+clauses), «Пункт 5.2 дополнить абзацем: «…»», «Таблицу 5.1 дополнить строкой: «…»» (added
+at the clause's end). Orders inside a clause's words («после слов … дополнить словами …»)
+and whole sections are reported, not applied.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from datetime import date, datetime
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from core.exceptions import InvalidInput
@@ -49,7 +53,23 @@ _DELETED_MANY = re.compile(
     rf"(?P<what>[Пп]ункты|[Пп]одпункты|[Тт]аблицы)\s+(?P<numbers>{_NUMBER}(?:\s*(?:,|и)\s*{_NUMBER})+)"
     r"\s+исключить"
 )
+_WORDING = r"(?:\s+(?:следующего\s+содержания|в\s+(?:(?:новой|следующей)\s+)?редакции))?\s*:?\s*«"
+# «Раздел 6 дополнить пунктом 6.4 следующего содержания: «…»», «Дополнить пунктами 6.4 и 6.5:
+# «…»», «Пункт 5.3 дополнить подпунктом 5.3.4: «…»», «… дополнить таблицей 5.2: «…»»
+_ADDED = re.compile(
+    r"[Дд]ополнить\s+(?:нов(?:ым|ыми)\s+)?(?P<what>(?:под)?пункт(?:ом|ами)|таблиц(?:ей|ами))\s+"
+    rf"(?P<numbers>{_NUMBER}(?:\s*(?:,|и)\s*{_NUMBER})*){_WORDING}"
+)
+# «Пункт 5.2 дополнить абзацем следующего содержания: «…»», «Таблицу 5.1 дополнить строкой: «…»»
+_APPENDED = re.compile(
+    rf"(?P<what>[Пп]ункт|[Пп]одпункт|[Тт]аблиц[уа])\s+(?P<number>{_NUMBER})\.?\s+[Дд]ополнить\s+"
+    r"(?:(?:нов|следующ)(?:им|ым|ими|ыми)\s+)?"
+    r"(?:абзац(?:ем|ами)|строк(?:ой|ами)|примечани(?:ем|ями)|перечислени(?:ем|ями))" + _WORDING
+)
 _ORDER = re.compile(r"изложить|исключить|дополнить", re.IGNORECASE)
+
+REPLACE, APPEND = "replace", "append"  # NormAmendmentChange.Mode
+UNREAD_SHOWN = 200
 
 
 @dataclass(frozen=True)
@@ -57,46 +77,86 @@ class Change:
     kind: str  # clause | table
     number: str
     text: str  # '' deletes the clause
+    mode: str = REPLACE  # APPEND: `text` is added at the clause's end
 
 
 def changes_parse(text: str) -> list[Change]:
     """The clauses an amendment's text changes, in order. InvalidInput (naming `file`) when
     it states none."""
-    changes: list[Change] = []
-    orders = _blanked(text)  # an order's words inside a new text are the text, not an order
-    for match in _DELETED_MANY.finditer(orders):
-        kind = "table" if match["what"].lower().startswith("таблиц") else "clause"
-        changes += [Change(kind, n, "") for n in re.findall(_NUMBER, match["numbers"])]
-    for match in _CHANGE.finditer(orders):
-        kind = "table" if match["what"].lower().startswith("таблиц") else "clause"
-        if match["deleted"]:
-            changes.append(Change(kind, match["number"], ""))
-            continue
-        body = _quoted(text, match.end())
-        if body.strip():
-            changes.append(Change(kind, match["number"], body.strip()))
+    changes = [change for _, read in _orders(text) for change in read]
     if not changes:
         raise InvalidInput(
-            "the amendment states no change: expected «Пункт N изложить в новой редакции: «…»» "
-            "or «Пункт N исключить»",
+            "the amendment states no change: expected «Пункт N изложить в новой редакции: «…»», "
+            "«Пункт N исключить», «Дополнить пунктом N следующего содержания: «…»» or «Пункт N "
+            "дополнить абзацем: «…»»",
             field="file",
         )
     return changes
 
 
+def _orders(text: str) -> list[tuple[tuple[int, int], list[Change]]]:
+    """Each order this reading applies: where it stands and the changes it makes, in the
+    order of the text."""
+    orders = _blanked(text)  # an order's words inside a new text are the text, not an order
+    found: list[tuple[tuple[int, int], list[Change]]] = []
+    for match in _DELETED_MANY.finditer(orders):
+        numbers = re.findall(_NUMBER, match["numbers"])
+        found.append((match.span(), [Change(_kind(match), n, "") for n in numbers]))
+    for match in _CHANGE.finditer(orders):
+        if match["deleted"]:
+            found.append((match.span(), [Change(_kind(match), match["number"], "")]))
+            continue
+        body = _quoted(text, match.end()).strip()
+        if body:
+            found.append((match.span(), [Change(_kind(match), match["number"], body)]))
+    for match in _ADDED.finditer(orders):
+        numbers = re.findall(_NUMBER, match["numbers"])
+        parts = _split_at_numbers(_quoted_run(text, match.end()), numbers)
+        if parts is not None:
+            read = [Change(_kind(match), n, part) for n, part in zip(numbers, parts, strict=True)]
+            found.append((match.span(), read))
+    for match in _APPENDED.finditer(orders):
+        body = _quoted_run(text, match.end()).strip()
+        if body:
+            found.append((match.span(), [Change(_kind(match), match["number"], body, APPEND)]))
+    return sorted(found, key=lambda order: order[0])
+
+
+def _kind(match: re.Match[str]) -> str:
+    return "table" if match["what"].lower().startswith("таблиц") else "clause"
+
+
+def _split_at_numbers(body: str, numbers: list[str]) -> list[str] | None:
+    """The texts of the clauses `numbers` in `body`, each from its number at a line's start
+    to the next one's (a single clause: the whole body). None when a number is not there
+    in that order: such an order is reported, not guessed at."""
+    if len(numbers) == 1:
+        return [body.strip()] if body.strip() else None
+    starts, at = [], 0
+    for number in numbers:
+        found = re.compile(rf"(?m)^\s*{re.escape(number)}(?!\.?\d)").search(body, at)
+        if found is None:
+            return None
+        starts.append(found.start())
+        at = found.end()
+    parts = [body[a:b].strip() for a, b in zip(starts, [*starts[1:], len(body)], strict=True)]
+    return parts if all(parts) else None
+
+
 def changes_unread(text: str) -> list[str]:
-    """The amendment's orders this reading does not apply («дополнить пунктом…», a section,
-    an appendix): to be reported, not dropped silently."""
+    """The amendment's orders this reading does not apply (words inserted inside a clause,
+    a section, an appendix): to be reported, not dropped silently. Each is its line (the
+    words it quotes there included), cut at UNREAD_SHOWN characters."""
     outside = _blanked(text)
-    read = [m.span() for m in (*_CHANGE.finditer(outside), *_DELETED_MANY.finditer(outside))]
+    read = [span for span, _ in _orders(text)]
     unread = []
     for order in _ORDER.finditer(outside):
         if not any(start <= order.start() < end for start, end in read):
             line_start = outside.rfind("\n", 0, order.start()) + 1
             line_end = outside.find("\n", order.end())
-            unread.append(
-                " ".join(outside[line_start : None if line_end < 0 else line_end].split())
-            )
+            line = " ".join(text[line_start : None if line_end < 0 else line_end].split())
+            cut = len(line) > UNREAD_SHOWN
+            unread.append(line[: UNREAD_SHOWN - 1].rstrip() + "…" if cut else line)
     return unread
 
 
@@ -113,6 +173,20 @@ def _blanked(text: str) -> str:
         else:
             out.append(" " if depth and char != "\n" else char)
     return "".join(out)
+
+
+def _quoted_run(text: str, start: int) -> str:
+    """The quoted text from `start` (just past a «) and the quoted blocks that follow it with
+    nothing but spaces between (one per added clause or paragraph), a line apart."""
+    blocks = []
+    while True:
+        block = _quoted(text, start)
+        blocks.append(block)
+        after = start + len(block) + 1  # past the closing »
+        rest = text[after:]
+        if not rest.lstrip().startswith("«"):
+            return "\n".join(blocks)
+        start = after + (len(rest) - len(rest.lstrip())) + 1
 
 
 def _quoted(text: str, start: int) -> str:
@@ -149,16 +223,45 @@ def amendment_save(
         number=number,
         defaults={"in_force_from": in_force_from, "title": title},
     )
-    amendment.changes.all().delete()
-    unique = {(c.kind, c.number): c for c in changes}.values()  # the last word on a clause
-    NormAmendmentChange.objects.bulk_create(
-        [
-            NormAmendmentChange(amendment=amendment, kind=c.kind, number=c.number, text=c.text)
-            for c in unique
-        ]
-    )
+    changes_store(amendment, changes, every=True)
     amendments_apply(document_id=document.pk)
     return amendment
+
+
+def changes_store(amendment: NormAmendment, changes: list[Change], *, every: bool) -> None:
+    """Keep `changes` as the amendment's (one per clause, `changes_merged`): in place of all
+    it had (`every`), or of those of the clauses they name. The caller applies them."""
+    merged = changes_merged(changes)
+    replaced = amendment.changes.all()
+    if not every:
+        named = Q(pk__in=[])
+        for change in merged:
+            named |= Q(kind=change.kind, number__iexact=change.number)
+        replaced = replaced.filter(named)
+    replaced.delete()
+    NormAmendmentChange.objects.bulk_create(
+        [
+            NormAmendmentChange(
+                amendment=amendment, kind=c.kind, number=c.number, text=c.text, mode=c.mode
+            )
+            for c in merged
+        ]
+    )
+
+
+def changes_merged(changes: list[Change]) -> list[Change]:
+    """One change per clause, as the amendment stores it: the last word on a clause, with
+    what is added after that word joined to it."""
+    merged: dict[tuple[str, str], Change] = {}
+    for change in changes:
+        key = (change.kind, change.number)
+        before = merged.get(key)
+        if change.mode == APPEND and before is not None and before.text:
+            change = Change(
+                change.kind, change.number, f"{before.text}\n{change.text}", before.mode
+            )
+        merged[key] = change
+    return list(merged.values())
 
 
 @transaction.atomic
@@ -187,6 +290,9 @@ def amendments_apply(*, document_id: int) -> int:
             current = (
                 latest[key] if key in latest else _original(document_id, *key)
             )  # a clause deleted before stays deleted until an amendment gives it a text
+            appended = change.mode == APPEND
+            if appended and (current is None or not change.text):
+                continue  # nothing to add to: not in the edition, or deleted before
             if current is not None:
                 current.valid_to = amendment.in_force_from
                 if current.pk:
@@ -194,21 +300,22 @@ def amendments_apply(*, document_id: int) -> int:
             if not change.text:
                 latest[key] = None
                 continue
-            anchor = current or _anchor(document_id, change.number)
+            anchor, in_section = (current, True) if current else _anchor(document_id, change.number)
             if anchor is None:
                 continue  # an edition with no pages yet: applied once it is ingested
+            text = f"{anchor.text.rstrip()}\n{change.text}" if appended else change.text
             version = NormClause(
                 document_id=document_id,
                 page_id=anchor.page_id,
                 kind=change.kind,
                 number=change.number,
-                heading=anchor.heading if current else "",
-                text=change.text,
+                heading=anchor.heading if in_section else "",
+                text=text,
                 position=anchor.position,
                 start=anchor.start,
                 end=anchor.end,
                 search_text=clause_search_text(
-                    anchor.heading if current else "", change.text, table=change.kind == "table"
+                    anchor.heading if in_section else "", text, table=change.kind == "table"
                 ),
                 amendment=amendment,
                 valid_from=amendment.in_force_from,
@@ -233,13 +340,18 @@ def _original(document_id: int, kind: str, number: str) -> NormClause | None:
     )
 
 
-def _anchor(document_id: int, number: str) -> NormClause | None:
-    """Where a clause an amendment adds goes: after the clause before it in number («5.3.1»
-    after «5.3»), else at the document's end."""
+def _anchor(document_id: int, number: str) -> tuple[NormClause | None, bool]:
+    """Where a clause an amendment adds goes: after the last clause of its section («5.3.4»
+    after «5.3.3», «5.3.1» after «5.3»), whose heading path it shares (True); else at the
+    document's end, under no heading (False)."""
     parent = number.rsplit(".", 1)[0] if "." in number else ""
     qs = NormClause.objects.filter(document_id=document_id, amendment=None)
-    found = qs.filter(number__startswith=parent).order_by("-position").first() if parent else None
-    return found or qs.order_by("-position").first()
+    if parent:
+        section = qs.filter(Q(number__iexact=parent) | Q(number__istartswith=f"{parent}."))
+        found = section.order_by("-position").first()
+        if found is not None:
+            return found, True
+    return qs.order_by("-position").first(), False
 
 
 def day_of(value: Any) -> date:

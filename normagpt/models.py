@@ -272,7 +272,12 @@ class NormAmendment(models.Model):
 
 
 class NormAmendmentChange(models.Model):
-    """A clause an amendment changes: its new text in full ('' deletes the clause)."""
+    """A clause an amendment changes: its new text in full ('' deletes the clause), or what
+    it adds at the clause's end (a paragraph, a table's rows)."""
+
+    class Mode(models.TextChoices):
+        REPLACE = "replace", _("new text in full")
+        APPEND = "append", _("added at the end")
 
     amendment = models.ForeignKey(
         NormAmendment, on_delete=models.CASCADE, related_name="changes",
@@ -283,8 +288,15 @@ class NormAmendmentChange(models.Model):
         verbose_name=_("kind"),
     )  # fmt: skip
     number = models.CharField(max_length=40, verbose_name=_("number"))
+    mode = models.CharField(
+        max_length=8, choices=Mode.choices, default=Mode.REPLACE, verbose_name=_("change made"),
+    )  # fmt: skip
     text = models.TextField(
-        blank=True, help_text=_("the clause's new text in full; empty: the clause is deleted"),
+        blank=True,
+        help_text=_(
+            "the clause's new text in full (empty: the clause is deleted), or what is added "
+            "at its end"
+        ),
         verbose_name=_("text"),
     )  # fmt: skip
 

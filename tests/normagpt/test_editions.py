@@ -263,9 +263,185 @@ def test_an_amendments_orders_are_read_and_the_unknown_ones_named() -> None:
     )
     read = [(c.kind, c.number, c.text[:12]) for c in editions.changes_parse(text)]
     assert read == [
-        ("clause", "5.1", ""), ("clause", "5.2", ""), ("clause", "5.3", ""),
-        ("clause", "10.3.2", "10.3.2 Толщи"), ("table", "5.1", "Таблица 5.1 "),
-    ]  # fmt: skip
-    assert editions.changes_unread(text) == [
-        "Раздел 6 дополнить пунктом 6.4 следующего содержания:"
-    ]  # reported by the command, not applied
+        ("clause", "10.3.2", "10.3.2 Толщи"),
+        ("clause", "5.1", ""),
+        ("clause", "5.2", ""),
+        ("clause", "5.3", ""),
+        ("clause", "6.4", "6.4 Новый пу"),
+        ("table", "5.1", "Таблица 5.1 "),
+    ]  # fmt: skip  (in the order of the text)
+    assert editions.changes_unread(text) == []
+
+
+ADDITIONS = (
+    "Изменение № 2 к СП 63.13330.2018\n"
+    "Раздел 10 дополнить пунктами 10.3.4 и 10.3.5 следующего содержания:\n"
+    "«10.3.4 В фундаментах сборных толщину защитного слоя бетона рабочей арматуры принимают "
+    "не менее 35 мм.\n"
+    "10.3.5 При наличии бетонной подготовки толщину защитного слоя бетона для рабочей "
+    "арматуры фундаментов монолитных принимают не менее 40 мм.»\n"
+    "Пункт 10.3.2 дополнить абзацем следующего содержания:\n"
+    "«Для плит с предварительно напряжённой арматурой толщину защитного слоя принимают не "
+    "менее 35 мм.»\n"
+    "Пункт 10.3.3 дополнить абзацем:\n«Для надземных конструкций — по таблице 10.2.»\n"
+    "Таблицу 5.1 дополнить строками:\n«B60 | 3,30»\n«B70 | 3,40»\n"
+    "Пункт 10.3.1. Первый абзац после слов «бетона с арматурой» дополнить словами «в течение "
+    "всего срока службы».\n"
+    "Дополнить пунктами 11.1 и 11.2:\n«11.1 Только один пункт здесь.»\n"
+)
+
+
+def test_an_amendments_additions_are_read_and_what_is_not_clear_is_named() -> None:
+    changes = editions.changes_parse(ADDITIONS)
+    assert [(c.kind, c.number, c.mode, c.text[:12]) for c in changes] == [
+        ("clause", "10.3.4", "replace", "10.3.4 В фун"),
+        ("clause", "10.3.5", "replace", "10.3.5 При н"),
+        ("clause", "10.3.2", "append", "Для плит с п"),
+        ("clause", "10.3.3", "append", "Для надземны"),
+        ("table", "5.1", "append", "B60 | 3,30\nB"),
+    ]
+    assert changes[0].text.endswith("не менее 35 мм.")  # each added clause its own text
+    assert changes[4].text == "B60 | 3,30\nB70 | 3,40"  # each quoted row, a line apart
+    assert editions.changes_unread(ADDITIONS) == [
+        "Пункт 10.3.1. Первый абзац после слов «бетона с арматурой» дополнить словами «в "
+        "течение всего срока службы».",
+        "Дополнить пунктами 11.1 и 11.2:",  # the quote holds one of the two: not guessed
+    ]
+    long = "Пункт 4.1. После слов «" + "нагрузки " * 40 + "» дополнить словами «и воздействия»."
+    [shown] = editions.changes_unread(long)
+    assert len(shown) == editions.UNREAD_SHOWN
+    assert shown.endswith("…")
+    assert shown.startswith("Пункт 4.1. После слов «нагрузки нагрузки")
+
+
+@pytest.mark.django_db
+def test_added_clauses_and_paragraphs_hold_from_the_amendments_day(editions_corpus) -> None:  # type: ignore[no-untyped-def]
+    new = editions_corpus[1]
+    editions.amendment_save(
+        code=NEW, number=2, in_force_from=date(2024, 1, 1),
+        changes=editions.changes_parse(ADDITIONS),
+    )  # fmt: skip
+    before, after = date(2023, 12, 31), date(2024, 1, 1)
+    foundation = ["защитный слой фундаментов монолитных", "бетонной подготовки"]
+    for day, expected in ((before, False), (after, True)):
+        hits = clauses_search(keywords=foundation, limit=3, as_of=day)
+        assert (hits[0].clause.number == "10.3.5" if hits else False) is expected, day
+    added = editions.clause_version(new.pk, "10.3.5", after)
+    assert added is not None
+    assert added.text.startswith("10.3.5 При наличии бетонной подготовки")
+    assert added.heading == "10 Конструктивные требования › 10.3 Защитный слой бетона"
+    # 10.3.2: amendment 1's text, then that text with the paragraph added
+    then, now = (editions.clause_version(new.pk, "10.3.2", d) for d in (before, after))
+    assert then is not None
+    assert now is not None
+    assert "не менее 25 мм" in then.text
+    assert "напряжённой" not in then.text
+    assert (
+        now.text == then.text + "\nДля плит с предварительно напряжённой арматурой "
+        "толщину защитного слоя принимают не менее 35 мм."
+    )
+    assert now.amendment.number == 2
+    # 10.3.3 was deleted by amendment 1: nothing to add to, it stays deleted
+    assert editions.clause_version(new.pk, "10.3.3", after) is None
+    # the counts stay those of the rows
+    counted = stem_counts(NormClause.objects.values_list("search_text", flat=True))
+    stored = dict(NormTerm.objects.values_list("term", "clauses"))
+    assert dict(counted) == {t: n for t, n in stored.items() if n}
+
+
+@pytest.mark.django_db
+def test_the_command_names_what_it_added_and_what_it_did_not_apply(
+    editions_corpus, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    from io import StringIO
+
+    file = tmp_path / "izm2.txt"
+    file.write_text(ADDITIONS, encoding="utf-8")
+    out, err = StringIO(), StringIO()
+    call_command(
+        "normagpt_ingest", str(file), "--amends", NEW, "--number", "2",
+        "--in-force-from", "2024-01-01", stdout=out, stderr=err,
+    )  # fmt: skip
+    assert (
+        out.getvalue()
+        .strip()
+        .endswith(
+            "5 clause(s) changed: 10.3.4, 10.3.5, 10.3.2 (дополнен), 10.3.3 (дополнен), 5.1 (дополнен)"
+        )
+    )
+    assert err.getvalue().count("not applied (not a wording this reader knows)") == 2
+
+
+def test_what_an_amendment_adds_joins_its_last_word_on_the_clause() -> None:
+    Change = editions.Change
+    merged = editions.changes_merged([
+        Change("clause", "5.1", "5.1 Новый текст."),
+        Change("clause", "5.1", "Абзац.", editions.APPEND),
+        Change("clause", "5.2", "Абзац первый.", editions.APPEND),
+        Change("clause", "5.2", "Абзац второй.", editions.APPEND),
+    ])  # fmt: skip
+    assert merged == [
+        Change("clause", "5.1", "5.1 Новый текст.\nАбзац."),
+        Change("clause", "5.2", "Абзац первый.\nАбзац второй.", editions.APPEND),
+    ]
+
+
+def inline(*rows: dict[str, str]) -> dict[str, str]:
+    """The amendment page's inline of changed clauses, with `rows` typed in."""
+    form = {"changes-TOTAL_FORMS": str(len(rows)), "changes-INITIAL_FORMS": "0",
+            "changes-MIN_NUM_FORMS": "0", "changes-MAX_NUM_FORMS": "1000"}  # fmt: skip
+    for index, row in enumerate(rows):
+        form.update({f"changes-{index}-{key}": value for key, value in row.items()})
+    return form
+
+
+@pytest.mark.django_db
+def test_an_amendment_file_uploaded_in_the_admin_is_read_and_applied(
+    editions_corpus, client, staff
+) -> None:  # type: ignore[no-untyped-def]
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    new = editions_corpus[1]
+    client.force_login(staff)
+    typed = [
+        {"kind": "clause", "number": "10.3.1", "mode": "replace", "text": "10.3.1 Введён рукой."},
+        {"kind": "clause", "number": "10.3.4", "mode": "replace", "text": "10.3.4 Опечатка."},
+    ]
+    page = client.post(
+        "/admin/normagpt/normamendment/add/",
+        {
+            "document": str(new.pk), "number": "2", "in_force_from": "2024-01-01",
+            "title": "Изменение № 2",
+            "file": SimpleUploadedFile("izm2.txt", ADDITIONS.encode(), content_type="text/plain"),
+            **inline(*typed),
+        },
+        follow=True,
+    ).content.decode()  # fmt: skip
+
+    assert "Прочитано из файла: 10.3.4, 10.3.5, 10.3.2, 10.3.3, 5.1" in page
+    assert page.count("Не применено (такую формулировку чтение не разбирает)") == 2
+    assert "Дополнить пунктами 11.1 и 11.2:" in page
+    amendment = new.amendments.get(number=2)
+    stored = {(c.number, c.mode): c.text[:20] for c in amendment.changes.all()}
+    assert stored == {
+        ("10.3.1", "replace"): "10.3.1 Введён рукой.",  # typed, a clause the file leaves alone
+        ("10.3.4", "replace"): "10.3.4 В фундаментах",  # the file's reading, not the typo
+        ("10.3.5", "replace"): "10.3.5 При наличии б",
+        ("10.3.2", "append"): "Для плит с предварит",
+        ("10.3.3", "append"): "Для надземных констр",
+        ("5.1", "append"): "B60 | 3,30\nB70 | 3,4",
+    }
+    added = editions.clause_version(new.pk, "10.3.5", date(2024, 1, 1))
+    assert added is not None
+    assert added.amendment == amendment  # applied on saving
+    # a file that states no change it can read is refused on its field; nothing is saved
+    refused = client.post(
+        "/admin/normagpt/normamendment/add/",
+        {
+            "document": str(new.pk), "number": "3", "in_force_from": "2025-01-01",
+            "file": SimpleUploadedFile("izm3.txt", "Пункт 10.3.2 оставить как есть.".encode()),
+            **inline(),
+        },
+    ).content.decode()  # fmt: skip
+    assert "the amendment states no change" in refused
+    assert not new.amendments.filter(number=3).exists()

@@ -73,7 +73,7 @@ class Command(BaseCommand):
         )
         for order in editions.changes_unread(text):
             self.stderr.write(f"not applied (not a wording this reader knows): {order}")
-        numbers = ", ".join(c.number + (" (исключён)" if not c.text else "") for c in changes)
+        numbers = ", ".join(c.number + _noted(c) for c in changes)
         self.stdout.write(
             f"{amendment.document.code}: amendment {amendment.number} in force from "
             f"{amendment.in_force_from}, {len(changes)} clause(s) changed: {numbers}"
@@ -106,3 +106,9 @@ class Command(BaseCommand):
             f"{document.code}: {document.page_count} pages ingested; "
             f"{unread.count()} without a text layer ({unread.filter(ocr=True).count()} read by OCR)"
         )
+
+
+def _noted(change: editions.Change) -> str:
+    if not change.text:
+        return " (исключён)"
+    return " (дополнен)" if change.mode == editions.APPEND else ""
