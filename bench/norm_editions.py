@@ -5,8 +5,12 @@
 The corpus of `bench/norm_corpus.py` (real norm vocabulary; a tenth of its СП have an older,
 replaced edition that states some values otherwise) gets days: each edition in force from
 July 1 of its year, an older one until its successor's day. Amendments are made the way
-they are issued: for 15 facts of editions in force, «Изменение № 1» gives the clause a new
-value from March 1 two years after the edition, its text otherwise the clause's own.
+they are issued, as text read by the amendment reader (`normagpt.editions.changes_parse`):
+for 15 facts of editions in force, «Изменение № 1» gives the clause a new value from March
+1 two years after the edition, its text otherwise the clause's own — for two thirds «Пункт N
+изложить в новой редакции: «…»», for a third a restructuring: «Пункт N исключить» and
+«Подраздел P дополнить пунктом P.K следующего содержания: «P.K …»», the fact restated with
+its new value under a new number (asked after the day, the right clause is P.K).
 
 30 questions, each naming its document series by a short name as people do («СП 398»):
 15 on a fact both editions state (asked on a day of the old edition and on one of the new),
@@ -62,7 +66,7 @@ def days_assign(builder: Any) -> dict[str, tuple[date, date | None]]:
 def asks_make(builder: Any, days: dict[str, tuple[date, date | None]]) -> list[Ask]:
     """The 60 asks (30 questions × 2 days); the amendments they ask about are stored."""
     from bench.norm_corpus import short_name
-    from normagpt.editions import Change, amendment_save
+    from normagpt.editions import amendment_save, changes_parse, changes_unread
     from normagpt.models import NormClause
 
     rng = random.Random(31)
@@ -89,7 +93,7 @@ def asks_make(builder: Any, days: dict[str, tuple[date, date | None]]) -> list[A
         asks.append(Ask("edition", keywords, series, new_day, new.code, new.number, new.value,
                         old.value))  # fmt: skip
     per_document: dict[str, list[tuple[Any, Any, str]]] = {}
-    chosen = 0
+    chosen, moved = 0, 0
     for key, place in rng.sample(amendable, k=len(amendable)):
         if chosen == QUESTIONS_EACH:
             break
@@ -100,22 +104,45 @@ def asks_make(builder: Any, days: dict[str, tuple[date, date | None]]) -> list[A
         chosen += 1
     for code, facts in per_document.items():
         since = date(days[code][0].year + 2, 3, 1)
-        changes = []
+        orders = [f"Изменение № 1 к {code}", f"Дата введения — {since:%d.%m.%Y}", ""]
+        taken = set(NormClause.objects.filter(document__code=code).values_list("number", flat=True))
         for key, place, value in facts:
             clause = NormClause.objects.get(
                 document__code=code, number=place.number, amendment=None
             )
             text = _value_replaced(clause.text, place.value, value)
-            changes.append(Change("clause", place.number, text))
+            number = _number_free(place.number, taken) if moved * 3 < chosen else None
+            if number is None:
+                orders += [f"Пункт {place.number} изложить в новой редакции:", f"«{text}»", ""]
+            else:
+                moved += 1
+                taken.add(number)
+                parent = place.number.rsplit(".", 1)[0]
+                body = number + text[len(place.number) :]
+                orders += [f"Пункт {place.number} исключить.", f"Подраздел {parent} дополнить "
+                           f"пунктом {number} следующего содержания:", f"«{body}»", ""]  # fmt: skip
             keywords, series = _keywords(builder, key, code, rng, short_name)
             before = _between(days[code][0], since)
             after = _between(since, date(2026, 1, 1))
             asks.append(Ask("amendment", keywords, series, before, code, place.number,
                             place.value, value))  # fmt: skip
-            asks.append(Ask("amendment", keywords, series, after, code, place.number, value,
-                            place.value))  # fmt: skip
-        amendment_save(code=code, number=1, in_force_from=since, changes=changes)
+            asks.append(Ask("amendment", keywords, series, after, code, number or place.number,
+                            value, place.value))  # fmt: skip
+        written = "\n".join(orders)
+        if changes_unread(written):
+            raise SystemExit(f"the amendment reader leaves orders of {code}: {written}")
+        amendment_save(code=code, number=1, in_force_from=since, changes=changes_parse(written))
     return asks
+
+
+def _number_free(number: str, taken: set[str]) -> str | None:
+    """The number a clause moved within its subsection gets: one past the subsection's last
+    (None for a clause with no subsection, or numbers that are not digits)."""
+    parent, _, last = number.rpartition(".")
+    if not parent or not last.isdigit():
+        return None
+    siblings = [n.rpartition(".")[2] for n in taken if n.rpartition(".")[0] == parent]
+    return f"{parent}.{max(int(n) for n in siblings if n.isdigit()) + 1}"
 
 
 def _stored(*places: Any) -> bool:
