@@ -271,6 +271,11 @@ def test_an_amendments_orders_are_read_and_the_unknown_ones_named() -> None:
         ("table", "5.1", "Таблица 5.1 "),
     ]  # fmt: skip  (in the order of the text)
     assert editions.changes_unread(text) == []
+    # «Пункт 4.4. Исключить.»: a number ending its sentence, the order capitalized
+    dotted = "Пункт 4.4. Исключить.\nПункт 4.5. Изложить в новой редакции:\n«4.5 Новый текст.»\n"
+    assert [(c.number, c.text) for c in editions.changes_parse(dotted)] == [
+        ("4.4", ""), ("4.5", "4.5 Новый текст."),
+    ]  # fmt: skip
 
 
 ADDITIONS = (
