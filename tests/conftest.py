@@ -182,16 +182,30 @@ def django_db_setup(django_db_setup, django_db_blocker):  # type: ignore[no-unty
     """pytest-django's test database; on PostgreSQL its sessions (the suite's and those of
     the servers and workers the tests spawn) commit without waiting for the disk
     (`synchronous_commit = off`): a test database is thrown away, and a transactional
-    test's flush and every commit otherwise wait for an fsync."""
+    test's flush and every commit otherwise wait for an fsync.
+
+    At the end, before pytest-django drops it, every other session on it is ended: a
+    worker thread of this process (the tools' and the background pool's threads keep
+    their connections) or a spawned server still exiting would otherwise make the DROP
+    fail ("being accessed by other users") and leave the database behind."""
     from django.db import connection
 
-    if connection.vendor == "postgresql":
+    postgres = connection.vendor == "postgresql"
+    if postgres:
         name = connection.ops.quote_name(connection.settings_dict["NAME"])
         with django_db_blocker.unblock():
             with connection.cursor() as cursor:
                 cursor.execute(f"ALTER DATABASE {name} SET synchronous_commit TO off")
             connection.close()  # a new session takes the database's setting
-    return django_db_setup
+    yield django_db_setup
+    if postgres:
+        with django_db_blocker.unblock():
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                )
+            connection.close()
 
 
 @pytest.fixture
