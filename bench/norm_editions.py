@@ -7,10 +7,12 @@ replaced edition that states some values otherwise) gets days: each edition in f
 July 1 of its year, an older one until its successor's day. Amendments are made the way
 they are issued, as text read by the amendment reader (`normagpt.editions.changes_parse`):
 for 15 facts of editions in force, «Изменение № 1» gives the clause a new value from March
-1 two years after the edition, its text otherwise the clause's own — for two thirds «Пункт N
-изложить в новой редакции: «…»», for a third a restructuring: «Пункт N исключить» and
-«Подраздел P дополнить пунктом P.K следующего содержания: «P.K …»», the fact restated with
-its new value under a new number (asked after the day, the right clause is P.K).
+1 two years after the edition, its text otherwise the clause's own — for a third a
+restructuring: «Пункт N исключить» and «Подраздел P дополнить пунктом P.K следующего
+содержания: «P.K …»», the fact restated with its new value under a new number (asked after
+the day, the right clause is P.K); for a third, where the value's words stand once in the
+clause, «Пункт N. Заменить слова «…» на «…»»; the rest «Пункт N изложить в новой редакции:
+«…»». Every order must be read and made, or the benchmark stops.
 
 30 questions, each naming its document series by a short name as people do («СП 398»):
 15 on a fact both editions state (asked on a day of the old edition and on one of the new),
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import random
 import re
+import sys
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -93,7 +96,7 @@ def asks_make(builder: Any, days: dict[str, tuple[date, date | None]]) -> list[A
         asks.append(Ask("edition", keywords, series, new_day, new.code, new.number, new.value,
                         old.value))  # fmt: skip
     per_document: dict[str, list[tuple[Any, Any, str]]] = {}
-    chosen, moved = 0, 0
+    chosen, moved, substituted = 0, 0, 0
     for key, place in rng.sample(amendable, k=len(amendable)):
         if chosen == QUESTIONS_EACH:
             break
@@ -112,7 +115,16 @@ def asks_make(builder: Any, days: dict[str, tuple[date, date | None]]) -> list[A
             )
             text = _value_replaced(clause.text, place.value, value)
             number = _number_free(place.number, taken) if moved * 3 < chosen else None
-            if number is None:
+            words = (
+                number is None and substituted * 3 < chosen and clause.text.count(place.value) == 1
+            )
+            if words and clause.text.replace(place.value, value) == text:
+                substituted += 1
+                orders += [
+                    f"Пункт {place.number}. Заменить слова «{place.value}» на «{value}».",
+                    "",
+                ]
+            elif number is None:
                 orders += [f"Пункт {place.number} изложить в новой редакции:", f"«{text}»", ""]
             else:
                 moved += 1
@@ -131,7 +143,13 @@ def asks_make(builder: Any, days: dict[str, tuple[date, date | None]]) -> list[A
         written = "\n".join(orders)
         if changes_unread(written):
             raise SystemExit(f"the amendment reader leaves orders of {code}: {written}")
-        amendment_save(code=code, number=1, in_force_from=since, changes=changes_parse(written))
+        amendment = amendment_save(
+            code=code, number=1, in_force_from=since, changes=changes_parse(written)
+        )
+        if amendment.changes.filter(applied=False).exists():
+            raise SystemExit(f"a change of {code}'s amendment was not made: {written}")
+    print(f"amendments: {chosen} facts, {moved} moved to a new number, {substituted} by words "
+          "replaced, the rest in a new wording", file=sys.stderr)  # fmt: skip
     return asks
 
 

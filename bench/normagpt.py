@@ -119,7 +119,8 @@ def editions_table(pages: int) -> None:
         sys.stderr.write(out.stderr)
         raise SystemExit("the editions child failed")
     rows = json.loads(out.stdout.strip().splitlines()[-1])["rows"]
-    print(f"\nEditions and amendments: 30 questions × 2 days, corpus of {pages} pages (SQLite)\n")
+    print(f"\nEditions and amendments: 30 questions × 2 days, corpus of {pages} pages (SQLite)")
+    print("".join(line for line in out.stderr.splitlines(True) if line.startswith("amendments:")))
     print_table(
         [
             "search",

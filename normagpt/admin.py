@@ -23,6 +23,7 @@ from normagpt.editions import (
     amendment_delete,
     amendment_text,
     amendments_apply,
+    change_label,
     changes_parse,
     changes_store,
     changes_unread,
@@ -89,7 +90,8 @@ class AmendmentLinkInline(ReadOnlyInline):
 class AmendmentChangeInline(admin.StackedInline):
     model = NormAmendmentChange
     extra = 1
-    fields = ["kind", "number", "mode", "text"]
+    fields = ["kind", "number", "mode", "replaces", "text", "applied"]
+    readonly_fields = ["applied"]
 
 
 class NormAmendmentForm(forms.ModelForm):
@@ -152,6 +154,11 @@ class NormAmendmentAdmin(CasedAdmin):
                     % {"order": order}, messages.WARNING,
                 )  # fmt: skip
         amendments_apply(document_id=form.instance.document_id)
+        for missed in form.instance.changes.filter(applied=False):
+            self.message_user(
+                request, _("not made: %(change)s") % {"change": change_label(missed)},
+                messages.WARNING,
+            )  # fmt: skip
         moved_from = getattr(form.instance, "_moved_from", None)
         if moved_from is not None and moved_from != form.instance.document_id:
             amendments_apply(document_id=moved_from)  # the edition it left: its texts back

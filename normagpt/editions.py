@@ -46,12 +46,15 @@ __all__ = ["document_in_force", "holds_on"]  # the day rules, for search (from t
 _NUMBER = r"[А-ЯA-Z]?\.?\d+(?:\.\d+)*"
 _CHANGE = re.compile(
     rf"(?P<what>[Пп]ункт|[Пп]одпункт|[Тт]аблиц[уаы])\s+(?P<number>{_NUMBER})\.?\s+"
-    r"(?:[Ии]зложить\s+в\s+(?:(?:новой|следующей)\s+)?редакции\s*:?\s*«|(?P<deleted>[Ии]сключить))"
+    r"(?:[Ии]зложить\s+в\s+(?:(?:новой|следующей)\s+)?редакции\s*:?\s*«"
+    r"|(?P<deleted>[Ии]сключить)(?=\s*(?:[.;]|$)))",  # «исключить слова …» is a substitution
+    re.MULTILINE,
 )
 # «Пункты 5.1, 5.2 и 5.3 исключить»
 _DELETED_MANY = re.compile(
     rf"(?P<what>[Пп]ункты|[Пп]одпункты|[Тт]аблицы)\s+(?P<numbers>{_NUMBER}(?:\s*(?:,|и)\s*{_NUMBER})+)"
-    r"\.?\s+[Ии]сключить"
+    r"\.?\s+[Ии]сключить(?=\s*(?:[.;]|$))",
+    re.MULTILINE,
 )
 _WORDING = r"(?:\s+(?:следующего\s+содержания|в\s+(?:(?:новой|следующей)\s+)?редакции))?\s*:?\s*«"
 # «Раздел 6 дополнить пунктом 6.4 следующего содержания: «…»», «Дополнить пунктами 6.4 и 6.5:
@@ -66,9 +69,19 @@ _APPENDED = re.compile(
     r"(?:(?:нов|следующ)(?:им|ым|ими|ыми)\s+)?"
     r"(?:абзац(?:ем|ами)|строк(?:ой|ами)|примечани(?:ем|ями)|перечислени(?:ем|ями))" + _WORDING
 )
-_ORDER = re.compile(r"изложить|исключить|дополнить", re.IGNORECASE)
+_WORDS = r"(?:слов[оа]|значени[ея]|ссылк[уи]|обозначени[ея]|цифр[уы]|текст)"
+# «Пункт 5.2. Заменить слова «не менее 20 мм» на «не менее 25 мм»», «Пункт 5.2. Второй абзац.
+# Исключить слова «…»»: words replaced or removed in the clause
+_SUBSTITUTED = re.compile(
+    rf"(?P<what>[Пп]ункт|[Пп]одпункт|[Тт]аблиц[уаы])\s+(?P<number>{_NUMBER})\.?"
+    r"[^«»\n]{0,120}?"  # where in the clause: «Второй абзац.», «В первом предложении»
+    rf"(?:(?P<replace>[Зз]аменить)(?:\s+{_WORDS})?|(?P<remove>[Ии]сключить)\s+{_WORDS})\s*:?\s*«"
+)
+_THEN_ON = re.compile(r"\s*на\s*«")
+_THEN_PAIR = re.compile(r"\s*(?:,|;|и)\s*«")
+_ORDER = re.compile(r"изложить|исключить|дополнить|заменить", re.IGNORECASE)
 
-REPLACE, APPEND = "replace", "append"  # NormAmendmentChange.Mode
+REPLACE, APPEND, SUBSTITUTE = "replace", "append", "substitute"  # NormAmendmentChange.Mode
 UNREAD_SHOWN = 200
 
 
@@ -78,6 +91,7 @@ class Change:
     number: str
     text: str  # '' deletes the clause
     mode: str = REPLACE  # APPEND: `text` is added at the clause's end
+    replaces: str = ""  # SUBSTITUTE: these words become `text`
 
 
 def changes_parse(text: str) -> list[Change]:
@@ -87,8 +101,8 @@ def changes_parse(text: str) -> list[Change]:
     if not changes:
         raise InvalidInput(
             "the amendment states no change: expected «Пункт N изложить в новой редакции: «…»», "
-            "«Пункт N исключить», «Дополнить пунктом N следующего содержания: «…»» or «Пункт N "
-            "дополнить абзацем: «…»»",
+            "«Пункт N исключить», «Дополнить пунктом N следующего содержания: «…»», «Пункт N "
+            "дополнить абзацем: «…»» or «Пункт N. Заменить слова «…» на «…»»",
             field="file",
         )
     return changes
@@ -119,7 +133,39 @@ def _orders(text: str) -> list[tuple[tuple[int, int], list[Change]]]:
         body = _quoted_run(text, match.end()).strip()
         if body:
             found.append((match.span(), [Change(_kind(match), match["number"], body, APPEND)]))
+    for match in _SUBSTITUTED.finditer(orders):
+        pairs = _pairs(text, match.end(), removed=bool(match["remove"]))
+        read = [
+            Change(_kind(match), match["number"], new, SUBSTITUTE, old)
+            for old, new in pairs
+            if old.strip()
+        ]
+        if read:
+            found.append((match.span(), read))
     return sorted(found, key=lambda order: order[0])
+
+
+def _pairs(text: str, start: int, *, removed: bool) -> list[tuple[str, str]]:
+    """The words a substitution replaces and those put in their place, from `start` (just
+    past the first «): «А» на «Б», «В» на «Г» (`removed`: «А», «Б», each by nothing). A
+    pair without its «на «…»» ends the reading."""
+    pairs: list[tuple[str, str]] = []
+    while True:
+        old = _quoted(text, start)
+        at = start + len(old) + 1
+        if removed:
+            new = ""
+        else:
+            on = _THEN_ON.match(text, at)
+            if on is None:
+                return pairs
+            new = _quoted(text, on.end())
+            at = on.end() + len(new) + 1
+        pairs.append((old, new))
+        following = _THEN_PAIR.match(text, at)
+        if following is None:
+            return pairs
+        start = following.end()
 
 
 def _kind(match: re.Match[str]) -> str:
@@ -229,47 +275,34 @@ def amendment_save(
 
 
 def changes_store(amendment: NormAmendment, changes: list[Change], *, every: bool) -> None:
-    """Keep `changes` as the amendment's (one per clause, `changes_merged`): in place of all
-    it had (`every`), or of those of the clauses they name. The caller applies them."""
-    merged = changes_merged(changes)
+    """Keep `changes` as the amendment's, in their order: in place of all it had (`every`),
+    or of those of the clauses they name. The caller applies them."""
     replaced = amendment.changes.all()
     if not every:
         named = Q(pk__in=[])
-        for change in merged:
+        for change in changes:
             named |= Q(kind=change.kind, number__iexact=change.number)
         replaced = replaced.filter(named)
     replaced.delete()
     NormAmendmentChange.objects.bulk_create(
         [
             NormAmendmentChange(
-                amendment=amendment, kind=c.kind, number=c.number, text=c.text, mode=c.mode
+                amendment=amendment, kind=c.kind, number=c.number, text=c.text, mode=c.mode,
+                replaces=c.replaces,
             )
-            for c in merged
+            for c in changes
         ]
-    )
-
-
-def changes_merged(changes: list[Change]) -> list[Change]:
-    """One change per clause, as the amendment stores it: the last word on a clause, with
-    what is added after that word joined to it."""
-    merged: dict[tuple[str, str], Change] = {}
-    for change in changes:
-        key = (change.kind, change.number)
-        before = merged.get(key)
-        if change.mode == APPEND and before is not None and before.text:
-            change = Change(
-                change.kind, change.number, f"{before.text}\n{change.text}", before.mode
-            )
-        merged[key] = change
-    return list(merged.values())
+    )  # fmt: skip
 
 
 @transaction.atomic
 def amendments_apply(*, document_id: int) -> int:
     """Make the clause versions of the edition's amendments, oldest first: each changed
     clause's text holds until the amendment's day, its new text from then (a later
-    amendment of the same clause closes that one in turn). Earlier versions are replaced;
-    the stem counts follow. The number of versions made."""
+    amendment of the same clause closes that one in turn). An amendment's changes of one
+    clause apply in their order and make one version; each change's `applied` says whether
+    it could be made. Earlier versions are replaced; the stem counts follow. The number of
+    versions made."""
     # one applier per edition at a time (an admin save beside a re-ingestion): the counts
     # below are of the rows this transaction deletes
     NormDocument.objects.select_for_update().filter(pk=document_id).first()
@@ -284,39 +317,46 @@ def amendments_apply(*, document_id: int) -> int:
     )
     latest: dict[tuple[str, str], NormClause | None] = {}  # None: deleted by an amendment
     made: list[NormClause] = []
+    missed: list[int] = []  # the changes that could not be made
     for amendment in amendments.prefetch_related("changes"):
+        of_clause: dict[tuple[str, str], list[NormAmendmentChange]] = {}
         for change in amendment.changes.all():
-            key = (change.kind, change.number)
+            of_clause.setdefault((change.kind, change.number.casefold()), []).append(change)
+        for key, changes in of_clause.items():
+            number = changes[-1].number
             current = (
-                latest[key] if key in latest else _original(document_id, *key)
+                latest[key] if key in latest else _original(document_id, key[0], number)
             )  # a clause deleted before stays deleted until an amendment gives it a text
-            appended = change.mode == APPEND
-            if appended and (current is None or not change.text):
-                continue  # nothing to add to: not in the edition, or deleted before
+            text = current.text if current is not None else None
+            for change in changes:
+                text, applied = _changed(text, change)
+                if not applied:
+                    missed.append(change.pk)
+            if text == (current.text if current is not None else None):
+                continue  # nothing changed
+            anchor, in_section = (current, True) if current else _anchor(document_id, number)
+            if text is not None and anchor is None:
+                missed += [c.pk for c in changes]  # an edition with no pages yet: applied
+                continue  # once it is ingested
             if current is not None:
                 current.valid_to = amendment.in_force_from
                 if current.pk:
                     NormClause.objects.filter(pk=current.pk).update(valid_to=current.valid_to)
-            if not change.text:
+            if text is None or anchor is None:
                 latest[key] = None
                 continue
-            anchor, in_section = (current, True) if current else _anchor(document_id, change.number)
-            if anchor is None:
-                continue  # an edition with no pages yet: applied once it is ingested
-            text = f"{anchor.text.rstrip()}\n{change.text}" if appended else change.text
+            heading = anchor.heading if in_section else ""
             version = NormClause(
                 document_id=document_id,
                 page_id=anchor.page_id,
-                kind=change.kind,
-                number=change.number,
-                heading=anchor.heading if in_section else "",
+                kind=key[0],
+                number=number,
+                heading=heading,
                 text=text,
                 position=anchor.position,
                 start=anchor.start,
                 end=anchor.end,
-                search_text=clause_search_text(
-                    anchor.heading if in_section else "", text, table=change.kind == "table"
-                ),
+                search_text=clause_search_text(heading, text, table=key[0] == "table"),
                 amendment=amendment,
                 valid_from=amendment.in_force_from,
             )
@@ -324,10 +364,51 @@ def amendments_apply(*, document_id: int) -> int:
             latest[key] = version
     for version in made:  # saved one by one: a later amendment may have closed it already
         version.save()
+    stored = NormAmendmentChange.objects.filter(amendment__document_id=document_id)
+    stored.exclude(applied=True).exclude(pk__in=missed).update(applied=True)
+    stored.filter(pk__in=missed, applied=True).update(applied=False)
     added = stem_counts(v.search_text for v in made)
     added.subtract(removed)
     terms_add(Counter({term: n for term, n in added.items() if n}))
     return len(made)
+
+
+def change_label(change: NormAmendmentChange) -> str:
+    """A change as a person reads it (Russian), for what reports it: «п. 10.3.2: слова
+    «20 мм» → «25 мм»»."""
+    what = "табл." if change.kind == "table" else "п."
+    if change.mode == SUBSTITUTE:
+        return f"{what} {change.number}: слова «{change.replaces}» → «{change.text}»"
+    if change.mode == APPEND:
+        return f"{what} {change.number}: дополнение «{_shortened(change.text)}»"
+    if not change.text:
+        return f"{what} {change.number}: исключение"
+    return f"{what} {change.number}: новая редакция «{_shortened(change.text)}»"
+
+
+def _shortened(text: str, most: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= most else text[: most - 1].rstrip() + "…"
+
+
+def _changed(text: str | None, change: NormAmendmentChange) -> tuple[str | None, bool]:
+    """A clause's text (None: it is not there) after `change`, and whether the change could
+    be made: words replaced must stand once in the text, what is added needs a clause."""
+    if change.mode == APPEND:
+        if text is None or not change.text.strip():
+            return text, False
+        return f"{text.rstrip()}\n{change.text.strip()}", True
+    if change.mode == SUBSTITUTE:
+        old = change.replaces
+        if text is None or not old or text.count(old) != 1:
+            return text, False
+        if change.text:
+            return text.replace(old, change.text), True
+        before, _, after = text.partition(old)
+        if before.endswith(" ") and (not after or after[0] in " ,.;:)"):
+            before = before[:-1]  # words removed: no space left doubled or before a mark
+        return before + after, True
+    return (change.text or None), True
 
 
 def _original(document_id: int, kind: str, number: str) -> NormClause | None:

@@ -272,12 +272,16 @@ class NormAmendment(models.Model):
 
 
 class NormAmendmentChange(models.Model):
-    """A clause an amendment changes: its new text in full ('' deletes the clause), or what
-    it adds at the clause's end (a paragraph, a table's rows)."""
+    """A change an amendment makes to a clause: its new text in full ('' deletes the
+    clause), what it adds at the clause's end (a paragraph, a table's rows), or words it
+    replaces in it («заменить слова «…» на «…»»). A clause's changes apply in their order;
+    `applied` says whether the last application could make this one (the words replaced
+    stand once in the clause, the clause it adds to exists)."""
 
     class Mode(models.TextChoices):
         REPLACE = "replace", _("new text in full")
         APPEND = "append", _("added at the end")
+        SUBSTITUTE = "substitute", _("words replaced")
 
     amendment = models.ForeignKey(
         NormAmendment, on_delete=models.CASCADE, related_name="changes",
@@ -289,26 +293,30 @@ class NormAmendmentChange(models.Model):
     )  # fmt: skip
     number = models.CharField(max_length=40, verbose_name=_("number"))
     mode = models.CharField(
-        max_length=8, choices=Mode.choices, default=Mode.REPLACE, verbose_name=_("change made"),
+        max_length=10, choices=Mode.choices, default=Mode.REPLACE, verbose_name=_("change made"),
+    )  # fmt: skip
+    replaces = models.TextField(
+        blank=True, help_text=_("the words a substitution replaces, as the amendment quotes "
+                                "them: they must stand once in the clause's text"),
+        verbose_name=_("replaced words"),
     )  # fmt: skip
     text = models.TextField(
         blank=True,
         help_text=_(
-            "the clause's new text in full (empty: the clause is deleted), or what is added "
-            "at its end"
+            "the clause's new text in full (empty: the clause is deleted), what is added at "
+            "its end, or the words put in place of those replaced (empty: they are removed)"
         ),
         verbose_name=_("text"),
+    )  # fmt: skip
+    applied = models.BooleanField(
+        default=True, help_text=_("false: the last application could not make this change"),
+        verbose_name=_("applied"),
     )  # fmt: skip
 
     class Meta:
         verbose_name = _("amended clause")
         verbose_name_plural = _("amended clauses")
         ordering = ["amendment", "id"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["amendment", "kind", "number"], name="normamendmentchange_unique"
-            )
-        ]
 
     def __str__(self) -> str:
         return f"{self.amendment}: {self.number}"

@@ -377,18 +377,72 @@ def test_the_command_names_what_it_added_and_what_it_did_not_apply(
     assert err.getvalue().count("not applied (not a wording this reader knows)") == 2
 
 
-def test_what_an_amendment_adds_joins_its_last_word_on_the_clause() -> None:
-    Change = editions.Change
-    merged = editions.changes_merged([
-        Change("clause", "5.1", "5.1 Новый текст."),
-        Change("clause", "5.1", "Абзац.", editions.APPEND),
-        Change("clause", "5.2", "Абзац первый.", editions.APPEND),
-        Change("clause", "5.2", "Абзац второй.", editions.APPEND),
-    ])  # fmt: skip
-    assert merged == [
-        Change("clause", "5.1", "5.1 Новый текст.\nАбзац."),
-        Change("clause", "5.2", "Абзац первый.\nАбзац второй.", editions.APPEND),
+SUBSTITUTIONS = (
+    "Изменение № 2 к СП 63.13330.2018\n"
+    "Пункт 10.3.2. Заменить слова «не менее 25 мм» на «не менее 30 мм».\n"
+    "Пункт 10.3.2. Исключить слова «при нормальной и пониженной влажности».\n"
+    "Пункт 10.3.2. Второй абзац. Заменить слова «в агрессивной среде» на «в слабоагрессивной "
+    "среде».\n"
+    "Пункт 10.3.3. Заменить слова «СП 28.13330» на «СП 28.13330.2017».\n"
+)
+
+
+def test_substitutions_are_read_pair_by_pair_and_never_taken_for_a_deletion() -> None:
+    text = (
+        "Пункт 5.2. Второй абзац. Заменить слова «не менее 20 мм» на «не менее 25 мм», "
+        "«СНиП 2.03.11-85» на «СП 28.13330.2017».\n"
+        "Таблица 5.1. Заменить значение «3,30» на «3,35».\n"
+        "Пункт 5.3 исключить слова «и в подвалах».\n"
+        "Пункт 5.4. Заменить слова «по таблице» на.\n"
+    )
+    read = [(c.kind, c.number, c.mode, c.replaces, c.text) for c in editions.changes_parse(text)]
+    assert read == [
+        ("clause", "5.2", "substitute", "не менее 20 мм", "не менее 25 мм"),
+        ("clause", "5.2", "substitute", "СНиП 2.03.11-85", "СП 28.13330.2017"),
+        ("table", "5.1", "substitute", "3,30", "3,35"),
+        ("clause", "5.3", "substitute", "и в подвалах", ""),  # words removed: not the clause
     ]
+    assert editions.changes_unread(text) == [
+        "Пункт 5.4. Заменить слова «по таблице» на."  # a pair without its new words
+    ]
+
+
+@pytest.mark.django_db
+def test_substitutions_apply_in_order_as_one_version_and_the_missed_ones_are_named(
+    editions_corpus, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    from io import StringIO
+
+    new = editions_corpus[1]
+    file = tmp_path / "izm2.txt"
+    file.write_text(SUBSTITUTIONS, encoding="utf-8")
+    out, err = StringIO(), StringIO()
+    call_command(
+        "normagpt_ingest", str(file), "--amends", NEW, "--number", "2",
+        "--in-force-from", "2024-01-01", stdout=out, stderr=err,
+    )  # fmt: skip
+    then, now = (
+        editions.clause_version(new.pk, "10.3.2", d) for d in (date(2023, 1, 1), date(2024, 1, 1))
+    )
+    assert then is not None
+    assert then.text.endswith("при нормальной и пониженной влажности принимают не менее 25 мм.")
+    assert now is not None
+    assert now.text == (
+        "10.3.2 Минимальная толщина защитного слоя бетона рабочей арматуры плит в закрытых "
+        "помещениях принимают не менее 30 мм."
+    )  # both substitutions, one space where the removed words stood
+    assert (
+        NormClause.objects.filter(document=new, number="10.3.2", amendment__number=2).count() == 1
+    )
+    applied = list(new.amendments.get(number=2).changes.values_list("number", "applied"))
+    assert applied == [("10.3.2", True), ("10.3.2", True), ("10.3.2", False), ("10.3.3", False)]
+    assert err.getvalue().splitlines() == [
+        "not made on the edition's text: п. 10.3.2: слова «в агрессивной среде» → «в "
+        "слабоагрессивной среде»",  # not in the clause
+        "not made on the edition's text: п. 10.3.3: слова «СП 28.13330» → «СП 28.13330.2017»",
+    ]  # 10.3.3: deleted by amendment 1
+    best = clauses_search(keywords=KEYWORDS, limit=1, as_of=date(2024, 2, 1))[0]
+    assert "не менее 30 мм" in best.clause.text
 
 
 def inline(*rows: dict[str, str]) -> dict[str, str]:

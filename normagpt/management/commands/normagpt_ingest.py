@@ -73,6 +73,8 @@ class Command(BaseCommand):
         )
         for order in editions.changes_unread(text):
             self.stderr.write(f"not applied (not a wording this reader knows): {order}")
+        for missed in amendment.changes.filter(applied=False):
+            self.stderr.write(f"not made on the edition's text: {editions.change_label(missed)}")
         numbers = ", ".join(c.number + _noted(c) for c in changes)
         self.stdout.write(
             f"{amendment.document.code}: amendment {amendment.number} in force from "
@@ -109,6 +111,8 @@ class Command(BaseCommand):
 
 
 def _noted(change: editions.Change) -> str:
+    if change.mode == editions.SUBSTITUTE:
+        return " (замена слов)"
     if not change.text:
         return " (исключён)"
     return " (дополнен)" if change.mode == editions.APPEND else ""
