@@ -74,7 +74,8 @@ _WORDS = r"(?:слов[оа]|значени[ея]|ссылк[уи]|обозна�
 # Исключить слова «…»»: words replaced or removed in the clause
 _SUBSTITUTED = re.compile(
     rf"(?P<what>[Пп]ункт|[Пп]одпункт|[Тт]аблиц[уаы])\s+(?P<number>{_NUMBER})\.?"
-    r"[^«»\n]{0,120}?"  # where in the clause: «Второй абзац.», «В первом предложении»
+    # where in the clause («Второй абзац.», «В первом предложении»), no other order in it
+    r"(?:(?!(?i:пункт|подпункт|таблиц|изложить|исключить|дополнить|заменить))[^«»\n]){0,120}?"
     rf"(?:(?P<replace>[Зз]аменить)(?:\s+{_WORDS})?|(?P<remove>[Ии]сключить)\s+{_WORDS})\s*:?\s*«"
 )
 _THEN_ON = re.compile(r"\s*на\s*«")

@@ -394,6 +394,7 @@ def test_substitutions_are_read_pair_by_pair_and_never_taken_for_a_deletion() ->
         "Таблица 5.1. Заменить значение «3,30» на «3,35».\n"
         "Пункт 5.3 исключить слова «и в подвалах».\n"
         "Пункт 5.4. Заменить слова «по таблице» на.\n"
+        "Пункт 5.5 исключить. Пункт 5.6. Заменить слова «сваи» на «сваи и ростверки».\n"
     )
     read = [(c.kind, c.number, c.mode, c.replaces, c.text) for c in editions.changes_parse(text)]
     assert read == [
@@ -401,6 +402,8 @@ def test_substitutions_are_read_pair_by_pair_and_never_taken_for_a_deletion() ->
         ("clause", "5.2", "substitute", "СНиП 2.03.11-85", "СП 28.13330.2017"),
         ("table", "5.1", "substitute", "3,30", "3,35"),
         ("clause", "5.3", "substitute", "и в подвалах", ""),  # words removed: not the clause
+        ("clause", "5.5", "replace", "", ""),
+        ("clause", "5.6", "substitute", "сваи", "сваи и ростверки"),  # two orders on a line
     ]
     assert editions.changes_unread(text) == [
         "Пункт 5.4. Заменить слова «по таблице» на."  # a pair without its new words
