@@ -191,7 +191,8 @@ class NormClause(models.Model):
     ingestion: what search ranks and what a cited claim is checked against.
 
     `page` is where the clause begins; `start`–`end` its span in that page's text (`end` is
-    the page's end when the clause runs on to the next page, whose part is in `text` too).
+    the page's end when the clause runs on to the next pages, `span` of them, whose parts
+    are in `text` too).
     """
 
     class Kind(models.TextChoices):
@@ -218,6 +219,12 @@ class NormClause(models.Model):
     )
     start = models.PositiveIntegerField(default=0, verbose_name=_("start"))
     end = models.PositiveIntegerField(default=0, verbose_name=_("end"))
+    # how many pages after `page` it runs on to (a clause or table continued overleaf): the
+    # agent is shown each of them with the first
+    span = models.PositiveSmallIntegerField(
+        default=0, help_text=_("pages after its first that it runs on to"),
+        verbose_name=_("pages after the first"),
+    )  # fmt: skip
     # the stems of its heading and text (parsing.search_stems), space-separated: what
     # full-text search indexes (a GIN index on PostgreSQL, FTS5 on SQLite; migration 0007)
     search_text = models.TextField(blank=True, editable=False, verbose_name=_("search text"))

@@ -24,6 +24,41 @@ _DIGIT = re.compile(r"\d")
 _HYPHENATED = re.compile(r"([а-яёa-z])-\s*\n\s*([а-яёa-z])")
 
 
+# pdfium marks a word hyphenated at a line's end with U+0002 (where the PDF drew «-»);
+# typesetters leave soft hyphens (U+00AD). Either, at a line's end, joins the word's halves.
+_LINE_HYPHEN = re.compile(r"[\u0002\u00ad][ \t]*\r?\n[ \t]*")
+_STRAY = re.compile(r"[\u0000-\u0008\u000b\u000c\u000e-\u001f\u00ad\ufeff]")
+
+
+def text_clean(text: str) -> str:
+    """A page's text as a reader sees it: words hyphenated at a line's end by pdfium's mark
+    (U+0002) or a soft hyphen joined («наи\\u0002\\nменование» → «наименование»), other
+    control characters and soft hyphens removed, line ends as «\\n»."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\u0002" in text or "\u00ad" in text:
+        text = _LINE_HYPHEN.sub("", text)
+    return _STRAY.sub("", text)
+
+
+# Clause numbers as stored and compared: an appendix's letter upper case and Cyrillic
+# («A.1» typed in Latin → «А.1»), a clause's added letter lower case Cyrillic («2.7a» →
+# «2.7а»), and «З» read by OCR where a digit stands («А.З.2» → «А.3.2»).
+_LATIN_LOOKALIKE = str.maketrans("ABCEHKMOPTXaceopxy", "АВСЕНКМОРТХасеорху")
+
+
+def number_normal(number: str) -> str:
+    """A clause or table number in the one form stored and compared (see above)."""
+    parts = " ".join(number.split()).translate(_LATIN_LOOKALIKE).split(".")
+    for i, part in enumerate(parts):
+        if i and part in ("З", "з"):
+            parts[i] = "3"
+        elif part[:1].isdigit():
+            parts[i] = part.lower()
+        else:
+            parts[i] = part.upper()
+    return ".".join(parts)
+
+
 def code_key(code: str) -> str:
     """How a document code is compared: casefolded, ё→е, no spaces: «СП 63» → «сп63»."""
     return "".join(code.split()).casefold().replace("ё", "е")
