@@ -222,7 +222,7 @@ class NormClause(models.Model):
     # how many pages after `page` it runs on to (a clause or table continued overleaf): the
     # agent is shown each of them with the first
     span = models.PositiveSmallIntegerField(
-        default=0, help_text=_("pages after its first that it runs on to"),
+        default=0, db_default=0, help_text=_("pages after its first that it runs on to"),
         verbose_name=_("pages after the first"),
     )  # fmt: skip
     # the stems of its heading and text (parsing.search_stems), space-separated: what
