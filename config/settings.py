@@ -505,6 +505,21 @@ NORMAGPT_PAGE_DPI = env_int("NORMAGPT_PAGE_DPI", 110)
 NORMAGPT_OCR = env_bool("NORMAGPT_OCR", default=True)
 NORMAGPT_TESSERACT_CMD = env_str("NORMAGPT_TESSERACT_CMD", "tesseract")
 NORMAGPT_OCR_LANGS = env_str("NORMAGPT_OCR_LANGS", "rus+eng")
+# Limits every PDF is checked against when it is opened, before a page is rendered (a
+# refusal names the file, the page and the setting): its size in MB, its pages, and each
+# page's area in PDF points² (default A0, 2384 × 3370 pt; a page tree claiming a million
+# pages or a 14,400 pt page is refused in milliseconds).
+NORMAGPT_MAX_FILE_MB = max(1, env_int("NORMAGPT_MAX_FILE_MB", 200))
+NORMAGPT_MAX_PAGES = max(1, env_int("NORMAGPT_MAX_PAGES", 3000))
+NORMAGPT_MAX_PAGE_AREA = max(1, env_int("NORMAGPT_MAX_PAGE_AREA", 2384 * 3370))
+# Pixels of one rendered page image (4 bytes each while it is drawn, ≈ 7 in all with the
+# JPEG encoding): a page within the area limit whose image at NORMAGPT_PAGE_DPI would be
+# larger is drawn at a lower DPI instead (A0 at 110 DPI is 18.8 Mpx: drawn in full).
+NORMAGPT_MAX_RENDER_PIXELS = max(1_000_000, env_int("NORMAGPT_MAX_RENDER_PIXELS", 25_000_000))
+# An ingestion renews its lease while pages render; one not renewed this long (its process
+# killed), or whose process on this host has ended, is marked failed by the recovery
+# sweep, and starting it again goes on from the pages it had rendered.
+NORMAGPT_INGEST_LEASE_SECONDS = max(2, env_int("NORMAGPT_INGEST_LEASE_SECONDS", 30))
 # Cost estimate of a run, USD per million input / output tokens (gpt-4o-mini prices).
 NORMAGPT_PRICE_INPUT_PER_M = float(env_str("NORMAGPT_PRICE_INPUT_PER_M", "0.15"))
 NORMAGPT_PRICE_OUTPUT_PER_M = float(env_str("NORMAGPT_PRICE_OUTPUT_PER_M", "0.60"))

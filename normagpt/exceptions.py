@@ -40,9 +40,22 @@ class RunNotAwaitingInput(Conflict):
 
 
 class BadPdf(InvalidInput):
-    """The file is not a PDF pypdfium2 can read."""
+    """The file is not a PDF pypdfium2 can read, or is over the ingestion's limits."""
 
     code = "bad_pdf"
+
+
+class IngestRunning(Conflict):
+    """Another live process ingests the document (it holds the ingestion's lease)."""
+
+    code = "ingest_running"
+
+
+class IngestLost(Conflict):
+    """An ingestion's lease was taken from it (by the recovery sweep, or another process
+    after its heartbeat lapsed): it stops, leaving its rendered pages to the next start."""
+
+    code = "ingest_lost"
 
 
 class LlmNotConfigured(NotConfigured):

@@ -7,7 +7,8 @@ with no broker — each web or MCP process, which then advances runs itself, so 
 process resumes its runs. Every half lease the sweeper starts each stalled run again
 (`services.runs_recover`); a start that finds the lease held waits for it to lapse
 (`runner.run_advance`), and only one advancer can hold it. Beat's `runs_recover` stays a
-safety net. Reading a run never starts it.
+safety net. Reading a run never starts it. The same sweep marks failed an ingestion whose
+process stopped (`normagpt.ingest.lease`); starting it again is a person's decision.
 """
 
 from __future__ import annotations

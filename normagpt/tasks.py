@@ -23,7 +23,8 @@ from normagpt import services
 
 logger = logging.getLogger(__name__)
 
-# pdfium is not thread-safe: one ingestion at a time in a process (the pool without a broker).
+# One ingestion at a time in a process (the pool without a broker): each holds a page image
+# in memory (pdfium's own calls are serialised page by page in normagpt.ingest.pdf).
 _pdfium = threading.Lock()
 
 
@@ -61,6 +62,7 @@ def _recover_on_worker_start(**_: Any) -> None:
 
 @shared_task(name="normagpt.document_ingest", acks_late=True, reject_on_worker_lost=True)
 def document_ingest_task(document_id: int) -> int:
-    """Ingest a stored document's PDF; the number of pages."""
+    """Ingest a stored document's PDF; the number of pages. Redelivered after its worker
+    was lost, it takes the ingestion over and goes on from the pages rendered."""
     with _pdfium:
         return services.document_ingest(document_id=document_id).page_count
