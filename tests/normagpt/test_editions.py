@@ -299,24 +299,28 @@ ADDITIONS = (
 def test_an_amendments_additions_are_read_and_what_is_not_clear_is_named() -> None:
     changes = editions.changes_parse(ADDITIONS)
     assert [(c.kind, c.number, c.mode, c.text[:12]) for c in changes] == [
-        ("clause", "10.3.4", "replace", "10.3.4 В фун"),
-        ("clause", "10.3.5", "replace", "10.3.5 При н"),
+        ("clause", "10.3.4", "add", "10.3.4 В фун"),  # new clauses: never overwrite one
+        ("clause", "10.3.5", "add", "10.3.5 При н"),
         ("clause", "10.3.2", "append", "Для плит с п"),
         ("clause", "10.3.3", "append", "Для надземны"),
         ("table", "5.1", "append", "B60 | 3,30\nB"),
+        ("clause", "10.3.1", "substitute", "бетона с арм"),  # words added after words
     ]
     assert changes[0].text.endswith("не менее 35 мм.")  # each added clause its own text
     assert changes[4].text == "B60 | 3,30\nB70 | 3,40"  # each quoted row, a line apart
+    assert (changes[5].part, changes[5].replaces, changes[5].text) == (
+        "абзац 1",
+        "бетона с арматурой",
+        "бетона с арматурой в течение всего срока службы",
+    )
     assert editions.changes_unread(ADDITIONS) == [
-        "Пункт 10.3.1. Первый абзац после слов «бетона с арматурой» дополнить словами «в "
-        "течение всего срока службы».",
-        "Дополнить пунктами 11.1 и 11.2:",  # the quote holds one of the two: not guessed
-    ]
-    long = "Пункт 4.1. После слов «" + "нагрузки " * 40 + "» дополнить словами «и воздействия»."
+        "Дополнить пунктами 11.1 и 11.2: «11.1 Только один пункт здесь.»",  # one of the two
+    ]  # is quoted: not guessed
+    long = "Пункт 4.1. Рисунок «" + "нагрузки " * 40 + "» изложить в новой редакции: «…»."
     [shown] = editions.changes_unread(long)
     assert len(shown) == editions.UNREAD_SHOWN
     assert shown.endswith("…")
-    assert shown.startswith("Пункт 4.1. После слов «нагрузки нагрузки")
+    assert shown.startswith("Пункт 4.1. Рисунок «нагрузки нагрузки")
 
 
 @pytest.mark.django_db
@@ -371,10 +375,12 @@ def test_the_command_names_what_it_added_and_what_it_did_not_apply(
         out.getvalue()
         .strip()
         .endswith(
-            "5 clause(s) changed: 10.3.4, 10.3.5, 10.3.2 (дополнен), 10.3.3 (дополнен), 5.1 (дополнен)"
+            "6 clause(s) changed: 10.3.4 (новый), 10.3.5 (новый), 10.3.2 (дополнен), "
+            "10.3.3 (дополнен), 5.1 (дополнен), 10.3.1 (замена слов)"
         )
     )
-    assert err.getvalue().count("not applied (not a wording this reader knows)") == 2
+    assert err.getvalue().count("not applied (not a wording this reader knows") == 1
+    assert "Дополнить пунктами 11.1 и 11.2: «11.1 Только один пункт здесь.»" in err.getvalue()
 
 
 SUBSTITUTIONS = (
@@ -440,7 +446,7 @@ def test_substitutions_apply_in_order_as_one_version_and_the_missed_ones_are_nam
     applied = list(new.amendments.get(number=2).changes.values_list("number", "applied"))
     assert applied == [("10.3.2", True), ("10.3.2", True), ("10.3.2", False), ("10.3.3", False)]
     assert err.getvalue().splitlines() == [
-        "not made on the edition's text: п. 10.3.2: слова «в агрессивной среде» → «в "
+        "not made on the edition's text: п. 10.3.2 (абзац 2): слова «в агрессивной среде» → «в "
         "слабоагрессивной среде»",  # not in the clause
         "not made on the edition's text: п. 10.3.3: слова «СП 28.13330» → «СП 28.13330.2017»",
     ]  # 10.3.3: deleted by amendment 1
@@ -448,10 +454,13 @@ def test_substitutions_apply_in_order_as_one_version_and_the_missed_ones_are_nam
     assert "не менее 30 мм" in best.clause.text
 
 
-def inline(*rows: dict[str, str]) -> dict[str, str]:
-    """The amendment page's inline of changed clauses, with `rows` typed in."""
-    form = {"changes-TOTAL_FORMS": str(len(rows)), "changes-INITIAL_FORMS": "0",
-            "changes-MIN_NUM_FORMS": "0", "changes-MAX_NUM_FORMS": "1000"}  # fmt: skip
+def inline(*rows: dict[str, str], initial: int = 0, orders: int = 0) -> dict[str, str]:
+    """The amendment page's inlines: the changed clauses, with `rows` typed in (the first
+    `initial` of them stored already), and the orders not applied (`orders` shown)."""
+    form = {"changes-TOTAL_FORMS": str(len(rows)), "changes-INITIAL_FORMS": str(initial),
+            "changes-MIN_NUM_FORMS": "0", "changes-MAX_NUM_FORMS": "1000",
+            "unread_orders-TOTAL_FORMS": str(orders), "unread_orders-INITIAL_FORMS": str(orders),
+            "unread_orders-MIN_NUM_FORMS": "0", "unread_orders-MAX_NUM_FORMS": "1000"}  # fmt: skip
     for index, row in enumerate(rows):
         form.update({f"changes-{index}-{key}": value for key, value in row.items()})
     return form
@@ -466,8 +475,8 @@ def test_an_amendment_file_uploaded_in_the_admin_is_read_and_applied(
     new = editions_corpus[1]
     client.force_login(staff)
     typed = [
-        {"kind": "clause", "number": "10.3.1", "mode": "replace", "text": "10.3.1 Введён рукой."},
-        {"kind": "clause", "number": "10.3.4", "mode": "replace", "text": "10.3.4 Опечатка."},
+        {"kind": "clause", "number": "10.3.6", "mode": "add", "text": "10.3.6 Введён рукой."},
+        {"kind": "clause", "number": "10.3.4", "mode": "add", "text": "10.3.4 Опечатка."},
     ]
     page = client.post(
         "/admin/normagpt/normamendment/add/",
@@ -480,19 +489,23 @@ def test_an_amendment_file_uploaded_in_the_admin_is_read_and_applied(
         follow=True,
     ).content.decode()  # fmt: skip
 
-    assert "Прочитано из файла: 10.3.4, 10.3.5, 10.3.2, 10.3.3, 5.1" in page
-    assert page.count("Не применено (такую формулировку чтение не разбирает)") == 2
+    assert "Прочитано из файла: 10.3.4, 10.3.5, 10.3.2, 10.3.3, 5.1, 10.3.1" in page
+    assert page.count("Не применено (такую формулировку чтение не разбирает)") == 1
     assert "Дополнить пунктами 11.1 и 11.2:" in page
     amendment = new.amendments.get(number=2)
     stored = {(c.number, c.mode): c.text[:20] for c in amendment.changes.all()}
     assert stored == {
-        ("10.3.1", "replace"): "10.3.1 Введён рукой.",  # typed, a clause the file leaves alone
-        ("10.3.4", "replace"): "10.3.4 В фундаментах",  # the file's reading, not the typo
-        ("10.3.5", "replace"): "10.3.5 При наличии б",
+        ("10.3.6", "add"): "10.3.6 Введён рукой.",  # typed, a clause the file leaves alone
+        ("10.3.4", "add"): "10.3.4 В фундаментах",  # the file's reading, not the typo
+        ("10.3.5", "add"): "10.3.5 При наличии б",
         ("10.3.2", "append"): "Для плит с предварит",
         ("10.3.3", "append"): "Для надземных констр",
         ("5.1", "append"): "B60 | 3,30\nB70 | 3,4",
+        ("10.3.1", "substitute"): "бетона с арматурой в",
     }
+    assert amendment.changes.filter(number="10.3.4").count() == 1  # the typo's row is gone
+    [order] = amendment.unread_orders.all()  # the order not read, kept and named
+    assert order.text.startswith("Дополнить пунктами 11.1 и 11.2:")
     added = editions.clause_version(new.pk, "10.3.5", date(2024, 1, 1))
     assert added is not None
     assert added.amendment == amendment  # applied on saving
