@@ -19,14 +19,15 @@ from core.admin import CasedAdmin
 from core.exceptions import DomainError
 from normagpt import services
 from normagpt.editions import (
-    Change,
+    Reading,
     amendment_delete,
+    amendment_read,
     amendment_text,
     amendments_apply,
     change_label,
-    changes_parse,
+    changes_required,
     changes_store,
-    changes_unread,
+    orders_store,
 )
 from normagpt.formatting import markdown_html, page_url, url_or_none
 from normagpt.models import (
@@ -36,6 +37,7 @@ from normagpt.models import (
     LlmCall,
     NormAmendment,
     NormAmendmentChange,
+    NormAmendmentOrder,
     NormClause,
     NormDocument,
     NormDocumentAlias,
@@ -87,16 +89,42 @@ class AmendmentLinkInline(ReadOnlyInline):
     show_change_link = True
 
 
+class AmendmentChangeFormSet(forms.BaseInlineFormSet):
+    """The changes typed in. An uploaded file that states no change the reader can make (a
+    scanned amendment with no text layer) is refused unless changes are typed in."""
+
+    def clean(self) -> None:
+        super().clean()
+        reading: Reading | None = getattr(self.instance, "_file_reading", None)
+        if reading is None or reading.changes:
+            return
+        typed = [f for f in self.forms if f.cleaned_data and not f.cleaned_data.get("DELETE")]
+        if not typed:
+            try:
+                changes_required(reading)
+            except DomainError as exc:
+                raise forms.ValidationError(exc.message) from exc
+
+
 class AmendmentChangeInline(admin.StackedInline):
     model = NormAmendmentChange
+    formset = AmendmentChangeFormSet
     extra = 1
-    fields = ["kind", "number", "mode", "replaces", "text", "applied"]
-    readonly_fields = ["applied"]
+    fields = ["kind", "number", "mode", "part", "replaces", "text", "order", "applied"]
+    readonly_fields = ["order", "applied"]
+
+
+class AmendmentOrderInline(ReadOnlyInline):
+    """The amendment's orders its file's reading did not apply, each with its reason."""
+
+    model = NormAmendmentOrder
+    fields = ["text", "targets", "reason"]
+    readonly_fields = ["text", "targets", "reason"]
 
 
 class NormAmendmentForm(forms.ModelForm):
-    """An uploaded amendment file is read as the command reads it; a file that states no
-    change it can read is refused on its field."""
+    """An uploaded amendment file is read as the command reads it (`self.read`); whether it
+    states a change is told with the changes typed in (`AmendmentChangeFormSet`)."""
 
     class Meta:
         model = NormAmendment
@@ -104,15 +132,15 @@ class NormAmendmentForm(forms.ModelForm):
 
     def clean_file(self) -> Any:
         file = self.cleaned_data.get("file")
-        self.read: tuple[list[Change], list[str]] | None = None
+        self.read: Reading | None = None
         if file and "file" in self.changed_data:
             data = file.read()
             file.seek(0)
             try:
-                text = amendment_text(data)
-                self.read = (changes_parse(text), changes_unread(text))
+                self.read = amendment_read(amendment_text(data))
             except DomainError as exc:
                 raise forms.ValidationError(exc.message) from exc
+            self.instance._file_reading = self.read  # the inline formset reads it
         return file
 
 
@@ -120,9 +148,9 @@ class NormAmendmentForm(forms.ModelForm):
 class NormAmendmentAdmin(CasedAdmin):
     """An amendment as an entry: its clauses' new texts typed in, or read from its file (a
     PDF or UTF-8 text, as `manage.py normagpt_ingest FILE --amends CODE` reads it) when one
-    is uploaded: the file's reading replaces the entries of the clauses it names, and its
-    orders the reader does not apply are shown. Saving applies the edition's amendments
-    anew."""
+    is uploaded: the file's reading replaces the last file's and the entries typed in for
+    what it names, and its orders the reader does not apply are kept and shown. Saving
+    applies the edition's amendments anew."""
 
     form = NormAmendmentForm
 
@@ -132,7 +160,7 @@ class NormAmendmentAdmin(CasedAdmin):
     search_fields = ["document__code", "title"]
     autocomplete_fields = ["document"]
     fields = ["document", "number", "in_force_from", "title", "file"]
-    inlines = [AmendmentChangeInline]
+    inlines = [AmendmentChangeInline, AmendmentOrderInline]
 
     def save_model(self, request: HttpRequest, obj: NormAmendment, form: Any, change: bool) -> None:
         before = NormAmendment.objects.filter(pk=obj.pk).values_list("document_id", flat=True)
@@ -142,17 +170,9 @@ class NormAmendmentAdmin(CasedAdmin):
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
-        read = getattr(form, "read", None)
+        read: Reading | None = getattr(form, "read", None)
         if read is not None:
-            changes, unread = read
-            changes_store(form.instance, changes, every=False)
-            numbers = ", ".join(dict.fromkeys(c.number for c in changes))
-            self.message_user(request, _("read from the file: %(numbers)s") % {"numbers": numbers})
-            for order in unread:
-                self.message_user(
-                    request, _("not applied (a wording the reader does not know): %(order)s")
-                    % {"order": order}, messages.WARNING,
-                )  # fmt: skip
+            self._file_kept(request, form.instance, read)
         amendments_apply(document_id=form.instance.document_id)
         for missed in form.instance.changes.filter(applied=False):
             self.message_user(
@@ -162,6 +182,19 @@ class NormAmendmentAdmin(CasedAdmin):
         moved_from = getattr(form.instance, "_moved_from", None)
         if moved_from is not None and moved_from != form.instance.document_id:
             amendments_apply(document_id=moved_from)  # the edition it left: its texts back
+
+    def _file_kept(self, request: HttpRequest, amendment: NormAmendment, read: Reading) -> None:
+        """The file's reading stored in place of the last file's, and told."""
+        changes_store(amendment, read.changes, every=False)
+        orders_store(amendment, read.unread)
+        if read.changes:
+            numbers = ", ".join(dict.fromkeys(c.number for c in read.changes))
+            self.message_user(request, _("read from the file: %(numbers)s") % {"numbers": numbers})
+        for order in read.unread:
+            self.message_user(
+                request, _("not applied (a wording the reader does not know): %(order)s")
+                % {"order": f"{order.shown} ({order.reason})"}, messages.WARNING,
+            )  # fmt: skip
 
     def delete_model(self, request: HttpRequest, obj: NormAmendment) -> None:
         amendment_delete(amendment_id=obj.pk)
@@ -214,13 +247,25 @@ class NormDocumentAdmin(CasedAdmin):
     ]  # fmt: skip
     list_filter = ["kind", "status", "ingest_status", "is_sample"]
     search_fields = ["code", "title"]
-    readonly_fields = ["ingest_status", "ingest_error", "page_count", "created_at", "updated_at"]
+    readonly_fields = [
+        "ingest_status", "ingest_progress", "ingest_error", "page_count", "created_at",
+        "updated_at",
+    ]  # fmt: skip
     inlines = [NormPageInline, AmendmentLinkInline]
     actions = ["reingest"]
 
+    @admin.display(description=_("pages rendered"))
+    def ingest_progress(self, obj: NormDocument) -> str:
+        return f"{obj.ingest_done} / {obj.ingest_total}" if obj.ingest_total else "—"
+
     def save_model(self, request: HttpRequest, obj: NormDocument, form: Any, change: bool) -> None:
-        """Save, then ingest the uploaded PDF in the background."""
-        super().save_model(request, obj, form, change)
+        """Save the form's fields only (an ingestion running meanwhile writes its status,
+        lease and pages), then have an uploaded PDF ingested by a background task: the
+        request renders nothing."""
+        if change:
+            obj.save(update_fields=[*form.fields, "code_key", "updated_at"])
+        else:
+            super().save_model(request, obj, form, change)
         if "file" in form.changed_data and obj.file:
             self._ingest(request, obj.pk)
 

@@ -19,7 +19,7 @@ from django.db import connection, transaction
 
 from normagpt.clauses import clauses_split
 from normagpt.models import NormClause, NormDocument, NormDocumentAlias, NormPage, NormTerm
-from normagpt.parsing import alias_key, clauses_find, code_aliases, search_stems
+from normagpt.parsing import alias_key, clauses_find, code_aliases, search_stems, text_clean
 
 ALL_CLAUSES = ""  # the NormTerm row counting the clauses
 BATCH = 2000
@@ -56,8 +56,8 @@ def clause_terms(search_text: str) -> set[str]:
 @dataclass(frozen=True)
 class Indexed:
     """A document's pages split for search (`pages_indexed`): its clauses as rows, each
-    (page index, kind, number, heading, text, position, start, end, search text), and each
-    page's clause numbers."""
+    (page index, kind, number, heading, text, position, start, end, span, search text), and
+    each page's clause numbers."""
 
     clauses: list[tuple[Any, ...]]
     page_clauses: list[list[str]]
@@ -65,8 +65,8 @@ class Indexed:
 
 def pages_indexed(texts: list[str]) -> Indexed:
     """Split a document's page texts into clauses with their search text (pure: a bulk load
-    runs it in worker processes)."""
-    units = clauses_split(texts)
+    runs it in worker processes). The texts are read as `text_clean` gives them."""
+    units = clauses_split([text_clean(text) for text in texts])
     rows = [
         (
             unit.page_index,
@@ -77,14 +77,25 @@ def pages_indexed(texts: list[str]) -> Indexed:
             unit.position,
             unit.start,
             unit.end,
+            unit.span,
             clause_search_text(unit.heading, unit.text, table=unit.kind == "table"),
         )
         for unit in units
     ]
     by_page: list[list[Any]] = [[] for _ in texts]
+    continued: list[list[str]] = [[] for _ in texts]  # clauses running on to the page
     for unit in units:
         by_page[unit.page_index].append(unit)
-    return Indexed(rows, [page_numbers(text, by_page[i]) for i, text in enumerate(texts)])
+        for index in range(unit.page_index + 1, unit.page_index + unit.span + 1):
+            if unit.kind == "clause":
+                continued[index].append(unit.number)
+    return Indexed(
+        rows,
+        [
+            list(dict.fromkeys([*continued[i], *page_numbers(text, by_page[i])]))
+            for i, text in enumerate(texts)
+        ],
+    )
 
 
 @transaction.atomic
@@ -96,7 +107,7 @@ def document_index(
     stem counts (unless `count_terms` is false: a bulk load counts once at the end with
     `terms_recount`) and the code's aliases. The number of clauses."""
     document = NormDocument.objects.select_for_update().get(pk=document_id)
-    pages = list(NormPage.objects.filter(document=document).order_by("number"))
+    pages = _pages_cleaned(document)
     old = NormClause.objects.filter(document=document)
     removed = stem_counts(old.values_list("search_text", flat=True)) if count_terms else None
     old.delete()
@@ -118,9 +129,21 @@ def document_index(
     return len(indexed.clauses)
 
 
+def _pages_cleaned(document: NormDocument) -> list[NormPage]:
+    """The document's pages, their texts as a reader sees them (`text_clean`: pages stored
+    before it still hold pdfium's hyphen marks), stored so where they were not."""
+    pages = list(NormPage.objects.filter(document=document).order_by("number"))
+    for page in pages:
+        cleaned = text_clean(page.text)
+        if cleaned != page.text:
+            page.text = cleaned
+            NormPage.objects.filter(pk=page.pk).update(text=cleaned)
+    return pages
+
+
 _CLAUSE_COLUMNS = (
     "document_id", "page_id", "kind", "number", "heading", "text", "position", "start", "end",
-    "search_text",
+    "span", "search_text",
 )  # fmt: skip
 
 

@@ -71,6 +71,21 @@ class NormDocument(models.Model):
     )
     ingest_error = models.TextField(blank=True, verbose_name=_("ingest error"))
     page_count = models.PositiveIntegerField(default=0, verbose_name=_("page count"))
+    # the ingestion's lease: the process rendering the PDF (core.holders), renewed by its
+    # heartbeat; the pages it has rendered of the file's (see normagpt.ingest.lease)
+    ingest_holder = models.CharField(
+        max_length=80, blank=True, default="", db_default="", editable=False,
+        verbose_name=_("ingested by"),
+    )  # fmt: skip
+    ingest_heartbeat_at = models.DateTimeField(
+        null=True, blank=True, editable=False, verbose_name=_("ingestion heartbeat at")
+    )
+    ingest_done = models.PositiveIntegerField(
+        default=0, db_default=0, editable=False, verbose_name=_("pages rendered")
+    )
+    ingest_total = models.PositiveIntegerField(
+        default=0, db_default=0, editable=False, verbose_name=_("pages to render")
+    )
     # the edition's life: in force from, and until the day it was replaced (None: open);
     # without dates its status alone tells (see `in_force_on`)
     in_force_from = models.DateField(null=True, blank=True, verbose_name=_("in force from"))
@@ -151,6 +166,36 @@ class NormPage(models.Model):
             "code": self.document.code,
             "number": self.number,
         }
+
+
+class NormPageDraft(models.Model):
+    """A page an ingestion has rendered but not yet put in place: the new edition's pages
+    wait here (their images stored under new names) until all are rendered, then replace
+    the old edition's in one transaction. An ingestion stopped midway leaves them for the
+    next start of the same file at the same DPI (`source`) to go on from."""
+
+    document = models.ForeignKey(
+        NormDocument, on_delete=models.CASCADE, related_name="+", verbose_name=_("document")
+    )
+    # the file's SHA-256 and the DPI: which rendering the page belongs to
+    source = models.CharField(max_length=80, verbose_name=_("source"))
+    number = models.PositiveIntegerField(verbose_name=_("number"))
+    text = models.TextField(blank=True, verbose_name=_("text"))
+    image = models.FileField(upload_to="normagpt/pages/", blank=True, verbose_name=_("image"))
+    width = models.PositiveIntegerField(default=0, verbose_name=_("width"))
+    height = models.PositiveIntegerField(default=0, verbose_name=_("height"))
+    has_text_layer = models.BooleanField(default=True, verbose_name=_("has text layer"))
+    ocr = models.BooleanField(default=False, verbose_name=_("ocr"))
+
+    class Meta:
+        verbose_name = _("rendered page")
+        verbose_name_plural = _("rendered pages")
+        constraints = [
+            models.UniqueConstraint(fields=["document", "number"], name="normpagedraft_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.document_id}: {self.number} ({self.source})"
 
 
 class NormDocumentAlias(models.Model):
@@ -279,28 +324,50 @@ class NormAmendment(models.Model):
 
 
 class NormAmendmentChange(models.Model):
-    """A change an amendment makes to a clause: its new text in full ('' deletes the
-    clause), what it adds at the clause's end (a paragraph, a table's rows), or words it
-    replaces in it («заменить слова «…» на «…»»). A clause's changes apply in their order;
-    `applied` says whether the last application could make this one (the words replaced
-    stand once in the clause, the clause it adds to exists)."""
+    """A change an amendment makes (`normagpt.editions`): the new text of a clause, a table,
+    the preface or a part of one ('' deletes it), text added at its end or before a part of
+    it, words replaced in it, a clause added, a section's or appendix's clauses replaced,
+    a section's title. An amendment's changes apply in their order; `applied` says whether
+    the last application could make this one (the words replaced stand once in the clause,
+    the clause it changes exists, the clause it adds does not)."""
+
+    class Kind(models.TextChoices):
+        CLAUSE = "clause", _("clause")
+        TABLE = "table", _("table")
+        TEXT = "text", _("unnumbered text")
+        SECTION = "section", _("section or appendix")
 
     class Mode(models.TextChoices):
         REPLACE = "replace", _("new text in full")
         APPEND = "append", _("added at the end")
         SUBSTITUTE = "substitute", _("words replaced")
+        ADD = "add", _("new clause")
+        INSERT = "insert", _("inserted before a part")
+        SECTION = "section", _("a section's clauses replaced")
+        TITLE = "title", _("a section's title")
 
     amendment = models.ForeignKey(
         NormAmendment, on_delete=models.CASCADE, related_name="changes",
         verbose_name=_("amendment"),
     )  # fmt: skip
     kind = models.CharField(
-        max_length=8, choices=NormClause.Kind.choices, default=NormClause.Kind.CLAUSE,
-        verbose_name=_("kind"),
+        max_length=8, choices=Kind.choices, default=Kind.CLAUSE, verbose_name=_("kind"),
     )  # fmt: skip
-    number = models.CharField(max_length=40, verbose_name=_("number"))
+    number = models.CharField(
+        max_length=40, blank=True, help_text=_("a clause's or table's number, a section's "
+                                               "number or an appendix's letter (a section, "
+                                               "empty: the whole text)"),
+        verbose_name=_("number"),
+    )  # fmt: skip
     mode = models.CharField(
         max_length=10, choices=Mode.choices, default=Mode.REPLACE, verbose_name=_("change made"),
+    )  # fmt: skip
+    part = models.CharField(
+        max_length=200, blank=True, default="",
+        help_text=_("where in the clause: «абзац 2», «абзац -1» (the last), «перечисление 1», "
+                    "«примечание», «после «…»» (the entry or row after those words); "
+                    "empty: all of it"),
+        verbose_name=_("part"),
     )  # fmt: skip
     replaces = models.TextField(
         blank=True, help_text=_("the words a substitution replaces, as the amendment quotes "
@@ -315,6 +382,14 @@ class NormAmendmentChange(models.Model):
         ),
         verbose_name=_("text"),
     )  # fmt: skip
+    order = models.TextField(
+        blank=True, default="", editable=False,
+        help_text=_("the amendment's words it was read from (empty: typed in)"),
+        verbose_name=_("order"),
+    )  # fmt: skip
+    # [[kind, number], …]: what that order names besides (a clause holding the table it
+    # changes: «Пункт 4.4. Таблица 1»): marked too when the change is not made
+    targets = models.JSONField(default=list, blank=True, editable=False, verbose_name=_("names"))
     applied = models.BooleanField(
         default=True, help_text=_("false: the last application could not make this change"),
         verbose_name=_("applied"),
@@ -327,6 +402,36 @@ class NormAmendmentChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.amendment}: {self.number}"
+
+    def save(self, *args: object, **kwargs: object) -> None:
+        from normagpt.parsing import number_normal  # numbers compared in one form
+
+        self.number = number_normal("".join(self.number.split())) if self.number else ""
+        super().save(*args, **kwargs)  # type: ignore[arg-type]
+
+
+class NormAmendmentOrder(models.Model):
+    """An order of an amendment its reading did not apply (`normagpt.editions`): its words,
+    what it names, and why. Kept to be shown (the admin, the command) and to mark the
+    clauses it names once the amendment holds: their text served is not the amended one."""
+
+    amendment = models.ForeignKey(
+        NormAmendment, on_delete=models.CASCADE, related_name="unread_orders",
+        verbose_name=_("amendment"),
+    )  # fmt: skip
+    position = models.PositiveIntegerField(default=0, verbose_name=_("position"))
+    text = models.TextField(verbose_name=_("order"))
+    # [[kind, number], …]: NormAmendmentChange.Kind and a number in its stored form
+    targets = models.JSONField(default=list, blank=True, verbose_name=_("names"))
+    reason = models.CharField(max_length=300, blank=True, verbose_name=_("reason"))
+
+    class Meta:
+        verbose_name = _("order not applied")
+        verbose_name_plural = _("orders not applied")
+        ordering = ["amendment", "position"]
+
+    def __str__(self) -> str:
+        return f"{self.amendment}: {self.text[:60]}"
 
 
 class NormTerm(models.Model):

@@ -100,6 +100,8 @@ class SearchHit:
     clauses: list[ClauseHit] = field(default_factory=list)
     in_force: bool = True  # its edition, on the search's day
     as_of: date | None = None  # the search's day
+    # the pages its clauses found run on to (a clause or table continued overleaf), in order
+    pages_after: list[NormPage] = field(default_factory=list)
 
     @property
     def replaced(self) -> bool:
@@ -251,6 +253,7 @@ def pages_search(
         if hit.clause.page_id in pages or len(pages) < limit:
             pages.setdefault(hit.clause.page_id, []).append(hit)
     terms, day = search_terms(keywords), as_of or timezone.localdate()
+    after = _pages_after([hit for found in pages.values() for hit in found])
     return [
         SearchHit(
             page=found[0].page,
@@ -260,9 +263,31 @@ def pages_search(
             clauses=found,
             in_force=found[0].in_force,
             as_of=day,
+            pages_after=[after[key] for key in sorted(_spanned(found)) if key in after],
         )
         for found in pages.values()
     ]
+
+
+def _spanned(hits: list[ClauseHit]) -> set[tuple[int, int]]:
+    """(document, page number) of the pages after their first that `hits`' clauses run on to."""
+    return {
+        (hit.clause.document_id, number)
+        for hit in hits
+        for number in range(hit.page.number + 1, hit.page.number + hit.clause.span + 1)
+    }
+
+
+def _pages_after(hits: list[ClauseHit]) -> dict[tuple[int, int], NormPage]:
+    """The pages `hits`' clauses run on to, by (document, number), in one query."""
+    wanted = _spanned(hits)
+    if not wanted:
+        return {}
+    which = Q(pk__in=[])
+    for document, number in wanted:
+        which |= Q(document_id=document, number=number)
+    pages = NormPage.objects.select_related("document").filter(which)
+    return {(page.document_id, page.number): page for page in pages}
 
 
 @dataclass

@@ -25,13 +25,21 @@ from normagpt.agent.store import store_new
 from normagpt.client import NOT_CONFIGURED, llm_configured
 from normagpt.exceptions import (
     DocumentNotFound,
+    IngestRunning,
     LlmNotConfigured,
     RunNotAwaitingInput,
     RunNotFound,
     RunNotResumable,
 )
 from normagpt.indexing import document_index, terms_recount
-from normagpt.ingest import document_ingest, document_save
+from normagpt.ingest import (
+    corpus_analyze,
+    document_ingest,
+    document_save,
+    document_texts_ingest,
+    ingests_expire,
+)
+from normagpt.ingest.lease import lease_held
 from normagpt.models import AgentRun, NormDocument, RunEvent, Thread
 from normagpt.parsing import code_key
 from normagpt.search import ClauseHit, SearchHit, clauses_search, pages_search
@@ -40,10 +48,13 @@ __all__ = [
     "ClauseHit",
     "SearchHit",
     "clauses_search",
+    "corpus_analyze",
     "corpus_reindex",
     "document_ingest",
     "document_ingest_start",
     "document_save",
+    "document_texts_ingest",
+    "ingests_expire",
     "pages_search",
     "run_advance",
     "run_create",
@@ -110,11 +121,13 @@ def run_create(
 
 
 def runs_recover() -> list[int]:
-    """Start again every run whose lease expired (its advancer died); their ids.
+    """Start again every run whose lease expired (its advancer died); their ids. Marks
+    failed every ingestion whose process stopped (`ingests_expire`) on the way.
 
     A run started by a sweep is not started again by another sweep (any process's) for a
     lease: the start itself waits for the lapse and takes the run over.
     """
+    ingests_expire()
     runs_expire_waiting()
     stalled = selectors.runs_stalled()
     lease = settings.NORMAGPT_RUN_LEASE_SECONDS
@@ -302,9 +315,18 @@ def corpus_reindex(
 
 @transaction.atomic
 def document_ingest_start(*, document_id: int) -> None:
-    """Mark the document's PDF `pending` and have it ingested in the background."""
-    if not NormDocument.objects.filter(pk=document_id).update(
-        ingest_status=NormDocument.Ingest.PENDING, ingest_error=""
-    ):
+    """Mark the document's PDF `pending` and have it ingested in the background (going on
+    from the pages an ingestion that stopped had rendered). IngestRunning while a live
+    process ingests it."""
+    document = NormDocument.objects.select_for_update().filter(pk=document_id).first()
+    if document is None:
         raise DocumentNotFound(f"document {document_id} does not exist")
+    if lease_held(document):
+        raise IngestRunning(
+            f"{document.code} is being ingested ({document.ingest_done} of "
+            f"{document.ingest_total} pages rendered): wait for it to finish"
+        )
+    NormDocument.objects.filter(pk=document_id).update(
+        ingest_status=NormDocument.Ingest.PENDING, ingest_error=""
+    )
     background.start(INGEST_TASK, document_id)

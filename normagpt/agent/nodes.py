@@ -18,7 +18,7 @@ from core.exceptions import InvalidInput
 from normagpt.agent.context import NodeContext
 from normagpt.agent.store import Store, citations_check, findings_all, findings_checked, run_day
 from normagpt.calculate import expression_evaluate
-from normagpt.editions import amendment_label, edition_status
+from normagpt.editions import amendment_label, clause_marks, edition_status
 from normagpt.models import NormClause, NormDocument, NormPage
 from normagpt.schemas import FinalAnswer, Plan, StepResult, Verdict
 from normagpt.search import SearchHit, pages_search
@@ -105,7 +105,7 @@ class Executor(Node):
             )
         except InvalidInput:
             hits = []
-        pages = [page_ref(hit) for hit in hits]
+        pages = [ref for hit in hits for ref in page_refs(hit)]
         if not hits:
             words = ", ".join(step["keywords"])
             return {
@@ -115,14 +115,15 @@ class Executor(Node):
             }
         values = {"user_query": prep["user_query"], "step": step["action"], "pages": ""}
         day = prep["as_of"]
+        shown = list({p.pk: p for hit in hits for p in (hit.page, *hit.pages_after)}.values())
         if ctx.vision:
             values["pages"] = "\n".join(
-                page_heading(h.page, day) + amended_on_page(h.page, day) for h in hits
+                page_heading(page, day) + amended_on_page(page, day) for page in shown
             )
             values["pages"] += "\n(изображения ниже)"
-            attachments = [a for hit in hits for a in page_image_parts(hit.page, day)]
+            attachments = [a for page in shown for a in page_image_parts(page, day)]
         else:
-            values["pages"] = "\n\n".join(page_as_text(hit.page, day) for hit in hits)
+            values["pages"] = "\n\n".join(page_as_text(page, day) for page in shown)
             attachments = []
         result = ctx.ask(node=self.name, schema=StepResult, values=values, attachments=attachments)
         return {**result.model_dump(), "pages": pages}
@@ -241,15 +242,19 @@ def notes(shared: Store) -> list[str]:
     return lines
 
 
-def page_ref(hit: SearchHit) -> dict[str, Any]:
-    page = hit.page
-    return {
-        "page_id": page.pk,
-        "document": page.document.code,
-        "page": page.number,
-        "clauses": page.clauses,
-        "replaced": hit.replaced,
-    }
+def page_refs(hit: SearchHit) -> list[dict[str, Any]]:
+    """The page found and the pages its clauses run on to, as the run keeps them (the agent
+    reads every page of a clause it reads, and may cite any of them)."""
+    return [
+        {
+            "page_id": page.pk,
+            "document": page.document.code,
+            "page": page.number,
+            "clauses": page.clauses,
+            "replaced": hit.replaced,
+        }
+        for page in (hit.page, *hit.pages_after)
+    ]
 
 
 def page_heading(page: NormPage, day: date | None = None) -> str:
@@ -263,7 +268,8 @@ def page_heading(page: NormPage, day: date | None = None) -> str:
 
 def amended_on_page(page: NormPage, day: date) -> str:
     """The clauses of the page an amendment changed by `day`: their text then (the page
-    shows the edition's own), '' when none."""
+    shows the edition's own), and the marks of those an amendment in force names but could
+    not change; '' when none."""
     versions = [
         v
         for v in NormClause.objects.select_related("amendment")
@@ -281,6 +287,17 @@ def amended_on_page(page: NormPage, day: date) -> str:
     gone = sorted(set(replaced) - {v.number for v in versions})
     if gone:
         lines.append(f"\n[Пункты {', '.join(gone)} этой страницы исключены изменениями]")
+    # a clause an amendment in force names but could not change: its text here is not the
+    # amended one, and the reader is told so
+    own = list(
+        NormClause.objects.filter(page=page, amendment=None)
+        .exclude(number="")
+        .values_list("kind", "number")
+    )
+    for kind in ("clause", "table"):
+        numbers = [number for k, number in own if k == kind]
+        marks = clause_marks(document_id=page.document_id, numbers=numbers, day=day, kind=kind)
+        lines += [f"\n[{number}: {mark}]" for number, mark in marks.items()]
     return "".join(lines)
 
 

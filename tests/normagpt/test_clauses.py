@@ -94,26 +94,28 @@ def test_a_reference_wrapped_to_a_line_start_is_not_a_clause() -> None:
     assert "9.2. Толщину проката стоек" in units[0].text
 
 
-def test_a_clause_runs_on_to_the_next_page_and_no_further() -> None:
-    """Numbering the splitter cannot follow (a scan's lost lines, a numbering of its own)
-    does not make one clause of many pages: past the page after its first, the text is kept
-    page by page; a table may run on longer."""
+def test_a_clause_runs_on_over_pages_and_knows_them_but_not_without_end() -> None:
+    """A clause continued overleaf is one unit that knows the pages it runs on to; numbering
+    the reader cannot follow (a scan's lost lines) does not make one clause of many pages:
+    past SPAN_PAGES the text is kept page by page; a table may run on longer."""
     pages = [
         "5.1 Общие положения\n5.1.1 Перекрытия проектируют по расчёту нагрузок\n"
         "и воздействий, сочетания которых принимают",
         "по нормам проектирования\nи с учётом требований пожарной безопасности.",
         "Конструкции защищают от коррозии\nи увлажнения в период эксплуатации.",
+        "и от биологических повреждений\nв течение всего срока службы.",
+        "Текст, который ни один пункт не продолжает.",
         "Таблица 5.1 — Нагрузки\nЖилые помещения   1,5",
         "Продолжение таблицы 5.1\nЧердаки   0,7",
         "Подвалы   2,0",
     ]
     units = clauses_split(pages)
-    assert [(u.kind, u.number, u.page_index) for u in units] == [
-        ("clause", "5.1.1", 0),
-        ("text", "", 2),
-        ("table", "5.1", 3),
+    assert [(u.kind, u.number, u.page_index, u.span) for u in units] == [
+        ("clause", "5.1.1", 0, 3),
+        ("text", "", 4, 0),
+        ("table", "5.1", 5, 2),
     ]
-    assert units[0].text.endswith("требований пожарной безопасности.")
+    assert units[0].text.endswith("в течение всего срока службы.")
     assert units[1].heading == "5.1 Общие положения"
     assert units[2].text.endswith("Подвалы   2,0")
 

@@ -29,8 +29,9 @@ class Command(BaseCommand):
         "--in-force-to): every page rendered to an image and its text layer read (OCR with "
         "tesseract for pages without one). Re-ingesting a code replaces its pages. With "
         "--amends CODE --number N, FILE (PDF or UTF-8 text) is amendment N to that edition, "
-        "in force from --in-force-from: its «Пункт … изложить в новой редакции: «…»» and "
-        "«Пункт … исключить» change single clauses from that day."
+        "in force from --in-force-from: its orders («Пункт … изложить в новой редакции: «…»», "
+        "«Пункт … исключить», «Пункт …. Заменить слова …», «Раздел … дополнить пунктом …», "
+        "…) change the edition from that day; the orders it cannot read or make are named."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -62,17 +63,21 @@ class Command(BaseCommand):
     def _amendment(self, path: Path, options: dict[str, Any]) -> None:
         if options["number"] is None or options["in_force_from"] is None:
             raise CommandError("an amendment needs --number and --in-force-from")
-        text = editions.amendment_text(path.read_bytes())
-        changes = editions.changes_parse(text)
+        reading = editions.reading_checked(editions.amendment_text(path.read_bytes()))
+        changes = reading.changes
         amendment = editions.amendment_save(
             code=options["amends"],
             number=options["number"],
             in_force_from=options["in_force_from"],
             changes=changes,
             title=options["title"] or "",
+            unread=reading.unread,
         )
-        for order in editions.changes_unread(text):
-            self.stderr.write(f"not applied (not a wording this reader knows): {order}")
+        for order in amendment.unread_orders.all():
+            self.stderr.write(
+                f"not applied (not a wording this reader knows: {order.reason}): "
+                f"{editions.Order(order.text, ()).shown}"
+            )
         for missed in amendment.changes.filter(applied=False):
             self.stderr.write(f"not made on the edition's text: {editions.change_label(missed)}")
         numbers = ", ".join(c.number + _noted(c) for c in changes)
@@ -111,8 +116,14 @@ class Command(BaseCommand):
 
 
 def _noted(change: editions.Change) -> str:
-    if change.mode == editions.SUBSTITUTE:
-        return " (замена слов)"
-    if not change.text:
-        return " (исключён)"
-    return " (дополнен)" if change.mode == editions.APPEND else ""
+    noted = {
+        editions.SUBSTITUTE: " (замена слов)",
+        editions.APPEND: " (дополнен)",
+        editions.INSERT: " (дополнен)",
+        editions.ADD: " (новый)",
+        editions.SECTION: " (раздел)",
+        editions.TITLE: " (наименование)",
+    }
+    if change.mode in noted:
+        return noted[change.mode]
+    return " (исключён)" if not change.text else (f" ({change.part})" if change.part else "")
