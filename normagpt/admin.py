@@ -209,7 +209,7 @@ class NormDocumentForm(forms.ModelForm):
         model = NormDocument
         fields = [
             "code", "title", "kind", "status", "in_force_from", "in_force_to", "replaced_by",
-            "file", "is_sample",
+            "file", "source", "is_sample",
         ]  # fmt: skip
 
     def clean_file(self) -> Any:

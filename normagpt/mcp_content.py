@@ -50,7 +50,10 @@ def document_resource(id: str) -> str:
     lines.append(f"Status: {document.status}")
     if document.replaced_by is not None:
         lines.append(f"Replaced by: {document.replaced_by.code}")
-    lines += [f"Pages: {document.page_count}", ""]
+    lines.append(f"Pages: {document.page_count}")
+    if document.source:
+        lines.append(f"Source: {document.source}")
+    lines.append("")
     for page in selectors.page_list(document_id=document.pk):
         clauses = ", ".join(page.clauses[:12]) or "—"
         lines.append(f"- page {page.number}: norms://page/{page.pk} (clauses {clauses})")
@@ -71,6 +74,8 @@ def page_resource(id: str) -> str:
     link = formatting.page_url(page.pk)
     if link:
         lines.append(f"On the site: {link}")
+    if document.source:
+        lines.append(f"Source: {document.source}")
     return "\n".join([*lines, "", page.text.strip()])
 
 

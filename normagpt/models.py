@@ -71,6 +71,17 @@ class NormDocument(models.Model):
     )
     ingest_error = models.TextField(blank=True, verbose_name=_("ingest error"))
     page_count = models.PositiveIntegerField(default=0, verbose_name=_("page count"))
+    # where the pages' text comes from when another's work (a public dataset's page texts):
+    # its attribution, shown with every page of the document (a licence's terms, CC BY)
+    source = models.CharField(
+        max_length=300, blank=True, default="",
+        help_text=_("where the pages' text comes from, shown with them (a licence's attribution)"),
+        verbose_name=_("source"),
+    )  # fmt: skip
+    # the SHA-256 of the source file its pages were read from: a load of the same file skips it
+    source_digest = models.CharField(
+        max_length=64, blank=True, default="", editable=False, verbose_name=_("source digest")
+    )
     # the ingestion's lease: the process rendering the PDF (core.holders), renewed by its
     # heartbeat; the pages it has rendered of the file's (see normagpt.ingest.lease)
     ingest_holder = models.CharField(

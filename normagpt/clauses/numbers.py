@@ -26,7 +26,7 @@ _OCR_THREE = re.compile(r"^([А-ЯЁA-Z]\s?\.\s?)З(?=[\s.])")
 _PART = re.compile(r"^(\d+)([а-яё]?)$")
 _LONE_REST = re.compile(r"^[\s_.]*$")  # «4.2», «3.8 ______»: the number alone on its line
 _REST_START = re.compile(r"^[«\"(A-ZА-ЯЁa-zа-яё]")
-_TABLE_NUMBER = r"(?:[А-ЯЁA-Z]\s?\.\s?)?\d{1,2}(?:\s?\.\s?\d{1,3}){0,3}"
+_TABLE_NUMBER = r"(?:[А-ЯЁA-Z]\s?\.\s?)?\d{1,2}(?:\s?\.\s?\d{1,3}){0,3}(?:[а-я](?![а-яё]))?"
 _CAPTION = re.compile(
     r"^(?:(?P<continued>(?:Продолжение|Окончание|ПРОДОЛЖЕНИЕ|ОКОНЧАНИЕ)\s+(?:таблицы|ТАБЛИЦЫ|табл\.))"
     r"|Т\s?а\s?б\s?л\s?и\s?ц\s?а|Т\sа\sб\sл\sи\sц\sе|ТАБЛИЦА)"  # «Т а б л и ц е»: OCR of «а»

@@ -1,0 +1,176 @@
+"""Real norm documents read as a person reads them: excerpts of the public dataset
+Akumsk/russian-construction-standards (tests/fixtures/norms/SOURCES.md), each holding a case
+the reader once got wrong: a preface's items, a table of contents, a table's numbered rows, a
+number alone on its line, letter-spaced captions, integer cells, a clause over two pages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+
+from normagpt import indexing, services
+from normagpt.clauses import Clause, clauses_split, document_read
+from normagpt.dataset import ATTRIBUTION
+from normagpt.models import NormClause, NormDocument, NormPage
+from normagpt.parsing import text_clean
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "norms"
+
+
+def pages_of(name: str) -> list[str]:
+    data = json.loads((FIXTURES / name).read_text(encoding="utf-8"))
+    return [text_clean(page["page_content"]) for page in data["pages"]]
+
+
+def by_number(units: list[Clause], kind: str = "clause") -> dict[str, Clause]:
+    return {u.number: u for u in units if u.kind == kind}
+
+
+def test_a_prefaces_items_open_no_section_and_the_real_sections_are_read() -> None:
+    """ГОСТ 10180-2012: «4 Приказом Федерального агентства …» and «5 Настоящий стандарт
+    соответствует …» are items of the preface; sections 1–4 are read with their titles."""
+    structure = document_read(pages_of("gost-10180-2012.json"))
+    sections = [(h.number, h.title) for h in structure.headings if "." not in h.number]
+    assert sections[:4] == [
+        ("1", "Область применения"),
+        ("2", "Нормативные ссылки"),
+        ("3", "Сущность методов"),
+        ("4", "Контрольные образцы"),
+    ]
+    clauses = by_number(structure.units)
+    assert clauses["4.1.1"].heading == "4 Контрольные образцы › 4.1 Форма, размеры и число образцов"
+    preface = next(u for u in structure.units if "Приказом Федерального агентства" in u.text)
+    assert preface.kind == "text"
+    assert "Приказом" not in preface.heading
+
+
+def test_contents_entries_open_no_part() -> None:
+    """The contents («1 Область применения ……… 1», «Приложение А (обязательное) …», wrapped
+    over lines) open no section, clause or appendix: the text after them is read in order."""
+    structure = document_read(pages_of("gost-10180-2012.json"))
+    assert not any(h.number.startswith("Приложение") for h in structure.headings)
+    contents = next(u for u in structure.units if u.text.startswith("Содержание"))
+    assert contents.kind == "text"
+    assert "Приложение А" in contents.text
+    units = clauses_split(pages_of("sp-54-13330-2016.json"))
+    assert "7.1" not in by_number(units)  # «7.1 Предотвращение распространения пожара ……11»
+    assert [u.number for u in units if u.kind == "clause"][:3] == ["1.1", "1.2", "1.3"]
+
+
+def test_a_tables_numbered_rows_are_its_cells_not_sections() -> None:
+    """СП 4.13130.2013, table 7: rows «8. Производственные …» to «12. Ось железнодорожного …»
+    and the notes «1. Приведенные расстояния …» stay in the table; 6.1.20 follows 6.1.19."""
+    structure = document_read(pages_of("sp-4-13130-2013.json"))
+    assert structure.headings == []
+    numbers = [u.number for u in structure.units if u.kind == "clause"]
+    assert numbers[numbers.index("6.1.19") + 1] == "6.1.20"
+    table = by_number(structure.units, "table")["7"]
+    assert "8. Производственные" in table.text
+    assert "12. Ось железнодорожного или трамвайного пути, край" in table.text
+    assert table.span == 2
+
+
+def test_a_number_alone_on_its_line_takes_the_next_line_as_its_text() -> None:
+    """СП 54.13330.2016: «4.2» alone, «Размещение жилого здания …» below: clause 4.2, and 4.1
+    is not the whole section (it held 4.1–4.8 when the lone number was skipped)."""
+    clauses = by_number(clauses_split(pages_of("sp-54-13330-2016.json")))
+    assert clauses["4.2"].text.startswith("4.2 Размещение жилого здания, расстояния от него")
+    assert "4.2.1" in clauses
+    assert "Размещение жилого здания" not in clauses["4.1"].text
+    assert [n for n in clauses if n.startswith("4.")][:3] == ["4.1", "4.2", "4.2.1"]
+
+
+@pytest.mark.parametrize(
+    ("fixture", "numbers"),
+    [("sp-20-13330-2016.json", ["8.1", "8.2", "8.3"]), ("gost-25192-2012.json", ["1"])],
+)
+def test_letter_spaced_captions_open_tables(fixture: str, numbers: list[str]) -> None:
+    """«Т а б л и ц а  8.3» as the official typography sets it opens table 8.3 (its rows, to
+    «Окончание таблицы 8.3» overleaf, are the table's), not text of the clause before."""
+    tables = by_number(clauses_split(pages_of(fixture)), "table")
+    assert [n for n in numbers if n in tables] == numbers
+    if "8.3" in tables:
+        assert tables["8.3"].span == 1
+        assert "Окончание таблицы 8.3" in tables["8.3"].text
+
+
+def test_every_integer_cell_of_a_table_is_kept() -> None:
+    """СП 63.13330.2018, tables 10.1а and 10.1: cells holding only an integer (35, 30, 25 …)
+    are the table's values, not page numbers; the page numbers are not in any unit."""
+    tables = by_number(clauses_split(pages_of("sp-63-13330-2018.json")), "table")
+    rows = tables["10.1а"].text.splitlines()
+    assert rows[rows.index("а) сборные") + 1 : rows.index("а) сборные") + 4] == ["40", "35", "30"]
+    cells = tables["10.1"].text.splitlines()
+    assert {"20", "25", "30", "40"} <= set(cells)
+
+
+def test_a_clause_over_two_pages_is_one_unit_that_knows_both() -> None:
+    units = by_number(clauses_split(pages_of("sp-63-13330-2018.json")))
+    assert units["10.3.2"].span == 1
+    assert "таблице 10.1" in units["10.3.2"].text
+    assert "Для конструктивной арматуры" in units["10.3.2"].text
+
+
+@pytest.mark.django_db
+def test_a_clause_running_on_is_on_both_pages_and_search_brings_both(settings) -> None:  # type: ignore[no-untyped-def]
+    """Stored and indexed, 10.3.2 knows its second page: that page lists it, and a search
+    that finds it brings the page it runs on to, for the agent to read."""
+    document = services.document_save(code="СП 63.13330.2018", title="Бетонные конструкции")
+    texts = pages_of("sp-63-13330-2018.json")
+    NormPage.objects.bulk_create(
+        [NormPage(document=document, number=n, text=t) for n, t in enumerate(texts, 104)]
+    )
+    indexing.document_index(document_id=document.pk)
+    clause = NormClause.objects.get(document=document, number="10.3.2")
+    assert (clause.page.number, clause.span) == (105, 1)
+    assert "10.3.2" in NormPage.objects.get(document=document, number=106).clauses
+    [hit] = services.pages_search(keywords=["п. 10.3.2 СП 63 толщина защитного слоя"], limit=1)
+    assert hit.page.number == 105
+    assert [page.number for page in hit.pages_after] == [106]
+
+
+@pytest.mark.django_db
+def test_the_dataset_command_loads_documents_with_their_source_and_goes_on_after_a_stop(
+    tmp_path: Path,
+    capsys,
+    settings,  # type: ignore[no-untyped-def]
+) -> None:
+    """A checkout's metadata/*.json become documents by their codes with the dataset's
+    attribution, a summary line each; a second run skips what it loaded; a broken file is
+    named and the others still load."""
+    folder = tmp_path / "metadata"
+    folder.mkdir()
+    for name in ("sp-54-13330-2016.json", "gost-10180-2012.json"):
+        (folder / name).write_bytes((FIXTURES / name).read_bytes())
+    (folder / "broken.json").write_text('{"pages": ', encoding="utf-8")
+    with pytest.raises(Exception, match="1 file"):
+        call_command("normagpt_ingest_dataset", str(tmp_path))
+    out, err = capsys.readouterr()
+    assert "broken.json: not a document of Akumsk/russian-construction-standards" in err
+    assert "СП 54.13330.2016: 12 pages, " in out
+    assert "ГОСТ 10180-2012: 6 pages" in out
+    sp = NormDocument.objects.get(code="СП 54.13330.2016")
+    assert (sp.source, sp.ingest_status, sp.page_count) == (ATTRIBUTION, "done", 12)
+    assert NormClause.objects.filter(document=sp, number="4.2").exists()
+    (folder / "broken.json").unlink()
+    call_command("normagpt_ingest_dataset", str(tmp_path), "--only", "СП 54")
+    out, _ = capsys.readouterr()
+    assert "СП 54.13330.2016: 12 pages" in out
+    assert "(unchanged)" in out
+    assert "0 loaded" in out
+
+
+@pytest.mark.django_db
+def test_a_page_of_the_dataset_shows_its_attribution(admin_user) -> None:  # type: ignore[no-untyped-def]
+    document = services.document_save(code="СП 54.13330.2016", title="Здания жилые")
+    NormDocument.objects.filter(pk=document.pk).update(source=ATTRIBUTION)
+    page = NormPage.objects.create(document=document, number=1, text="1 Область применения")
+    client = Client()
+    client.force_login(admin_user)
+    html = client.get(f"/normagpt/pages/{page.pk}/").content.decode()
+    assert "Akumsk/russian-construction-standards" in html
+    assert "CC BY 4.0" in html
