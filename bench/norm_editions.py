@@ -70,6 +70,7 @@ def asks_make(builder: Any, days: dict[str, tuple[date, date | None]]) -> list[A
     """The 60 asks (30 questions × 2 days); the amendments they ask about are stored."""
     from bench.norm_corpus import short_name
     from normagpt.editions import amendment_save, changes_parse, changes_unread
+    from normagpt.editions.texts import words_replaced
     from normagpt.models import NormClause
 
     rng = random.Random(31)
@@ -115,10 +116,10 @@ def asks_make(builder: Any, days: dict[str, tuple[date, date | None]]) -> list[A
             )
             text = _value_replaced(clause.text, place.value, value)
             number = _number_free(place.number, taken) if moved * 3 < chosen else None
-            words = (
-                number is None and substituted * 3 < chosen and clause.text.count(place.value) == 1
-            )
-            if words and clause.text.replace(place.value, value) == text:
+            # the reader replaces whole words standing once: only such a value is worded so
+            replaced, times = words_replaced(clause.text, place.value, value)
+            words = number is None and substituted * 3 < chosen and times == 1
+            if words and replaced == text:
                 substituted += 1
                 orders += [
                     f"Пункт {place.number}. Заменить слова «{place.value}» на «{value}».",

@@ -240,6 +240,8 @@ def hit_as_dict(hit: SearchHit) -> dict[str, Any]:
     snippet, best = hit.snippet, hit.clauses[0].clause if hit.clauses else None
     if best is not None and best.amendment is not None:  # the snippet is that amendment's text
         snippet = f"[{amendment_label(best.amendment)}] {snippet}"
+    if hit.clauses and hit.clauses[0].mark:  # the text an amendment in force changes, unmade
+        snippet = f"[{hit.clauses[0].mark}] {snippet}"
     return {
         "page_id": page.pk,
         "document": document.code,
@@ -247,6 +249,7 @@ def hit_as_dict(hit: SearchHit) -> dict[str, Any]:
         "replaced": hit.replaced,
         "replaced_by": document.replaced_by.code if document.replaced_by else None,
         "page": page.number,
+        "pages_after": [p.number for p in hit.pages_after],
         "clauses": page.clauses,
         "snippet": snippet,
         "image_url": page_image_url(page),
@@ -272,8 +275,11 @@ def search_markdown(hits: list[dict[str, Any]], *, corpus_empty: bool = False) -
             else ""
         )
         clauses = ", ".join(data["clauses"][:12]) or "—"
+        after = ", ".join(map(str, data.get("pages_after") or []))  # a clause found goes on
         lines.append(
-            f"{i}. {data['document']}{mark}, page {data['page']} (page_id {data['page_id']}); "
+            f"{i}. {data['document']}{mark}, page {data['page']}"
+            + (f" (continues on page {after})" if after else "")
+            + f" (page_id {data['page_id']}); "
             f"clauses: {clauses}\n   {data['snippet']}"
             + (f"\n   {url}" if (url := url_of(data["page_id"])) else "")
         )

@@ -49,7 +49,7 @@ Wait = Annotated[
     Field(
         ge=0,
         le=300,
-        description=("Seconds to wait; then the run's status (see normagpt_get_run)."),
+        description=("Seconds to wait, then the run's status (normagpt_get_run)."),
     ),
 ]
 
@@ -148,7 +148,7 @@ def ask(
     response_format: Format = "markdown",
     ctx: Context | None = None,
 ) -> CallToolResult:
-    """Ask the norms agent a question; it plans, searches the norm documents, judges and answers with the clauses and pages it rests on.
+    """Ask the norms agent a question; it plans, searches the norms, judges and answers with the clauses and pages it rests on.
 
     Reports progress per node. A run still working after `wait_seconds`, or waiting for
     a person, returns its id and status.
@@ -235,7 +235,7 @@ def search_norms(
     as_of: AsOf = None,
     response_format: Format = "markdown",
 ) -> CallToolResult:
-    """Search the norm documents directly: ranked pages with document, page, clause numbers, a snippet and the page image URL; editions not in force are marked."""
+    """Search the norm documents: ranked pages with clause numbers, snippet and image URL; editions not in force marked."""
     hits = services.pages_search(
         keywords=keywords,
         expected_documents=expected_documents,

@@ -169,6 +169,7 @@ class SearchHitOut(BaseModel):
     replaced: bool
     replaced_by: str | None
     page: int
+    pages_after: list[int]  # the pages its clauses found run on to
     clauses: list[str]
     snippet: str
     image_url: str | None

@@ -24,6 +24,7 @@ indexing: no search counts the corpus.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import re
@@ -39,9 +40,15 @@ from django.utils import timezone
 
 from core.exceptions import InvalidInput
 from core.rows import JoinedLoader, rows_fetch
-from normagpt.editions import document_in_force, holds_on
+from normagpt.editions import clause_marks, document_in_force, holds_on
 from normagpt.indexing import ALL_CLAUSES, PART, TABLE_MARK
-from normagpt.models import NormClause, NormDocument, NormDocumentAlias, NormPage
+from normagpt.models import (
+    NormAmendment,
+    NormClause,
+    NormDocument,
+    NormDocumentAlias,
+    NormPage,
+)
 from normagpt.parsing import (
     VARIANT_MIN,
     Query,
@@ -79,6 +86,9 @@ class ClauseHit:
     expected: bool  # in a document the search named
     named: bool  # looked up by its number
     in_force: bool = True  # its edition, on the search's day
+    # an amendment in force then names it, but its change is not made: the text here is
+    # the one it changes (`editions.clause_marks`); '' when none
+    mark: str = ""
 
     @property
     def page(self) -> NormPage:
@@ -172,7 +182,34 @@ def clauses_search(
         for score, row in best
         if row.id in clauses
     ]
-    return _with_tables(hits, day)[:limit]
+    return _with_marks(_with_tables(hits, day)[:limit], day)
+
+
+def _with_marks(hits: list[ClauseHit], day: str) -> list[ClauseHit]:
+    """Each hit with the mark of an amendment in force on `day` that names its clause but
+    could not change it (one query when no such amendment exists)."""
+    documents = {hit.clause.document_id for hit in hits}
+    amended = set(
+        NormAmendment.objects.filter(document_id__in=documents, in_force_from__lte=day)
+        .values_list("document_id", flat=True)
+        .distinct()
+    )
+    if not amended:
+        return hits
+    marks: dict[tuple[int, str, str], str] = {}
+    for document in amended:
+        for kind in (NormClause.Kind.CLAUSE, NormClause.Kind.TABLE):
+            numbers = [h.clause.number for h in hits if h.clause.document_id == document]
+            found = clause_marks(
+                document_id=document, numbers=numbers, day=date.fromisoformat(day), kind=kind
+            )
+            marks.update({(document, kind, n): mark for n, mark in found.items()})
+    return [
+        dataclasses.replace(hit, mark=mark)
+        if (mark := marks.get((hit.clause.document_id, hit.clause.kind, hit.clause.number)))
+        else hit
+        for hit in hits
+    ]
 
 
 _LOADER = JoinedLoader(NormClause, page=NormPage, document=NormDocument)

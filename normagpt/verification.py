@@ -31,8 +31,9 @@ from django.db.models import Q
 from django.utils import timezone
 
 from normagpt import claims as c
+from normagpt.editions import clause_marks
 from normagpt.indexing import ALL_CLAUSES
-from normagpt.models import NormClause, NormTerm
+from normagpt.models import NormAmendment, NormClause, NormTerm
 from normagpt.parsing import code_matches, search_stems, stems_related
 from normagpt.search import documents_named
 
@@ -370,9 +371,32 @@ class Checker:
                 for p in sorted(_pages_of(x))[:1]
             ],
         }
+        marks = self._marks(cited)
+        if marks:  # the text read is one an amendment in force changes, its change unmade
+            problems += marks
+            result.details["amendment_marks"] = marks
         result.verdict = UNCONFIRMED if problems else CONFIRMED
         result.reason = "; ".join(problems)[:2000]
         return result
+
+    def _marks(self, cited: list[_Cited]) -> list[str]:
+        """The marks of the cited clauses an amendment in force on the check's day names but
+        could not change (`editions.clause_marks`): their text here may not hold then."""
+        documents = {x.first.document_id for x in cited}
+        amended = NormAmendment.objects.filter(
+            document_id__in=documents, in_force_from__lte=self.day
+        )
+        if not amended.exists():  # most documents: no query per clause
+            return []
+        marks = []
+        for x in cited:
+            clause = x.first
+            found = clause_marks(
+                document_id=clause.document_id, numbers=[clause.number], day=self.day,
+                kind=clause.kind,
+            )  # fmt: skip
+            marks += [f"{x.label}: {mark}" for mark in found.values()]
+        return marks
 
     def _failed(
         self, result: ClaimResult, failures: list[str], reference: c.Reference

@@ -26,7 +26,10 @@ _OCR_THREE = re.compile(r"^([А-ЯЁA-Z]\s?\.\s?)З(?=[\s.])")
 _PART = re.compile(r"^(\d+)([а-яё]?)$")
 _LONE_REST = re.compile(r"^[\s_.]*$")  # «4.2», «3.8 ______»: the number alone on its line
 _REST_START = re.compile(r"^[«\"(A-ZА-ЯЁa-zа-яё]")
-_TABLE_NUMBER = r"(?:[А-ЯЁA-Z]\s?\.\s?)?\d{1,2}(?:\s?\.\s?\d{1,3}){0,3}(?:[а-я](?![а-яё]))?"
+# «5.1», «Б.2», «10.1а»; set letter-spaced as its caption is: «3 9», «Б. 1», «5 . 1»
+_TABLE_NUMBER = (
+    r"(?:[А-ЯЁA-Z]\s?\.\s?)?\d(?:\s?\d)?(?:\s?\.\s?\d(?:\s?\d){0,2}){0,3}(?:[а-я](?![а-яё]))?"
+)
 _CAPTION = re.compile(
     r"^(?:(?P<continued>(?:Продолжение|Окончание|ПРОДОЛЖЕНИЕ|ОКОНЧАНИЕ)\s+(?:таблицы|ТАБЛИЦЫ|табл\.))"
     r"|Т\s?а\s?б\s?л\s?и\s?ц\s?а|Т\sа\sб\sл\sи\sц\sе|ТАБЛИЦА)"  # «Т а б л и ц е»: OCR of «а»
@@ -43,6 +46,11 @@ _BIBLIOGRAPHY = re.compile(
 )
 # a value stated («Степень перетира, мкм, не более»): a table's row, never a title
 _VALUE = re.compile(r",\s*(?:мм|см|мкм|м|кг|г|%|МПа|кПа|Па|°С|ч|мин|сут)\b|\bне (?:более|менее)\b")
+# words that follow a number in a reference, never a term defined
+_REFERENCE_WORDS = set(
+    "настоящего настоящих настоящей настоящему таблицы таблице табл приложения приложению "
+    "пункта пунктов пункту раздела разделов рисунка рисунку формулы статьи части".split()
+)
 # words a wrapped sentence, never a title, ends with
 _DANGLING = set("и в во на по для с со к о об от до из у за при не или а но что как".split())
 
@@ -145,6 +153,13 @@ def follows(key: tuple[float, ...], last: tuple[float, ...], most: int = SECTION
             step = key[level] - last[level]
             return 0 < step <= most and all(p <= low for p in key[level + 1 :])
     return len(key) > len(last) and all(part <= low for part in key[len(last) :])
+
+
+def continues_sentence(rest: str) -> bool:
+    """Whether the words after a number go on a sentence rather than open a clause or
+    define a term: «5.2 и 5.3, второй группы …», «4.2.3 настоящего свода», «5.1 таблицы»."""
+    first = rest.split(maxsplit=1)[0].lower().strip(",;:") if rest.split() else ""
+    return first in _DANGLING or first in _REFERENCE_WORDS
 
 
 def title_like(text: str) -> bool:

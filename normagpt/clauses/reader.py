@@ -22,6 +22,7 @@ from normagpt.clauses.numbers import (
     appendix,
     bibliography,
     caption,
+    continues_sentence,
     follows,
     letter_rank,
     numbered,
@@ -153,7 +154,7 @@ class Reader:
         """A section's heading below the last read: the numbering picks up there when it lost
         its way (a numbered list or table rows read as sections; see `_resync`)."""
         value = int(found.key[1])
-        if self._in_table or not self._resync((0, value), i):
+        if self._in_table or not found.rest or not self._resync((0, value), i):
             return False
         self._close()
         self.taken.update(taken)
@@ -192,22 +193,23 @@ class Reader:
         picks up a numbering that lost its way."""
         key, last = found.key, self.last_clause
         if key <= last or not (heading or self._follows_last(key, i)):
-            return self._resync(key, i)
+            return bool(found.rest) and self._resync(key, i)
         if rest[:1].islower() and not follows(key, last, most=1):
-            return self._resync(key, i)  # «…согласно / 4.2.3 настоящего свода»: a reference
+            return bool(found.rest) and self._resync(key, i)  # «…по / 4.2.3 настоящего»
         return heading or not (self._skipped_over(key, i) or self._told_later(found, i))
 
     def _resync(self, key: tuple[float, ...], i: int) -> bool:
         """Whether `key` picks the numbering up where it lost its way (text lost over a gap
         wider than SECTION_STEP_MAX, a number taken in error before): the next two clause
         numbers ahead follow it one by one, and none follows the last one read. Never back
-        in a table (its rows «1.1 …», «1.2 …» number themselves)."""
+        in a table (its rows «1.1 …», «1.2 …» number themselves), never on numbers alone on
+        their lines (a table's column of clause numbers «8.22» / «8.23»)."""
         last = self.last_clause
         if not last or key[0] != last[0] or (key <= last and self._in_table):
             return False
         chain = [key]
         for _, found in self._ahead(i, RESYNC_LINES):
-            if found.depth < 2 or found.key[0] != key[0]:
+            if found.depth < 2 or found.key[0] != key[0] or not found.rest:
                 continue
             if found.key > chain[-1] and follows(found.key, chain[-1], most=1):
                 chain.append(found.key)
@@ -348,12 +350,16 @@ class Reader:
         )
 
     def _told_later(self, found: Numbered, i: int) -> bool:
-        """Whether a number read as a term («4.2.3 настоящего свода») opens a clause below."""
+        """Whether a number read as a term is a reference wrapped to a line's start: its
+        words go on a sentence («5.2 и 5.3, второй группы …», «4.2.3 настоящего свода»), or
+        the number opens a clause below."""
         if not found.rest[:1].islower():
             return False
+        if continues_sentence(found.rest):
+            return True
         return any(
             later.number == found.number and not later.rest[:1].islower()
-            for _, later in self._ahead(i)
+            for _, later in self._ahead(i, SECTION_LOOKAHEAD_LINES)
         )
 
     @property

@@ -326,6 +326,35 @@ def test_a_text_an_amendment_could_not_change_carries_its_mark_after_its_day(
     assert "меняет этот пункт" not in amended_on_page(page, before)
 
 
+@pytest.mark.django_db
+def test_search_and_the_claim_check_carry_the_mark_of_an_amendment_not_made(
+    tmp_path: Path,
+) -> None:
+    """Found by a search after the amendment's day, clause 4.14 (whose amended parts the
+    reader could not find) carries the amendment's mark, in the hit and in its snippet; a
+    claim checked against its text then is not confirmed, and says why."""
+    from normagpt import formatting, services
+    from normagpt.verification import Checker
+
+    amendment_by_command(GLASS, tmp_path)
+    day, before = GLASS.day, GLASS.day - timedelta(days=1)
+    keywords = ["п. 4.14 ГОСТ 24866 условное обозначение стеклопакета"]
+    [hit] = services.pages_search(keywords=keywords, limit=1, as_of=day)
+    found = next(h for h in hit.clauses if h.clause.number == "4.14")
+    assert found.mark.startswith("Изменение № 1 (с 01.12.2020) меняет этот пункт")
+    assert formatting.hit_as_dict(hit)["snippet"].startswith("[Изменение № 1 (с 01.12.2020)")
+    [earlier] = services.pages_search(keywords=keywords, limit=1, as_of=before)
+    assert not any(h.mark for h in earlier.clauses)
+    claim = (
+        "Ширина дистанционной рамки однокамерного стеклопакета — 16 мм (п. 4.14 ГОСТ 24866-2014)."
+    )
+    [then] = Checker(sources=[], pages=[], as_of=before).answer(claim)
+    [now] = Checker(sources=[], pages=[], as_of=day).answer(claim)
+    assert then.verdict == "confirmed"
+    assert now.verdict == "unconfirmed"
+    assert "п. 4.14 ГОСТ 24866-2014: Изменение № 1 (с 01.12.2020) меняет этот пункт" in now.reason
+
+
 def test_parts_of_a_clause_are_found_as_a_reader_finds_them() -> None:
     from normagpt.editions.texts import part_span, words_replaced
 
