@@ -16,7 +16,6 @@ import logging
 import os
 import re
 import socket
-import threading
 import time
 import uuid
 from datetime import timedelta
@@ -24,11 +23,12 @@ from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import F, Q
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from core.heartbeat import Heartbeat
 from normagpt.agent.context import Budget, CapReached, NodeContext, NodeOutputInvalid
 from normagpt.agent.nodes import NODES
 from normagpt.agent.store import fallback_answer, findings_all
@@ -133,35 +133,13 @@ def heartbeat_interval() -> float:
     return max(0.2, settings.NORMAGPT_RUN_LEASE_SECONDS / 3)
 
 
-class Heartbeat:
-    """Renews the lease every third of its length until stopped."""
+def heartbeat(run_id: int, owner: str) -> Heartbeat:
+    """The run's lease renewed every third of its length until the block ends."""
 
-    def __init__(self, run_id: int, owner: str) -> None:
-        self.run_id, self.owner = run_id, owner
-        self._stop = threading.Event()
-        self._thread = threading.Thread(
-            target=self._beat, name=f"run-{run_id}-heartbeat", daemon=True
-        )
+    def renew() -> None:
+        AgentRun.objects.filter(pk=run_id, owner=owner).update(heartbeat_at=timezone.now())
 
-    def __enter__(self) -> Heartbeat:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=10)
-
-    def _beat(self) -> None:
-        interval = heartbeat_interval()
-        try:
-            while not self._stop.wait(interval):
-                AgentRun.objects.filter(pk=self.run_id, owner=self.owner).update(
-                    heartbeat_at=timezone.now()
-                )
-        except Exception:
-            logger.exception("heartbeat of run %s failed", self.run_id)
-        finally:
-            connection.close()
+    return Heartbeat(renew, interval=heartbeat_interval(), name=f"run-{run_id}-heartbeat")
 
 
 def run_advance(*, run_id: int, llm: LlmClient | None = None, owner: str | None = None) -> AgentRun:
@@ -177,7 +155,7 @@ def run_advance(*, run_id: int, llm: LlmClient | None = None, owner: str | None 
             raise RunNotFound(f"run {run_id} does not exist", extra={"run_id": run_id})
         return run  # finished, waiting for review, or advanced by a live advancer
     try:
-        with Heartbeat(run_id, owner):
+        with heartbeat(run_id, owner):
             client = llm or LlmClient.from_settings()
             while _advance_one(run_id, owner, client):
                 pass

@@ -33,7 +33,7 @@ from normagpt.ingest.edition import (
     edition_replace,
     statistics_refresh,
 )
-from normagpt.ingest.lease import Heartbeat, lease_held, lease_release, lease_renew, lease_take
+from normagpt.ingest.lease import heartbeat, lease_held, lease_release, lease_renew, lease_take
 from normagpt.ingest.pdf import page_render, pdf_close, pdf_open
 from normagpt.models import NormDocument, NormPage
 from normagpt.parsing import clauses_find, code_key, kind_from_code, text_clean
@@ -132,7 +132,7 @@ def document_ingest(
     holder = holder_token()
     lease_take(document_id=document.pk, holder=holder)
     try:
-        with Heartbeat(document.pk, holder):
+        with heartbeat(document_id=document.pk, holder=holder):
             changed = _ingest(document, holder, dpi or settings.NORMAGPT_PAGE_DPI, progress)
     except IngestLost:
         raise

@@ -14,16 +14,15 @@ lease over and goes on from the pages rendered (`normagpt.ingest.documents`).
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
+from core.heartbeat import Heartbeat
 from core.holders import holder_gone
 from normagpt.exceptions import DocumentNotFound, IngestLost, IngestRunning
 from normagpt.models import NormDocument
@@ -116,34 +115,15 @@ def lease_held(document: NormDocument) -> bool:
     return beat is not None and beat >= _stale() and not holder_gone(document.ingest_holder)
 
 
-class Heartbeat:
-    """Renews the lease every third of its length until the block ends."""
+def heartbeat(*, document_id: int, holder: str) -> Heartbeat:
+    """The ingestion's lease renewed every third of its length until the block ends."""
 
-    def __init__(self, document_id: int, holder: str) -> None:
-        self.document_id, self.holder = document_id, holder
-        self._stop = threading.Event()
-        self._thread = threading.Thread(
-            target=self._beat, name=f"ingest-{document_id}-heartbeat", daemon=True
+    def renew() -> None:
+        NormDocument.objects.filter(pk=document_id, ingest_holder=holder).update(
+            ingest_heartbeat_at=timezone.now()
         )
 
-    def __enter__(self) -> Heartbeat:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=10)
-
-    def _beat(self) -> None:
-        try:
-            while not self._stop.wait(beat_interval()):
-                NormDocument.objects.filter(pk=self.document_id, ingest_holder=self.holder).update(
-                    ingest_heartbeat_at=timezone.now()
-                )
-        except Exception:
-            logger.exception("heartbeat of the ingestion of document %s failed", self.document_id)
-        finally:
-            connection.close()
+    return Heartbeat(renew, interval=beat_interval(), name=f"ingest-{document_id}-heartbeat")
 
 
 def ingests_expire() -> list[int]:
