@@ -174,3 +174,34 @@ def test_a_page_of_the_dataset_shows_its_attribution(admin_user) -> None:  # typ
     html = client.get(f"/normagpt/pages/{page.pk}/").content.decode()
     assert "Akumsk/russian-construction-standards" in html
     assert "CC BY 4.0" in html
+
+
+@pytest.mark.django_db
+def test_the_agent_reads_and_may_cite_every_page_of_a_clause_it_reads(llm, settings) -> None:  # type: ignore[no-untyped-def]
+    """10.3.2 of СП 63 begins on page 105 and ends on 106: a step reading one page (the one
+    10.3.2 is found on) is shown both, and an answer citing the value on page 106 keeps its
+    source."""
+    settings.NORMAGPT_PAGES_PER_STEP = 1
+    from normagpt.agent.runner import run_advance
+    from tests.normagpt.scripted_llm import final, plan, step, verdict
+
+    document = services.document_save(code="СП 63.13330.2018", title="Бетонные конструкции")
+    texts = pages_of("sp-63-13330-2018.json")
+    NormPage.objects.bulk_create(
+        [NormPage(document=document, number=n, text=t) for n, t in enumerate(texts, 104)]
+    )
+    indexing.document_index(document_id=document.pk)
+    answer = "В ячеистом бетоне — не менее 25 мм (п. 10.3.2 СП 63.13330.2018)."
+    llm.play(
+        planner=[plan(("Защитный слой", ["п. 10.3.2 толщина защитного слоя"], ["СП 63"]))],
+        executor=[step(("СП 63.13330.2018", "10.3.2", 106, "не менее 25 мм"))],
+        judge=[verdict("FINALIZE")],
+        finalizer=[final(answer, ("СП 63.13330.2018", "10.3.2", 106))],
+    )
+    run = services.run_create(question="Толщина защитного слоя в ячеистом бетоне?")
+    run = run_advance(run_id=run.pk)
+    prompt = next(c for c in llm.calls if c.node == "executor").messages[1]["content"]
+    assert "Страница 105 — СП 63.13330.2018" in prompt
+    assert "Страница 106 — СП 63.13330.2018" in prompt
+    assert "из ячеистого бетона толщина защитного слоя во всех случаях" in prompt
+    assert [(s["clause"], s["page"]) for s in run.sources] == [("10.3.2", 106)]
