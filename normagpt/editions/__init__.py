@@ -40,7 +40,7 @@ from normagpt.editions.entities import (
     Reading,
 )
 from normagpt.editions.files import amendment_text
-from normagpt.editions.reading import amendment_read
+from normagpt.editions.orders import amendment_read
 from normagpt.editions.selectors import (
     amendment_label,
     clause_marks,

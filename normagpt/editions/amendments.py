@@ -27,7 +27,7 @@ from normagpt.editions.entities import (
     number_form,
     shortened,
 )
-from normagpt.editions.reading import amendment_read
+from normagpt.editions.orders import amendment_read
 from normagpt.exceptions import DocumentNotFound
 from normagpt.indexing import stem_counts, terms_add
 from normagpt.models import (

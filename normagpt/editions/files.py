@@ -1,4 +1,4 @@
-"""An amendment file's text (its reading is in `reading`)."""
+"""An amendment file's text (its reading is in `orders`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ def amendment_text(data: bytes) -> str:
     `file`) for a PDF pdfium cannot read or over the ingestion's limits (`pdf_open`: a page
     bomb is refused in milliseconds); InvalidInput for text that is not UTF-8."""
     if data.startswith(b"%PDF"):
-        from normagpt.ingest import pdf_texts
+        from normagpt.ingest.pdf import pdf_texts
 
         return "\n".join(pdf_texts(data, name="the amendment"))
     try:

@@ -14,6 +14,7 @@ its verbs outside quotes («изложить», «исключить», «доп
 «читать», «признать утратившим силу») is one act, read on its own (`acts.act_read`): the
 clause named before the first verb holds for the acts that follow it («…; дополнить видом
 бетона Е: «…»»). Every verb outside quotes is an order that is read or named.
+`orders.amendment_read` puts the two together.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import re
 from dataclasses import dataclass
 from itertools import pairwise
 
-from normagpt.editions.entities import CLAUSE, PART, PREFACE, TABLE, TEXT, Reading, number_form
+from normagpt.editions.entities import CLAUSE, PART, PREFACE, TABLE, TEXT, number_form
 from normagpt.editions.quotes import (
     VERB,
     Quoted,
@@ -77,16 +78,13 @@ class Act:
     text: str  # the order as shown: its words, with what it names when it continues one
 
 
-def amendment_read(text: str) -> Reading:
-    """Every order of an amendment's text (a PDF's text layer or typed text), read or named
-    with its reason, in the order of the text (`acts.act_read`)."""
-    from normagpt.editions.acts import act_read  # reading an act builds on the tokens here
-
+def acts_found(text: str) -> list[Act]:
+    """The acts of an amendment's text (a PDF's text layer or typed text), in its order: each
+    verb outside quotes with what it names and the words after it."""
     text = furniture_removed(text_clean(text))
     spans = quoted_spans(text)
     outside = blanked(text, spans)
-    acts = [act for bounds in order_bounds(outside) for act in _acts(text, outside, spans, bounds)]
-    return Reading(tuple(act_read(act) for act in acts))
+    return [act for bounds in order_bounds(outside) for act in _acts(text, outside, spans, bounds)]
 
 
 def order_bounds(outside: str) -> list[tuple[int, int]]:
