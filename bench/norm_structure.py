@@ -77,6 +77,7 @@ class Document:
 class Score:
     numbers: set[str] = field(default_factory=set)
     found: set[str] = field(default_factory=set)
+    rows: set[str] = field(default_factory=set)  # missed: a table's numbered rows
     captions: set[str] = field(default_factory=set)
     tables: set[str] = field(default_factory=set)
     integers: int = 0
@@ -86,7 +87,7 @@ class Score:
     seconds: float = 0.0
 
     def add(self, other: Score) -> None:
-        for name in ("numbers", "found", "captions", "tables"):
+        for name in ("numbers", "found", "rows", "captions", "tables"):
             getattr(self, name).update(getattr(other, name))
         for name in ("integers", "integers_lost", "clauses", "backwards", "seconds"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
@@ -134,9 +135,11 @@ def score(document: Document, read: Any) -> Score:
     keys = [number_key(u.number) for u in clauses]
     backwards = sum(b <= a for a, b in itertools.pairwise(keys))
     integers, lost = integer_lines(document, units, headings)
+    rows = table_rows(units, numbers - made)
     return Score(
         numbers={f"{document.code}|{n}" for n in numbers},
         found={f"{document.code}|{n}" for n in numbers & made},
+        rows={f"{document.code}|{n}" for n in rows},
         captions={f"{document.code}|{n}" for n in captions},
         tables={
             f"{document.code}|{n}"
@@ -148,6 +151,29 @@ def score(document: Document, read: Any) -> Score:
         backwards=backwards,
         seconds=seconds,
     )
+
+
+def table_rows(units: list[Any], missed: set[str]) -> set[str]:
+    """Of the `missed` numbers, those that number a table's rows: on a line of a unit the
+    reader made a table of, which opens with a caption (as `_CAPTION` reads it), numbered
+    apart from the section the table stands in (the first part of the number is not that
+    of the clause before the table: «2.1 Вестибюль» in a table of section 5). A number of
+    the section itself inside a table («7.5.1» after 7.4.5.12) is a clause the table
+    swallowed: a miss."""
+    rows, swallowed = set(), set()
+    last: tuple[float, ...] = ()
+    for unit in units:
+        if unit.kind == "clause":
+            last = number_key(unit.number)
+            continue
+        if unit.kind != "table" or not _CAPTION.match(unit.lines[0] if unit.lines else ""):
+            continue
+        for line in "\n".join(unit.lines).splitlines():
+            match = _LINE_NUMBER.match(line)
+            if match is None or (number := number_normal(match.group(1))) not in missed:
+                continue
+            (swallowed if number_key(number)[:2] == last[:2] else rows).add(number)
+    return rows - swallowed
 
 
 def integer_lines(
@@ -245,7 +271,8 @@ def main() -> None:
                "every line-start number": read_plain}  # fmt: skip
     totals = {name: Score() for name in readers}
     intact_totals = {name: Score() for name in readers}
-    worst: dict[str, list[tuple[float, str]]] = {name: [] for name in readers}
+    # per intact document: (share found of all numbers, of those but its tables' rows, code)
+    worst: dict[str, list[tuple[float, float, str]]] = {name: [] for name in readers}
     rows = []
     for document in docs:
         for name, read in readers.items():
@@ -254,14 +281,15 @@ def main() -> None:
             if document.intact:
                 intact_totals[name].add(result)
                 if result.numbers:
-                    worst[name].append((len(result.found) / len(result.numbers), document.code))
+                    worst[name].append((*_shares(result), document.code))
             if name == "this reader":
                 rows.append(_row(document, result))
                 if args.misses:
                     _misses(document, result, args.misses)
     if args.documents:
         header = ["document", "pages", "intact", "clauses", "tables", "numbers found",
-                  "captions found", "integers lost", "backwards", "not understood"]  # fmt: skip
+                  "rows in tables", "found, rows apart", "captions found", "integers lost",
+                  "backwards", "not understood"]  # fmt: skip
         print_table(header, rows)
         print()
     intact = sum(d.intact for d in docs)
@@ -271,19 +299,28 @@ def main() -> None:
     summary = []
     for name in readers:
         whole, kept = totals[name], intact_totals[name]
-        lowest = sorted(worst[name])[:1]
+        apart = sorted(worst[name], key=lambda w: w[1])[:1]
         summary.append([
-            name, share(len(whole.found), len(whole.numbers)),
-            share(len(kept.found), len(kept.numbers)),
-            f"{100 * lowest[0][0]:.0f} % ({lowest[0][1]})" if lowest else "—",
-            sum(s >= 0.9 for s, _ in worst[name]).__str__() + f" of {len(worst[name])}",
+            name, share(len(whole.found), len(whole.numbers)), str(len(whole.rows)),
+            share(len(whole.found), len(whole.numbers) - len(whole.rows)),
+            share(len(kept.found), len(kept.numbers) - len(kept.rows)),
+            f"{100 * apart[0][1]:.0f} % ({apart[0][2]})" if apart else "—",
+            f"{sum(w[0] >= 0.9 for w in worst[name])} / {sum(w[1] >= 0.9 for w in worst[name])}"
+            f" of {len(worst[name])}",
             share(len(whole.tables), len(whole.captions)),
             f"{whole.integers_lost} of {whole.integers}", str(whole.clauses),
             share(whole.backwards, whole.clauses), f"{whole.seconds:.1f}",
         ])  # fmt: skip
-    print_table(["reader", "numbers found", "intact: found", "intact: lowest",
-                 "intact ≥ 90 %", "captions found", "integer lines lost", "clauses",
-                 "backwards", "seconds"], summary)  # fmt: skip
+    print_table(["reader", "numbers found", "rows in tables", "found, rows apart",
+                 "intact: found, rows apart", "intact: lowest, rows apart",
+                 "intact ≥ 90 %: all / rows apart", "captions found", "integer lines lost",
+                 "clauses", "backwards", "seconds"], summary)  # fmt: skip
+
+
+def _shares(result: Score) -> tuple[float, float]:
+    """The share of a document's numbers found: of all, and of all but its tables' rows."""
+    found, whole = len(result.found), len(result.numbers)
+    return found / whole, found / max(1, whole - len(result.rows))
 
 
 def _row(document: Document, result: Score) -> list[str]:
@@ -291,6 +328,7 @@ def _row(document: Document, result: Score) -> list[str]:
     return [
         document.code, str(len(document.pages)), "yes" if document.intact else "no",
         str(result.clauses), str(len(result.tables)), share(len(result.found), len(result.numbers)),
+        str(len(result.rows)), share(len(result.found), len(result.numbers) - len(result.rows)),
         share(len(result.tables), len(result.captions)), str(result.integers_lost),
         str(result.backwards), str(missed),
     ]  # fmt: skip
