@@ -184,6 +184,9 @@ class Reader:
             self._close()
             self._set_heading(found.depth, found.number, rest, line)
             return True
+        # a clause ends the subsections below its level read before it («7.5.2 Текст» after
+        # «7.5.1 Заголовок»: 7.5.2.1 is not under 7.5.1)
+        self.path = {d: h for d, h in self.path.items() if d < found.depth}
         self._open("clause", found.number, self._heading_path(found.depth), line, text)
         self._extend(taken)
         return True
@@ -201,11 +204,16 @@ class Reader:
     def _resync(self, key: tuple[float, ...], i: int) -> bool:
         """Whether `key` picks the numbering up where it lost its way (text lost over a gap
         wider than SECTION_STEP_MAX, a number taken in error before): the next two clause
-        numbers ahead follow it one by one, and none follows the last one read. Never back
-        in a table (its rows «1.1 …», «1.2 …» number themselves), never on numbers alone on
-        their lines (a table's column of clause numbers «8.22» / «8.23»)."""
+        numbers ahead follow it one by one, and none follows the last one read. Back in a
+        table only within the section read (its rows «1.1 …», «1.2 …» number themselves;
+        «7.4.6 Требования …» after an OCR's «7.45.12» goes on section 7), never on numbers
+        alone on their lines (a table's column of clause numbers «8.22» / «8.23»)."""
         last = self.last_clause
-        if not last or key[0] != last[0] or (key <= last and self._in_table):
+        if (
+            not last
+            or key[0] != last[0]
+            or (key <= last and self._in_table and key[:2] != last[:2])
+        ):
             return False
         chain = [key]
         for _, found in self._ahead(i, RESYNC_LINES):

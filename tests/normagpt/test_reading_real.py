@@ -98,6 +98,17 @@ def test_letter_spaced_captions_open_tables(fixture: str, numbers: list[str]) ->
         assert "Окончание таблицы 8.3" in tables["8.3"].text
 
 
+def test_a_numbering_garbled_by_ocr_is_picked_up_again_after_a_table() -> None:
+    """ГОСТ Р 58882-2020: OCR wrote «7.45.8» … «7.45.12» for 7.4.5.8 … 7.4.5.12; after table 2
+    the numbering goes on at 7.4.6.1, 7.5, 7.5.1.1 (they once stayed in the table, and every
+    clause after them with them); 7.5.2.1 is under 7.5.2, not 7.5.1."""
+    units = clauses_split(pages_of("gost-r-58882-2020.json"))
+    clauses = by_number(units)
+    assert {"7.4.6.1", "7.4.6.2", "7.5", "7.5.1.1", "7.5.2.1"} <= set(clauses)
+    assert "7.4.6.1" not in by_number(units, "table")["2"].text
+    assert "7.5.1 Характеристики" not in clauses["7.5.2.1"].heading
+
+
 def test_every_integer_cell_of_a_table_is_kept() -> None:
     """СП 63.13330.2018, tables 10.1а and 10.1: cells holding only an integer (35, 30, 25 …)
     are the table's values, not page numbers; the page numbers are not in any unit."""
