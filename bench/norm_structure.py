@@ -13,9 +13,12 @@ For each document, measured against what its own text shows, independently of th
 - integer lines lost: lines holding only an integer that are in no unit and are not the
   page's first or last line (where a page number stands);
 - backwards: clauses whose number does not follow the one before (a false clause shows so).
-A document's text layer is intact when 80 % of its pages hold text (200 characters) and at most
-a tenth of its words are single letters that are not Russian words («в», «и», «с» …): a layer
-that lost pages, or split its words into letters, is not.
+A document's text layer is intact when 80 % of its pages hold text (200 characters), at most a
+tenth of its words are single letters that are not Russian words («в», «и», «с» …) and at most
+one word in 200 carries an OCR's stray glyph («Ni„», «ш\\», «^»): a layer that lost pages,
+split its words into letters or was read from a poor scan is not. The share per document is
+counted where the document is numbered in clauses (NUMBERED_MIN numbers opening a line: not a
+law numbered by its articles).
 
 The previous reader (git `28ecbc7`, before real documents were measured) and the plainest
 one (every line-start number a clause) run in the same run as baselines.
@@ -45,9 +48,14 @@ from normagpt.parsing import number_normal, text_clean  # noqa: E402
 
 BASELINE_COMMIT = "28ecbc7"
 _ONE_LETTER = set("вискоуая")  # Russian words of one letter: others alone are a split word
+_OCR_GLYPH = re.compile(r"\w[\\|^~„`]|[\\|^~„`]\w")  # «Ni„», «ш\\»: an OCR's garbage in words
+NUMBERED_MIN = 10  # a document numbered in clauses: so many distinct numbers opening a line
 _LINE_NUMBER = re.compile(
     r"^\s*(?:п\.\s*)?((?:[А-ЯЁA-Z]\.)?\d{1,2}(?:\.\d{1,3}){1,4}[а-я]?)\.?\s+(?=[А-ЯЁA-Zа-яё(«])",
     re.M,
+)
+_CONTINUED = re.compile(
+    r"^\s*(?:Продолжение|Окончание|ПРОДОЛЖЕНИЕ|ОКОНЧАНИЕ)\s+(?:таблицы|табл\.)", re.I
 )
 _LEADER = re.compile(r"(?:\.\s?){3,}\s*\d+\s*$|…+\s*\d+\s*$|_{3,}\s*\d+\s*$")
 _CAPTION = re.compile(
@@ -68,9 +76,15 @@ class Document:
     @property
     def intact(self) -> bool:
         full = sum(len(p.strip()) >= 200 for p in self.pages)
-        words = " ".join(self.pages).split()
+        text = " ".join(self.pages)
+        words = text.split()
         letters = sum(len(w) == 1 and w.isalpha() and w.lower() not in _ONE_LETTER for w in words)
-        return full >= 0.8 * len(self.pages) and letters <= 0.1 * max(1, len(words))
+        glyphs = len(_OCR_GLYPH.findall(text))
+        return (
+            full >= 0.8 * len(self.pages)
+            and letters <= 0.1 * max(1, len(words))
+            and glyphs <= 0.005 * max(1, len(words))
+        )
 
 
 @dataclass
@@ -155,7 +169,8 @@ def score(document: Document, read: Any) -> Score:
 
 def table_rows(units: list[Any], missed: set[str]) -> set[str]:
     """Of the `missed` numbers, those that number a table's rows: on a line of a unit the
-    reader made a table of, which opens with a caption (as `_CAPTION` reads it), numbered
+    reader made a table of, which opens with a caption (as `_CAPTION` reads it, or «Продолжение
+    таблицы N»), numbered
     apart from the section the table stands in (the first part of the number is not that
     of the clause before the table: «2.1 Вестибюль» in a table of section 5). A number of
     the section itself inside a table («7.5.1» after 7.4.5.12) is a clause the table
@@ -166,7 +181,8 @@ def table_rows(units: list[Any], missed: set[str]) -> set[str]:
         if unit.kind == "clause":
             last = number_key(unit.number)
             continue
-        if unit.kind != "table" or not _CAPTION.match(unit.lines[0] if unit.lines else ""):
+        first = unit.lines[0] if unit.lines else ""
+        if unit.kind != "table" or not (_CAPTION.match(first) or _CONTINUED.match(first)):
             continue
         for line in "\n".join(unit.lines).splitlines():
             match = _LINE_NUMBER.match(line)
@@ -280,7 +296,7 @@ def main() -> None:
             totals[name].add(result)
             if document.intact:
                 intact_totals[name].add(result)
-                if result.numbers:
+                if len(result.numbers) >= NUMBERED_MIN:
                     worst[name].append((*_shares(result), document.code))
             if name == "this reader":
                 rows.append(_row(document, result))
