@@ -98,7 +98,9 @@ class Reader:
         for i, line in enumerate(self.lines):
             if i in self.taken:
                 continue
-            if line.toc or line.front or not self._opens(line, i):
+            if line.toc or line.front:
+                self._front(line)
+            elif not self._opens(line, i):
                 self._continue(line)
         self._close()
         for position, unit in enumerate(self.units):
@@ -429,6 +431,16 @@ class Reader:
         if self.current is not None and self.current.text:
             self.units.append(self.current)
         self.current = None
+
+    def _front(self, line: Line) -> None:
+        """A line of the contents, the preface or an amendment bound in: text of its own,
+        page by page, under no heading; it never goes on with a numbered part."""
+        unit = self.current
+        if unit is None or unit.kind != "text" or unit.heading or unit.page_index != line.page:
+            self._open("text", "", "", line, line.text)
+            return
+        unit.lines.append(line.text)
+        unit.end = line.end
 
     def _continue(self, line: Line) -> None:
         unit = self.current

@@ -109,6 +109,18 @@ def test_a_numbering_garbled_by_ocr_is_picked_up_again_after_a_table() -> None:
     assert "7.5.1 Характеристики" not in clauses["7.5.2.1"].heading
 
 
+def test_an_amendment_bound_in_is_no_parts_text() -> None:
+    """ГОСТ 25192-2012 as the dataset holds it: Изменение № 1 bound in after appendix А. Its
+    orders («Пункт 2.2 изложить в новой редакции: «2.2 …»») neither open parts nor go on with
+    the appendix's last clause: they are text of their own, under no heading."""
+    units = clauses_split(pages_of("gost-25192-2012.json"))
+    parts = [u for u in units if u.kind != "text"]
+    assert not [u.number for u in parts if "изложить в новой редакции" in u.text]
+    amendment = [u for u in units if "Изменение № 1" in u.text]
+    assert amendment
+    assert all(u.kind == "text" and u.heading == "" for u in amendment)
+
+
 def test_every_integer_cell_of_a_table_is_kept() -> None:
     """СП 63.13330.2018, tables 10.1а and 10.1: cells holding only an integer (35, 30, 25 …)
     are the table's values, not page numbers; the page numbers are not in any unit."""
