@@ -14,11 +14,13 @@ an admin request reading an amendment waits for a page, not for a whole ingestio
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import io
 import logging
 import math
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -92,7 +94,10 @@ def pdf_texts(data: bytes, *, name: str) -> list[str]:
         pdf_close(pdf)
 
 
-def _page_text(pdf: pdfium.PdfDocument, index: int, name: str) -> str:
+@contextlib.contextmanager
+def _page_open(pdf: pdfium.PdfDocument, index: int, name: str) -> Iterator[pdfium.PdfPage]:
+    """Page `index` of `pdf`, loaded and used with pdfium's lock held, closed after; BadPdf
+    naming the file and the page when it cannot be loaded."""
     import pypdfium2 as pdfium
 
     with PDFIUM:
@@ -101,14 +106,22 @@ def _page_text(pdf: pdfium.PdfDocument, index: int, name: str) -> str:
         except pdfium.PdfiumError as exc:
             raise BadPdf(f"{name}: page {index + 1} cannot be loaded: {exc}", field="file") from exc
         try:
+            yield page
+        finally:
+            page.close()
+
+
+def _page_text(pdf: pdfium.PdfDocument, index: int, name: str) -> str:
+    import pypdfium2 as pdfium
+
+    with _page_open(pdf, index, name) as page:
+        try:
             textpage = page.get_textpage()
-            text = textpage.get_text_range()
+            text: str = textpage.get_text_range()
             textpage.close()
             return text
         except pdfium.PdfiumError as exc:
             raise BadPdf(f"{name}: page {index + 1} cannot be read: {exc}", field="file") from exc
-        finally:
-            page.close()
 
 
 def _file_check(data: bytes, name: str) -> None:
@@ -220,11 +233,7 @@ def _page_draw(
     """The page's cleaned text and its bitmap (close it with the lock held)."""
     import pypdfium2 as pdfium
 
-    with PDFIUM:
-        try:
-            page = pdf[index]
-        except pdfium.PdfiumError as exc:
-            raise BadPdf(f"{name}: page {index + 1} cannot be loaded: {exc}", field="file") from exc
+    with _page_open(pdf, index, name) as page:
         try:
             textpage = page.get_textpage()
             text = text_clean(textpage.get_text_bounded())
@@ -236,8 +245,6 @@ def _page_draw(
             raise BadPdf(
                 f"{name}: page {index + 1} could not be drawn: {_what(exc)}", field="file"
             ) from exc
-        finally:
-            page.close()
     return text, bitmap
 
 
