@@ -15,7 +15,8 @@ from django.utils.safestring import SafeString, mark_safe
 
 from core.links import absolute_url
 from normagpt.editions import amendment_label
-from normagpt.models import AgentRun, ClaimCheck, NormPage, Thread
+from normagpt.models import AgentRun, ClaimCheck, NormClause, NormPage, Thread
+from normagpt.questions import question_read
 from normagpt.search import SearchHit
 from normagpt.threads import runs_of
 
@@ -255,11 +256,35 @@ def hit_as_dict(hit: SearchHit) -> dict[str, Any]:
         "image_url": page_image_url(page),
         "expected": hit.expected,
         "rank": hit.rank,
+        "found": [_found_label(found.clause) for found in hit.clauses],
+        "answers": hit.answers,
+        "lacks": list(dict.fromkeys(w for found in hit.clauses[:1] for w in found.lacks)),
+    }
+
+
+def _found_label(clause: NormClause) -> str:
+    return f"таблица {clause.number}" if clause.kind == NormClause.Kind.TABLE else clause.number
+
+
+def search_as_dict(
+    keywords: list[str], expected_documents: list[str], hits: list[SearchHit]
+) -> dict[str, Any]:
+    """A search's result as the tool and the API give it: whether the corpus answers (a hit
+    holds what is asked: `search._Judge`), what was searched for, the hits."""
+    query = question_read(keywords)
+    return {
+        "keywords": keywords,
+        "expected_documents": expected_documents,
+        "answered": any(hit.answers for hit in hits),
+        "searched": [query.words.get(term, term) for term in query.terms],
+        "quantity": query.words.get(query.quantity) if query.quantity else None,
+        "hits": [hit_as_dict(hit) for hit in hits],
     }
 
 
 def search_markdown(hits: list[dict[str, Any]], *, corpus_empty: bool = False) -> str:
-    """The search's text: `hits` as `hit_as_dict` gives them."""
+    """The search's text: `hits` as `hit_as_dict` gives them (the closest, when none
+    answers: said first)."""
     if corpus_empty:
         return (
             "The norms corpus is empty: nothing to search yet. Its owner adds documents with "
@@ -268,6 +293,13 @@ def search_markdown(hits: list[dict[str, Any]], *, corpus_empty: bool = False) -
     if not hits:
         return "No page of the corpus matches these keywords."
     lines, url_of = [], page_urls()
+    if not any(data["answers"] for data in hits):
+        lines.append(
+            "NOT IN THE CORPUS: no clause holds what these keywords ask (the words, the "
+            "quantity asked, together). The closest pages below do not answer it: do not "
+            "cite them as the answer; say the corpus has no clause on it, or search again "
+            "with the norms' own words."
+        )
     for i, data in enumerate(hits, start=1):
         mark = (
             (f" (REPLACED by {data['replaced_by']})" if data["replaced_by"] else " (NOT IN FORCE)")
@@ -275,12 +307,17 @@ def search_markdown(hits: list[dict[str, Any]], *, corpus_empty: bool = False) -
             else ""
         )
         clauses = ", ".join(data["clauses"][:12]) or "—"
+        if not data["answers"] and data["lacks"]:
+            mark += " — does not answer: lacks " + ", ".join(data["lacks"][:6])
+        found = ", ".join(data["found"][:4])
         after = ", ".join(map(str, data.get("pages_after") or []))  # a clause found goes on
         lines.append(
             f"{i}. {data['document']}{mark}, page {data['page']}"
             + (f" (continues on page {after})" if after else "")
             + f" (page_id {data['page_id']}); "
-            f"clauses: {clauses}\n   {data['snippet']}"
+            f"clauses: {clauses}"
+            + (f"; found: {found}" if found else "")
+            + f"\n   {data['snippet']}"
             + (f"\n   {url}" if (url := url_of(data["page_id"])) else "")
         )
     return "\n".join(lines)

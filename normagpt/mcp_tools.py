@@ -242,10 +242,10 @@ def search_norms(
         limit=limit,
         as_of=editions.day_of(as_of),
     )
-    found = [formatting.hit_as_dict(hit) for hit in hits]
-    data = {"keywords": keywords, "expected_documents": expected_documents, "hits": found}
+    data = formatting.search_as_dict(keywords, expected_documents, hits)
     empty = not hits and not selectors.document_list().exists()
-    return respond(data, formatting.search_markdown(found, corpus_empty=empty), response_format)
+    text = formatting.search_markdown(data["hits"], corpus_empty=empty)
+    return respond(data, text, response_format)
 
 
 @registry.tool(

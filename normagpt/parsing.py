@@ -7,7 +7,7 @@ import functools
 import json
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import json_repair
@@ -216,6 +216,11 @@ class Query:
     phrases: list[list[str]]
     documents: list[str]
     clauses: list[ClauseRef]
+    words: dict[str, str] = field(default_factory=dict)  # each stem as first written
+    quantity: str = ""  # the stem of the quantity asked («высот»), '' when none
+    # the stems norms use for a stem of the query (a lay word's, a quantity's): each counts
+    # as the stem itself (`normagpt.questions`)
+    said_as: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def terms(self) -> list[str]:
@@ -228,6 +233,7 @@ def query_parse(keywords: list[str]) -> Query:
     phrases: list[list[str]] = []
     documents: list[str] = []
     clauses: list[ClauseRef] = []
+    words: dict[str, str] = {}
     for keyword in keywords:
         text = " ".join(keyword.split())
         if _DIGIT.search(text):  # every reference holds a number: most keywords hold none
@@ -238,10 +244,14 @@ def query_parse(keywords: list[str]) -> Query:
             text = _DOCUMENT_REF.sub(" ", text)
             clauses += [ClauseRef("clause", m.group(1)) for m in _BARE_CLAUSE.finditer(text)]
             text = _BARE_CLAUSE.sub(" ", text)
-        stems = [_stem(w) for w in search_stems_words(text) if w not in _QUESTION]
+        stems = []
+        for word in search_stems_words(text):
+            if word not in _QUESTION:
+                stems.append(_stem(word))
+                words.setdefault(stems[-1], word)
         if stems:
             phrases.append(stems)
-    return Query(phrases, list(dict.fromkeys(documents)), list(dict.fromkeys(clauses)))
+    return Query(phrases, list(dict.fromkeys(documents)), list(dict.fromkeys(clauses)), words)
 
 
 _DOTTED = re.compile(r"\d+(?:\.\d+)+")  # clause numbers and codes: searched otherwise

@@ -175,9 +175,15 @@ class SearchHitOut(BaseModel):
     image_url: str | None
     expected: bool
     rank: float
+    found: list[str]  # the clauses found on it, best first (a table: «таблица 5.1»)
+    answers: bool  # a clause found holds what the keywords ask
+    lacks: list[str]  # the keywords' words its best clause does not hold
 
 
 class SearchOut(BaseModel):
     keywords: list[str]
     expected_documents: list[str]
+    answered: bool  # some hit answers; false: the corpus holds no clause on it
+    searched: list[str]  # the words searched for (question and filler words left out)
+    quantity: str | None  # the quantity asked («высоты»), when one is
     hits: list[SearchHitOut]

@@ -54,12 +54,13 @@ from normagpt.parsing import (
     Query,
     alias_key,
     code_key,
-    query_parse,
+    search_stems,
     search_terms,
     snippet,
     stems_related,
     table_refs,
 )
+from normagpt.questions import question_read
 
 MAX_LIMIT = 50
 # a clause that only points to a table: «5.3 X принимают по таблице 5.3.»
@@ -74,6 +75,10 @@ AND_TERMS = 5  # …up to this many
 NAMED_MAX = 200  # clauses looked up by number (every document's «4.1»)
 PHRASE, NEAR = 1.0, 0.5  # the bonus for neighbours in a phrase, of their mean weight
 LOCAL, LOCAL_MIN_ROWS = 0.5, 20  # a stem every candidate holds weighs LOCAL of one none holds
+ANSWERS, WINDOW = (
+    0.6,
+    12,
+)  # the share of the query's weight a clause answering holds, within this many stems (`_Judge`)
 COVERAGE = 0.5  # a phrase half covered counts 0.7 of it: every concept of the query matters
 BEYOND = 1.0  # the penalty for the statement's other stems (their mean weight)
 _ZEROS = itertools.repeat(0.0)  # the weight of a stem the corpus does not count
@@ -89,6 +94,9 @@ class ClauseHit:
     # an amendment in force then names it, but its change is not made: the text here is
     # the one it changes (`editions.clause_marks`); '' when none
     mark: str = ""
+    # whether it holds what the query asks (`_judged`), and the query's words it lacks
+    answers: bool = True
+    lacks: tuple[str, ...] = ()
 
     @property
     def page(self) -> NormPage:
@@ -116,6 +124,11 @@ class SearchHit:
     @property
     def replaced(self) -> bool:
         return not self.in_force
+
+    @property
+    def answers(self) -> bool:
+        """Whether a clause found on it holds what the query asks (`ClauseHit.answers`)."""
+        return any(hit.answers for hit in self.clauses)
 
 
 def documents_named(names: Iterable[str]) -> list[int]:
@@ -155,17 +168,20 @@ def clauses_search(
     day = (as_of or timezone.localdate()).isoformat()
     if not 1 <= limit <= MAX_LIMIT:
         raise InvalidInput(f"limit must be 1–{MAX_LIMIT}, got {limit}", field="limit")
-    query = query_parse(keywords)
+    query = question_read(keywords)
     query.phrases = [phrase[:MAX_TERMS] for phrase in query.phrases]
     if not (query.terms or query.clauses or query.documents):
         raise InvalidInput("keywords hold no searchable word", field="keywords")
     expected = documents_named([*(expected_documents or []), *query.documents])
     if query.documents and not expected and not query.terms and not query.clauses:
         return []  # only a document the corpus does not hold
-    vocabulary = _vocabulary(query.terms)
+    vocabulary = _vocabulary(query.terms, query.said_as)
     named = _named(query, expected)
     ids = list(dict.fromkeys([*named, *_candidates(vocabulary, expected)]))
     rows = _rows(ids, vocabulary.variants, day)
+    judge = _Judge(query, vocabulary)
+    for row in rows.values():
+        row.answers = judge.answers(row, named=row.id in named)
     best = _ranked_rows(rows, query, vocabulary, set(named), set(expected))[:limit]
     if pages:
         first = list(dict.fromkeys(row.page for _, row in best))[:pages]
@@ -178,11 +194,76 @@ def clauses_search(
             expected=row.document in expected,
             named=row.id in named,
             in_force=not row.replaced,
+            answers=row.answers,
+            lacks=judge.lacks(row),
         )
         for score, row in best
         if row.id in clauses
     ]
     return _with_marks(_with_tables(hits, day)[:limit], day)
+
+
+class _Judge:
+    """Whether a clause found answers the query: it holds what the query asks, judged by
+    what of the query it holds, not by its score (a clause on another subject can score
+    higher than the one answering another question).
+
+    A clause answers when it (with its headings and its document's title) holds the
+    quantity asked («высота», «уклон»: `normagpt.questions`) and at least ANSWERS of the
+    query's weight (each stem's idf; a word the corpus never uses weighs the most: the
+    corpus holds nothing on it). A clause looked up by its number answers.
+    """
+
+    def __init__(self, query: Query, vocabulary: _Vocabulary) -> None:
+        unknown = _idf(0, vocabulary.total)
+        self.weights = {term: vocabulary.weights.get(term, unknown) for term in query.terms}
+        self.total = sum(self.weights.values())
+        self.quantity = query.quantity
+        self.words = query.words
+
+    def context(self, row: _Row) -> frozenset[str]:
+        """The query stems the clause's headings and its document's title hold."""
+        heading = {term for term, at in row.positions.items() if at[0] < row.heading}
+        return row.titled.union(heading)
+
+    def answers(self, row: _Row, *, named: bool) -> bool:
+        if named or not self.total:
+            return True
+        return self._window_holds(row, self.context(row))
+
+    def lacks(self, row: _Row) -> tuple[str, ...]:
+        """The query's words (as written) the clause, its headings and title do not hold."""
+        held = row.positions.keys() | row.titled
+        return tuple(self.words.get(t, t) for t in self.weights if t not in held)
+
+    def _window_holds(self, row: _Row, context: frozenset[str]) -> bool:
+        """Whether some WINDOW stems of the clause's text hold the quantity asked and, with
+        what its headings and title hold, ANSWERS of the query's weight: what is asked is
+        said together, not a word here and a word a page on."""
+        events = sorted(
+            (at, term)
+            for term, found in row.positions.items()
+            if term not in context
+            for at in found
+            if at >= row.heading
+        )
+        base = sum(self.weights.get(t, 0.0) for t in context)
+        need = ANSWERS * self.total
+        start = 0
+        inside: dict[str, int] = {}
+        for at, term in events:
+            inside[term] = inside.get(term, 0) + 1
+            while events[start][0] <= at - WINDOW:
+                gone = events[start][1]
+                inside[gone] -= 1
+                if not inside[gone]:
+                    del inside[gone]
+                start += 1
+            if self.quantity and self.quantity not in inside and self.quantity not in context:
+                continue
+            if base + sum(self.weights.get(t, 0.0) for t in inside) >= need:
+                return True
+        return not events and base >= need and (not self.quantity or self.quantity in context)
 
 
 def _with_marks(hits: list[ClauseHit], day: str) -> list[ClauseHit]:
@@ -259,7 +340,8 @@ def _with_tables(hits: list[ClauseHit], day: str) -> list[ClauseHit]:
             table = tables.get((hit.clause.document_id, number))
             if table is not None and table.pk not in seen:
                 seen.add(table.pk)
-                joined.append(ClauseHit(table, hit.score, hit.expected, False, hit.in_force))
+                # the table answers as the clause pointing to it does
+                joined.append(dataclasses.replace(hit, clause=table, named=False, mark=""))
         only_points = bool(joined) and _POINTER.search(hit.clause.text.strip()) is not None
         out += [*joined, hit] if only_points else [hit, *joined]
     return out
@@ -343,30 +425,35 @@ class _Vocabulary:
         return sorted(stem for stem, term in self.variants.items() if term in wanted)
 
 
-def _vocabulary(terms: list[str]) -> _Vocabulary:
-    """The query's stems as the corpus knows them; variants are found by their first
-    letters (ranges of the stems' primary key: no stem table is scanned)."""
-    prefixes = sorted({term[:VARIANT_MIN] for term in terms if len(term) >= 3})
-    where = " OR ".join(["term IN ({})".format(",".join(["%s"] * (len(terms) + 1)))] + [
+def _vocabulary(terms: list[str], said_as: dict[str, tuple[str, ...]] | None = None) -> _Vocabulary:
+    """The query's stems as the corpus knows them, each with the stems norms use for it
+    (`said_as`: a lay word's, a quantity's) standing for it too; variants are found by their
+    first letters (ranges of the stems' primary key: no stem table is scanned)."""
+    said_as = said_as or {}
+    words = list(dict.fromkeys([*terms, *(s for said in said_as.values() for s in said)]))
+    prefixes = sorted({word[:VARIANT_MIN] for word in words if len(word) >= 3})
+    where = " OR ".join(["term IN ({})".format(",".join(["%s"] * (len(words) + 1)))] + [
         "(term >= %s AND term < %s)"
     ] * len(prefixes))  # fmt: skip
-    params: list[Any] = [*terms, ALL_CLAUSES]
+    params: list[Any] = [*words, ALL_CLAUSES]
     for prefix in prefixes:
         params += [prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)]
     sql = f"SELECT term, clauses FROM normagpt_normterm WHERE {where}"  # noqa: S608
     known = dict(_fetch(sql, params))
     total = max(1, known.pop(ALL_CLAUSES, 0))
     # related stems other than equal ones share their first three letters (`stems_related`):
-    # each term is tried against those only, in the order the database gave them
+    # each word is tried against those only, in the order the database gave them
     by_start: dict[str, list[tuple[str, int]]] = {}
     for stem, n in known.items():
         if n > 0:
             by_start.setdefault(stem[:3], []).append((stem, n))
     variants: dict[str, str] = {}
     counts: dict[str, int] = {}
-    for term in terms:
-        for stem, n in by_start.get(term[:3], ()):
-            if stem not in variants and stems_related(term, stem):
+    # each term's own forms first, then those of the words it is said as
+    pairs = [(t, t) for t in terms] + [(t, w) for t in terms for w in said_as.get(t, ())]
+    for term, word in pairs:
+        for stem, n in by_start.get(word[:3], ()):
+            if stem not in variants and stems_related(word, stem):
                 variants[stem] = term
                 counts[term] = counts.get(term, 0) + n
     weights = {term: _idf(n, total) for term, n in counts.items()}
@@ -567,6 +654,9 @@ class _Row:
     beyond: set[str]  # its statement's stems its heading does not hold
     said: int  # how many stems its statement holds
     positions: dict[str, list[int]]  # where each query stem (by its variants) stands
+    heading: int  # how many of the positions are its heading's (they come first)
+    titled: frozenset[str]  # the query stems its document's title holds
+    answers: bool = True  # whether it holds what the query asks (`_Judge`)
 
 
 def _rows(ids: list[int], variants: dict[str, str], day: str) -> dict[int, _Row]:
@@ -575,20 +665,22 @@ def _rows(ids: list[int], variants: dict[str, str], day: str) -> dict[int, _Row]
     where, params = _within("c.id", ids)
     sql = f"""
         SELECT c.id, c.document_id, c.page_id, c.search_text, c.valid_from, c.valid_to,
-               d.status, d.in_force_from, d.in_force_to
+               d.status, d.in_force_from, d.in_force_to, d.title
         FROM normagpt_normclause c JOIN normagpt_normdocument d ON d.id = c.document_id
         WHERE {where}
     """  # noqa: S608 (only placeholders are interpolated)
     out = {}
     replaced: dict[int, bool] = {}  # by document: its clauses come together
+    titled: dict[int, frozenset[str]] = {}  # by document: the query stems its title holds
     term_of = variants.get
     # a heading's stems and their query stems (or None), split once: clauses share headings
     headings: dict[str, tuple[list[str], list[Any]]] = {}
-    for pk, document, page, text, start, end, status, since, until in _fetch(sql, params):
+    for pk, document, page, text, start, end, status, since, until, title in _fetch(sql, params):
         if (start is not None or end is not None) and not holds_on(day, start, end):
             continue  # another day's text of the clause (an amendment's, or the one it changed)
         if document not in replaced:
             replaced[document] = not document_in_force(day, status, since, until)
+            titled[document] = frozenset(filter(None, map(term_of, search_stems(title))))
         # the heading's, the statement's and the rest's stems, each stem (never empty, no
         # space in it) after one space (`clause_search_text`): split at it, not at any
         # whitespace (a per-character test); an empty part holds none
@@ -609,7 +701,15 @@ def _rows(ids: list[int], variants: dict[str, str], day: str) -> dict[int, _Row]
                 positions[term] = [index]
         said = set(stated)
         out[pk] = _Row(
-            pk, document, page, replaced[document], said.difference(heading), len(said), positions
+            pk,
+            document,
+            page,
+            replaced[document],
+            said.difference(heading),
+            len(said),
+            positions,
+            len(heading),
+            titled[document],
         )
     return out
 
@@ -622,7 +722,7 @@ def _ranked_rows(
     expected: set[int],
 ) -> list[tuple[float, _Row]]:
     """The clauses best first: named ones, then those of the expected documents, then those
-    of documents in force, each by score."""
+    of documents in force, then those answering the query (`_Judge`), each by score."""
     beyond = set().union(*(row.beyond for row in rows.values())) - vocabulary.variants.keys()
     where, params = _within("term", list(beyond))
     # each one's weight by the database, the same as `_idf` gives (keep the two in step)
@@ -637,11 +737,11 @@ def _ranked_rows(
     # («СП 63.13330» names every edition: the one in force on the day comes first)
     named_in_force = any(not r.replaced for r in rows.values() if r.document in expected)
 
-    def order(item: tuple[float, _Row]) -> tuple[bool, bool, bool, float, int]:
+    def order(item: tuple[float, _Row]) -> tuple[bool, bool, bool, bool, float, int]:
         score, row = item
         outside = row.document not in expected
         replaced = row.replaced and (outside or named_in_force)
-        return (row.id not in named, outside, replaced, -score, row.id)
+        return (row.id not in named, outside, replaced, not row.answers, -score, row.id)
 
     return sorted(scored, key=order)
 

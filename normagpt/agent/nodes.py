@@ -106,12 +106,25 @@ class Executor(Node):
         except InvalidInput:
             hits = []
         pages = [ref for hit in hits for ref in page_refs(hit)]
+        words = ", ".join(step["keywords"])
         if not hits:
-            words = ", ".join(step["keywords"])
             return {
                 "findings": [],
                 "summary": f"Поиск не нашёл страниц по словам: {words}.",
                 "pages": [],
+                "answered": False,
+            }
+        if not any(hit.answers for hit in hits):  # the closest do not hold what is asked
+            closest = "; ".join(hit_label(hit) for hit in hits[:3])
+            return {
+                "findings": [],
+                "summary": (
+                    f"В корпусе нет пункта, отвечающего на запрос «{words}»: ни один найденный "
+                    f"пункт не содержит того, о чём спрошено. Ближайшие (не отвечают): {closest}."
+                ),
+                "pages": [],
+                "answered": False,
+                "closest": [hit_label(hit) for hit in hits[:3]],
             }
         values = {"user_query": prep["user_query"], "step": step["action"], "pages": ""}
         day = prep["as_of"]
@@ -126,7 +139,7 @@ class Executor(Node):
             values["pages"] = "\n\n".join(page_as_text(page, day) for page in shown)
             attachments = []
         result = ctx.ask(node=self.name, schema=StepResult, values=values, attachments=attachments)
-        return {**result.model_dump(), "pages": pages}
+        return {**result.model_dump(), "pages": pages, "answered": True}
 
     def post(self, shared: Store, prep: dict[str, Any], output: dict[str, Any]) -> str:
         step = prep["step"]
@@ -217,19 +230,64 @@ class Finalizer(Node):
             ],
             "notes": extra + shared["scratchpad"]["reviewer_notes"],
             "checked": checked,
+            "unanswered": None if findings else not_in_corpus(shared),
         }
 
     def exec(self, prep: dict[str, Any], ctx: NodeContext) -> dict[str, Any]:
-        values = {k: v for k, v in prep.items() if k != "checked"}
+        if prep["unanswered"] is not None:  # no search found a clause holding what is asked
+            return prep["unanswered"]
+        values = {k: v for k, v in prep.items() if k not in ("checked", "unanswered")}
         return ctx.ask(node=self.name, schema=FinalAnswer, values=values).model_dump()
 
     def post(self, shared: Store, prep: dict[str, Any], output: dict[str, Any]) -> str:
-        shared["final_answer"] = citations_check(shared, output, checked=prep["checked"])
+        if prep["unanswered"] is not None:  # claims nothing: the clauses it names do not answer
+            shared["final_answer"] = {
+                **output,
+                "dropped_sources": [],
+                "checks": [],
+                "unconfirmed": "",
+                "lead": "",
+            }
+        else:
+            shared["final_answer"] = citations_check(shared, output, checked=prep["checked"])
         shared["status"] = "completed"
         return DEFAULT
 
     def summary(self, prep: dict[str, Any]) -> str:
         return f"находок: {len(prep['findings'])}"
+
+
+NOT_IN_CORPUS = "В корпусе нет пункта, отвечающего на вопрос."
+
+
+def not_in_corpus(shared: Store) -> dict[str, Any] | None:
+    """The final answer when no search of the run found a clause holding what is asked (and
+    no finding was made): that the corpus has none, what was searched, the closest clauses
+    as not answering; no source. None when a search answered, or nothing was searched."""
+    results = [r for r in shared["step_results"].values() if r.get("keywords")]
+    if not results or any(r.get("answered", True) for r in results):
+        return None
+    searched = "; ".join(f"«{', '.join(r['keywords'])}»" for r in results)
+    closest = list(dict.fromkeys(label for r in results for label in r.get("closest", [])))
+    lines = [f"**{NOT_IN_CORPUS}**", "", f"Искали: {searched}."]
+    if closest:
+        lines.append(
+            "Ближайшие найденные пункты на вопрос не отвечают: " + "; ".join(closest[:5]) + "."
+        )
+    return {"answer": "\n".join(lines), "sources": [], "conditions": [], "clarifying_questions": []}
+
+
+def hit_label(hit: SearchHit) -> str:
+    """A search hit as a reader names it: «СП 54.13330.2016, п. 5.8, стр. 14»."""
+    found = hit.clauses[0].clause if hit.clauses else None
+    what = ""
+    if found is not None and found.number:
+        what = (
+            f", табл. {found.number}"
+            if found.kind == NormClause.Kind.TABLE
+            else f", п. {found.number}"
+        )
+    return f"{hit.page.document.code}{what}, стр. {hit.page.number}"
 
 
 NODES: dict[str, Node] = {node.name: node for node in (Planner(), Executor(), Judge(), Finalizer())}

@@ -178,10 +178,4 @@ class SearchApi(APIView):
             limit=data["limit"],
             as_of=data.get("as_of"),
         )
-        return Response(
-            {
-                "keywords": data["keywords"],
-                "expected_documents": data.get("expected", []),
-                "hits": [formatting.hit_as_dict(hit) for hit in hits],
-            }
-        )
+        return Response(formatting.search_as_dict(data["keywords"], data.get("expected", []), hits))

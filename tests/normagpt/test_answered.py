@@ -1,0 +1,150 @@
+"""Knowing when nothing answers, and questions asked as people ask them, on real norm pages
+(excerpts of the public dataset: tests/fixtures/norms/SOURCES.md, «Answering»).
+
+A search judges each clause by what of the question it holds — the quantity asked and the
+question's words, together in one place — not by its score; the result says whether the
+corpus answers. A whole lay question is read down to what it asks, its lay words in the
+norms' words («забор соседа» → «граница соседнего участка», «дача» → «садовый»).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from mcp import Client
+
+from core.mcp_server import build_server
+from normagpt import services
+from normagpt.agent.nodes import NOT_IN_CORPUS
+from normagpt.agent.runner import run_advance
+from normagpt.ingest import document_texts_ingest
+from normagpt.questions import question_read
+from normagpt.search import clauses_search, pages_search
+from tests.normagpt.scripted_llm import final, plan, step, verdict
+
+EXCERPTS = Path(__file__).resolve().parent.parent / "fixtures" / "norms" / "answering"
+BATH = "На каком расстоянии от забора соседа можно поставить баню у себя на даче?"
+TRAP = "Под каким уклоном укладывать металлочерепицу на крыше дома?"
+
+
+@pytest.fixture
+def real_pages(django_db_blocker) -> None:  # type: ignore[no-untyped-def]
+    with django_db_blocker.unblock():
+        call_command("normagpt_ingest_dataset", str(EXCERPTS))
+
+
+def first(keywords: list[str], n: int = 1) -> list[tuple[str, str, bool]]:
+    hits = clauses_search(keywords=keywords, limit=5)[:n]
+    return [(hit.clause.document.code, hit.clause.number, hit.answers) for hit in hits]
+
+
+def test_a_question_is_read_down_to_what_it_asks() -> None:
+    """Filler and question words left out; the quantity asked found; lay words carry the
+    words norms use for them."""
+    query = question_read([BATH])
+    searched = [query.words[t] for t in query.terms]
+    assert searched == ["расстоянии", "забора", "соседа", "баню", "даче"]
+    assert query.words[query.quantity] == "расстоянии"
+    assert "границ" in query.said_as[query.terms[1]]  # забор → граница
+    assert "садов" in query.said_as[query.terms[4]]  # дача → садовый
+    assert question_read(["Через сколько дней можно снимать опалубку зимой?"]).said_as
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_whole_lay_question_finds_the_clause_that_answers_it(real_pages) -> None:  # type: ignore[no-untyped-def]
+    """СП 53.13330.2019 п. 6.7 («Минимальные расстояния до границы соседнего участка … от
+    … других хозяйственных построек — 1 м») says neither «забор» nor «дача»: the lexicon's
+    words find it among the first two (with 6.9, on measuring that distance), as an answer,
+    whether asked as a sentence or as keywords."""
+    assert ("СП 53.13330.2019", "6.7", True) in first([BATH], 2)
+    assert ("СП 53.13330.2019", "6.7", True) in first(
+        ["расстояние до границы соседнего участка", "хозяйственные постройки"], 2
+    )
+    assert first(["Какой высоты должны быть потолки в жилых комнатах?"]) == [
+        ("СП 55.13330.2016", "6.2", True)
+    ]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_question_the_corpus_does_not_answer_says_so(real_pages) -> None:  # type: ignore[no-untyped-def]
+    """Roofing slopes are in none of these documents; «уклон» is in many of their clauses
+    (sewer pipes, stairs). The closest come back, each marked as not answering, with the
+    question's words it lacks."""
+    hits = pages_search(keywords=[TRAP])
+    assert hits, "the closest pages come back"
+    assert not any(hit.answers for hit in hits)
+    lacks = {word for hit in hits for found in hit.clauses for word in found.lacks}
+    assert "металлочерепицу" in lacks
+    # the asked quantity must be said: a clause on the same things without it does not answer
+    hits = pages_search(keywords=["Какая толщина стен садового дома?"])
+    assert not any(hit.answers for hit in hits)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_words_far_apart_do_not_answer() -> None:
+    """A clause holding the question's words sentences apart does not answer it: what is
+    asked is said together (the rule, on a page written for it)."""
+    document = services.document_save(code="СП 999.0000.2026", title="Проверочный документ")
+    far = " ".join(["Прочие требования к устройству и эксплуатации зданий"] * 6)
+    document_texts_ingest(
+        document_id=document.pk,
+        texts=[
+            "5.1 Уклон лестничных маршей следует принимать не более 1:2. "
+            f"{far}. Металлочерепицу применяют по проекту.\n"
+            "5.2 Уклон кровли из металлочерепицы принимают не менее 14 %."
+        ],
+    )
+    question = ["Какой уклон у кровли из металлочерепицы?"]
+    [(_, number, answers)] = first(question)
+    assert (number, answers) == ("5.2", True)
+    found = {h.clause.number: h.answers for h in clauses_search(keywords=question, limit=5)}
+    assert found["5.1"] is False  # «уклон» and «металлочерепица» far apart
+
+
+@pytest.mark.anyio
+@pytest.mark.django_db(transaction=True)
+async def test_the_tool_says_whether_the_corpus_answers(real_pages) -> None:  # type: ignore[no-untyped-def]
+    async with Client(build_server(["normagpt"]), read_timeout_seconds=60) as client:
+        answered = await client.call_tool("normagpt_search_norms", {"keywords": [BATH]})
+        trap = await client.call_tool("normagpt_search_norms", {"keywords": [TRAP]})
+    data = answered.structured_content
+    assert data["answered"] is True
+    assert data["quantity"] == "расстоянии"
+    assert data["hits"][0]["found"][0] in ("6.7", "6.9")
+    assert any("6.7" in hit["found"] for hit in data["hits"][:2])
+    assert data["hits"][0]["answers"] is True
+    missing = trap.structured_content
+    assert missing["answered"] is False
+    assert missing["hits"]
+    assert not any(hit["answers"] for hit in missing["hits"])
+    text = trap.content[0].text
+    assert text.startswith("NOT IN THE CORPUS")
+    assert "does not answer: lacks" in text
+
+
+@pytest.mark.django_db
+def test_the_agent_answers_not_in_the_corpus_and_cites_nothing(real_pages, llm) -> None:  # type: ignore[no-untyped-def]
+    """When no search of the run answers, the executor shows the model no page (nothing to
+    quote), and the answer is that the corpus has no clause on it, with what was searched
+    and the closest clauses named as not answering; no source, even if the finalizer would
+    have made one up."""
+    llm.play(
+        planner=[plan(("Найти уклон кровли", ["уклон металлочерепицы", "кровля"], []))],
+        executor=[step(("СП 30.13330.2020", "18.2", 51, "с уклоном"))],
+        judge=[verdict("FINALIZE")],
+        finalizer=[
+            final(
+                "Уклон не менее 0,02 (п. 18.2 СП 30.13330.2020).", ("СП 30.13330.2020", "18.2", 51)
+            )
+        ],
+    )
+    run = run_advance(run_id=services.run_create(question=TRAP).pk)
+    assert run.status == "completed"
+    assert run.final_answer.startswith(f"**{NOT_IN_CORPUS}**")
+    assert "«уклон металлочерепицы, кровля»" in run.final_answer
+    assert "на вопрос не отвечают" in run.final_answer
+    assert run.sources == []
+    assert llm.count()["executor"] == 0
+    assert llm.count()["finalizer"] == 0
