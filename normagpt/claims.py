@@ -2,7 +2,8 @@
 tables each cites, the values it states and the phrases it quotes.
 
 A value is a number as a number: «20 мм» = «2 см» = «0,02 м», «20,0» = «20», «минус
-40 °С» = «−40 °С»; a range «от 20 до 30 мм» is its two ends; «не менее», «не более» and
+40 °С» = «−40 °С»; its unit is a quantity read whole (`normagpt.units`: «1 кН/м2» = «1 кПа»,
+never «1 кН/м»); a range «от 20 до 30 мм» is its two ends; «не менее», «не более» and
 their kin are its bound. Numbers inside references and document codes («п. 10.3.2», «СП
 63.13330.2018», «Ф1.3») are not values.
 """
@@ -10,9 +11,10 @@ their kin are its bound. Numbers inside references and document codes («п. 10.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from normagpt.parsing import search_normalize
+from normagpt.units import UNIT_PATTERN, is_close, power_lost, unit_read
 
 # --- sentences -----------------------------------------------------------------------------
 
@@ -124,40 +126,15 @@ def _document_near(start: int, end: int, documents: list[tuple[int, int, str]]) 
 
 # --- values --------------------------------------------------------------------------------
 
-# unit → (dimension, factor to the dimension's base)
-UNITS: dict[str, tuple[str, float]] = {
-    ":": ("ratio", 1.0),
-    "мм": ("length", 0.001), "см": ("length", 0.01), "дм": ("length", 0.1),
-    "м": ("length", 1.0), "км": ("length", 1000.0),
-    "мм2": ("area", 1e-6), "см2": ("area", 1e-4), "м2": ("area", 1.0), "га": ("area", 1e4),
-    "м3": ("volume", 1.0), "л": ("volume", 0.001), "дм3": ("volume", 0.001),
-    "г": ("mass", 0.001), "кг": ("mass", 1.0), "т": ("mass", 1000.0),
-    "н": ("force", 1.0), "кн": ("force", 1e3), "мн": ("force", 1e6),
-    "па": ("pressure", 1.0), "кпа": ("pressure", 1e3), "мпа": ("pressure", 1e6),
-    "гпа": ("pressure", 1e9),
-    "с": ("time", 1.0), "сек": ("time", 1.0), "мин": ("time", 60.0), "ч": ("time", 3600.0),
-    "сут": ("time", 86400.0),
-    "°c": ("temperature", 1.0), "°": ("angle", 1.0), "%": ("share", 1.0),
-    "дб": ("sound", 1.0), "дба": ("sound", 1.0), "лк": ("light", 1.0),
-    "вт": ("power", 1.0), "квт": ("power", 1e3), "мвт": ("power", 1e6),
-    "м/с": ("speed", 1.0), "км/ч": ("speed", 1 / 3.6),
-    "л/с": ("flow", 0.001), "м3/ч": ("flow", 1 / 3600), "м3/с": ("flow", 1.0),
-    "л/мин": ("flow", 0.001 / 60),
-    "кг/м3": ("density", 1.0), "чел": ("people", 1.0), "этаж": ("storeys", 1.0),
-    "балл": ("points", 1.0), "шт": ("pieces", 1.0),
-}  # fmt: skip
-_UNIT_ALIASES = {
-    "м²": "м2", "мм²": "мм2", "см²": "см2", "м³": "м3", "дм³": "дм3", "°с": "°c", "ºс": "°c",
-    "ºc": "°c", "° с": "°c", "° c": "°c", "град": "°", "кгс": "кгс", "дб(а)": "дба",
-    "м³/ч": "м3/ч", "м³/с": "м3/с", "кг/м³": "кг/м3", "этажа": "этаж", "этажей": "этаж",
-    "этажах": "этаж", "баллов": "балл", "балла": "балл", "человек": "чел",
-}  # fmt: skip
-_UNIT_WORDS = sorted({*UNITS, *_UNIT_ALIASES} - {":"}, key=len, reverse=True)
-_UNIT = "|".join(re.escape(u) for u in _UNIT_WORDS)
-_NUM = r"(?:минус\s*|(?<![\w.,])[-−–]\s?)?\d+(?:[\u00a0\u202f\u2009]\d{3})*(?:[.,]\d+)?"
+# a number: not glued to a letter before it («ф1», «А500», the «2» of an unread «м2»), but
+# a size «3х3 м» is two; «−40» and «минус 40» are negative
+_NUM = (
+    r"(?:минус\s*|(?<![\w.,])[-−–]\s?|(?<![^\W_хХxXØø]))"
+    r"\d+(?:[\u00a0\u202f\u2009]\d{3})*(?:[.,]\d+)?"
+)
 _VALUE = re.compile(
-    rf"(?P<range>(?:от\s+)?(?P<low>{_NUM})\s*(?:{_UNIT})?\s*(?:до|–|—|-|\.\.\.|…)\s*)?"
-    rf"(?P<num>{_NUM})(?:\s*(?P<unit>{_UNIT})(?![а-яёa-z]))?",
+    rf"(?P<range>(?:от\s+)?(?P<low>{_NUM})\s*(?P<low_unit>{UNIT_PATTERN})?"
+    rf"\s*(?:до|–|—|-|\.\.\.|…)\s*)?(?P<num>{_NUM})(?:\s*(?P<unit>{UNIT_PATTERN}))?",
     re.I,
 )
 # classes and grades: В25, F150, W6, REI 60, EI 45, R 90, Ф1.3, «III степени»
@@ -182,20 +159,31 @@ _YEAR = re.compile(r"^(?:19|20)\d\d$")
 
 @dataclass(frozen=True)
 class Value:
-    """A value as stated: its number (negative for «минус»), unit and bound."""
+    """A value as stated: its number (negative for «минус»), unit and bound, and the place
+    value of its last digit as written (how near another writing of it must come)."""
 
     number: float
-    unit: str  # canonical unit, '' when none
+    unit: str  # canonical unit («кН/м²», «Вт/(м²·°С)», «:» for a ratio), '' when none
     text: str
     bound: str = ""  # "min", "max" or ''
+    step: float = 0.0  # 0.1 for «0,3», 1 for «20»; 0 for exact (a ratio's quotient)
 
     @property
     def dimension(self) -> str:
-        return UNITS.get(self.unit, ("", 1.0))[0]
+        """What it measures («pressure» for кН/м² and кПа alike), '' without a unit."""
+        unit = unit_read(self.unit) if self.unit else None
+        return unit.dimension if unit else ""
+
+    @property
+    def scale(self) -> float:
+        """The unit's factor to base units (1 without a unit)."""
+        unit = unit_read(self.unit) if self.unit else None
+        return unit.factor if unit else 1.0
 
     @property
     def base(self) -> float:
-        return self.number * UNITS.get(self.unit, ("", 1.0))[1]
+        """The value in base units: 1 кН/м² and 1 кПа are both 1000."""
+        return self.number * self.scale
 
 
 @dataclass(frozen=True)
@@ -223,13 +211,27 @@ def _number(text: str) -> float:
     return -float(digits) if negative else float(digits)
 
 
+def _step(text: str) -> float:
+    """The place value of the last digit written: 0.01 for «0,35», 1 for «20»."""
+    _, _, decimals = text.replace(",", ".").rpartition(".")
+    return 10.0 ** -len(decimals) if "." in text.replace(",", ".") else 1.0
+
+
 def _unit(text: str | None) -> str:
-    if not text:
+    """The unit as written, canonical («кН/м2» → «кН/м²»); '' for none."""
+    unit = unit_read(text) if text else None
+    return unit.text if unit else ""
+
+
+def _unit_at(match: re.Match[str], group: str) -> str:
+    """The unit a match's `group` writes, canonical; '' when none, or when OCR dropped its
+    power («1,4 т/м ,»): a number without a unit is compared as a number, a unit guessed
+    wrong would be compared as another quantity."""
+    if not match.group(group):
         return ""
-    unit = text.lower().replace(" ", "").replace("º", "°")
-    if unit.startswith("°") and len(unit) > 1:
-        return "°c"
-    return _UNIT_ALIASES.get(unit, unit)
+    if power_lost(match.string[match.start(group) : match.end(group) + 3]):
+        return ""
+    return _unit(match.group(group))
 
 
 def _masked(text: str) -> str:
@@ -263,11 +265,7 @@ def values_find(text: str) -> list[Value]:
     masked = _RATIO.sub(lambda m: " " * len(m.group(0)), masked)
     listed = ""  # «не менее:» and a list of values: the bound holds to the sentence's end
     last = 0
-    for match in _VALUE.finditer(masked):
-        raw = match.group("num")
-        if _YEAR.match(raw.strip()) and not match.group("unit"):
-            continue
-        unit = _unit(match.group("unit"))
+    for match in _values_matched(masked):
         before = masked[max(0, match.start() - 40) : match.start()]
         if "." in masked[last : match.start()].replace(",", ""):
             listed = ""
@@ -275,24 +273,41 @@ def values_find(text: str) -> list[Value]:
         bound = "min" if _BOUND_MIN.search(before) else "max" if _BOUND_MAX.search(before) else ""
         if bound and re.search(r":\s*$", before):
             listed = bound
-        bound = bound or listed
-        if match.group("range"):
-            low = match.group("low")
-            out.append(Value(_number(low), unit, match.group(0).strip(), "min"))
-            out.append(Value(_number(raw), unit, match.group(0).strip(), "max"))
-        else:
-            out.append(Value(_number(raw), unit, match.group(0).strip(), bound))
+        out += _values_of(match, bound or listed)
     return out
+
+
+def _values_matched(masked: str) -> list[re.Match[str]]:
+    """The matches of `_VALUE` that are values: a year («2018», «2018 г.») is not one."""
+    return [
+        match
+        for match in _VALUE.finditer(masked)
+        if not (_YEAR.match(match.group("num").strip()) and _unit(match.group("unit")) in ("", "г"))
+    ]
+
+
+def _values_of(match: re.Match[str], bound: str) -> list[Value]:
+    """The value a match states, or both ends of a range (the low end in its own unit if
+    it has one, else in the high end's: «от 0,5 до 1,5 кН/м²»). Two ends in units of two
+    dimensions, or falling («2 м — 15 мм»), are no range but two values and a dash."""
+    unit, raw, text = _unit_at(match, "unit"), match.group("num"), match.group(0).strip()
+    if not match.group("range"):
+        return [Value(_number(raw), unit, text, bound, _step(raw))]
+    low = match.group("low")
+    low_unit = _unit_at(match, "low_unit")
+    ends = [Value(_number(low), low_unit or unit, text, "min", _step(low))]
+    ends.append(Value(_number(raw), unit, text, "max", _step(raw)))
+    if low_unit and (ends[0].dimension != ends[1].dimension or ends[0].base > ends[1].base):
+        first = match.string[match.start("low") : match.end("low_unit")]
+        second = match.string[match.start("num") : match.end()]
+        # the bound said before the first is the first's («не более 7 баллов — 7,2 м»)
+        return [replace(ends[0], text=first, bound=bound), replace(ends[1], text=second, bound="")]
+    return ends
 
 
 def value_spans(text: str) -> list[tuple[int, int]]:
     """Where the values of `text` are (number and unit), in order: for marking them."""
-    masked = _masked(text)
-    return [
-        (match.start(), match.end())
-        for match in _VALUE.finditer(masked)
-        if not (_YEAR.match(match.group("num").strip()) and not match.group("unit"))
-    ]
+    return [(match.start(), match.end()) for match in _values_matched(_masked(text))]
 
 
 def grades_find(text: str) -> list[Grade]:
@@ -332,28 +347,41 @@ TOLERANCE = 1e-6
 
 
 def value_held(value: Value, held: list[Value]) -> Value | None:
-    """The value of `held` that states `value` (same number in the same dimension, or a
-    number without a unit on either side), None when there is none. A bound that says the
-    opposite («не менее» against «не более») does not hold."""
+    """The value of `held` that states `value` (`_same`), None when there is none. A bound
+    that says the opposite («не менее» against «не более») does not hold."""
     for other in held:
-        if value.unit and other.unit:
-            if value.dimension != other.dimension:
-                continue
-            same = abs(value.base - other.base) <= TOLERANCE * max(1.0, abs(value.base))
-        else:
-            same = abs(value.number - other.number) <= TOLERANCE * max(1.0, abs(value.number))
-        if same and not (value.bound and other.bound and value.bound != other.bound):
+        if _same(value, other) and not (value.bound and other.bound and value.bound != other.bound):
             return other
     return None
 
 
 def opposite_bound(value: Value, held: list[Value]) -> Value | None:
-    """The same number stated with the opposite bound, if the clause has it."""
+    """The same value stated with the opposite bound, if the clause has it."""
     for other in held:
-        same_number = abs(value.number - other.number) <= TOLERANCE * max(1.0, abs(value.number))
-        if same_number and value.bound and other.bound and value.bound != other.bound:
+        if value.bound and other.bound and value.bound != other.bound and _same(value, other):
             return other
     return None
+
+
+def _same(a: Value, b: Value) -> bool:
+    """Whether `a` and `b` state one quantity. With units on both sides: the same dimension
+    and amount (1 кН/м² = 1 кПа; never кН/м² and кН/м). A number without a unit is its
+    number, as a table's cell under «кПа» is; a share («2 %», «20 ‰», «1:50») is also the
+    fraction a slope is written as («i = 0,02»)."""
+    if a.unit and b.unit:
+        return a.dimension == b.dimension and _close(
+            a.base, a.step * a.scale, b.base, b.step * b.scale
+        )
+    if _close(a.number, a.step, b.number, b.step):
+        return True
+    share, bare = (a, b) if a.unit else (b, a)
+    return share.dimension == "share" and _close(
+        share.base, share.step * share.scale, bare.number, bare.step
+    )
+
+
+def _close(a: float, a_step: float, b: float, b_step: float) -> bool:
+    return is_close(a, a_step, b, b_step, TOLERANCE)
 
 
 def grade_held(grade: Grade, held: list[Grade]) -> bool:
@@ -378,6 +406,9 @@ def quote_held(quote: str, text: str) -> bool:
 
 
 def value_text(value: Value) -> str:
+    """A value as a message shows it: «не менее 0,3 кН/м²»; a ratio as written («1:1,5»)."""
     bound = {"min": "не менее ", "max": "не более "}.get(value.bound, "")
-    number = f"{value.number:g}".replace(".", ",")
+    if value.unit == ":":
+        return f"{bound}{value.text}"
+    number = f"{value.number:.10g}".replace(".", ",")
     return f"{bound}{number} {value.unit}".strip()

@@ -221,6 +221,9 @@ class Query:
     # the stems norms use for a stem of the query (a lay word's, a quantity's): each counts
     # as the stem itself (`normagpt.questions`)
     said_as: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # stems only the story around a question holds, not its asking sentence: they weigh less
+    context: frozenset[str] = frozenset()
+    sentence: bool = False  # a keyword is a whole question, not the norms' words
 
     @property
     def terms(self) -> list[str]:

@@ -3,19 +3,22 @@ own words («через сколько можно распалубить пер�
 («снятие опалубки … в зимних условиях»).
 
 The lexicon (`lexicon.yaml`, data) gives the words that say nothing of what is asked (left
-out), the quantity a question asks for (its first quantity word: «высота», «уклон»,
-«расстояние»…) with the words norms use for it, and lay words with theirs. All are compared
-as stems, as the search compares words.
+out), the norms' boilerplate (searched, but no sign of an answer), the quantity a question
+asks for (its first quantity word: «высота», «уклон», «расстояние»…) with the words norms
+use for it, and lay words with theirs. All are compared as stems, as the search compares
+words.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
+from core.russian import morphology
 from normagpt.parsing import Query, query_parse, search_stems
 
 LEXICON = Path(__file__).with_name("lexicon.yaml")
@@ -24,6 +27,7 @@ LEXICON = Path(__file__).with_name("lexicon.yaml")
 @dataclass(frozen=True)
 class Lexicon:
     filler: frozenset[str]  # stems left out of a search
+    generic: frozenset[str]  # stems searched that do not tell whether a clause answers
     quantities: dict[str, tuple[str, ...]]  # a quantity's stem → the stems norms use for it
     synonyms: dict[str, tuple[str, ...]]  # a lay stem → the stems norms use for it
 
@@ -43,14 +47,85 @@ def question_read(keywords: list[str]) -> Query:
     """`keywords` (a list of phrases, or a whole question) read as a search
     (`parsing.query_parse`): the lexicon's filler left out, the quantity asked found, and
     each stem's norm wordings attached. A phrase of filler alone is kept as it is (the
-    search would hold nothing else)."""
-    query = query_parse(keywords)
+    search would hold nothing else).
+
+    A keyword of several sentences is a question told with its story («Строим дом в
+    Подмосковье. Какой толщины …?»): each sentence a phrase; the question's own sentence
+    (the one asking: «?», else the last) is what is asked, the others' words are its
+    `context` (they weigh less, and do not decide the quantity asked)."""
+    pieces: list[str] = []
+    told: list[str] = []
+    for keyword in keywords:
+        sentences = [p.strip() for p in _SENTENCE.split(keyword) if p.strip()]
+        if len(sentences) < 2:
+            pieces.append(_told_plainly(keyword))
+            continue
+        asking = [p for p in sentences if p.endswith("?")] or sentences[-1:]
+        pieces += [_told_plainly(p) for p in asking]
+        told += [_told_plainly(p) for p in sentences if p not in asking]
+    query = query_parse(pieces)
     words = lexicon()
     phrases = [[s for s in phrase if s not in words.filler] or phrase for phrase in query.phrases]
-    query.phrases = phrases
     query.quantity = words.quantity([stem for phrase in phrases for stem in phrase])
+    if told:
+        story = query_parse(told)
+        for stem, word in story.words.items():
+            query.words.setdefault(stem, word)
+        asked = {stem for phrase in phrases for stem in phrase}
+        phrases += [kept for phrase in story.phrases if (kept := _kept(phrase, words.filler))]
+        query.context = frozenset(s for p in phrases for s in p) - asked
+        query.documents = list(dict.fromkeys([*query.documents, *story.documents]))
+        query.clauses = list(dict.fromkeys([*query.clauses, *story.clauses]))
+    query.phrases = phrases
+    query.sentence = any(_is_sentence(keyword) for keyword in keywords)
     query.said_as = {stem: said for stem in query.terms if (said := words.said_as(stem))}
     return query
+
+
+# what a sentence's word does, by its part of speech (pymorphy3's tags): verbs, pronouns,
+# adverbs, particles, numerals in words… tell how a person talks, not what a norm says
+_TALK = frozenset(
+    {"VERB", "INFN", "NPRO", "ADVB", "PRCL", "CONJ", "INTJ", "PRED", "NUMR", "GRND", "COMP"}
+)
+_WORD_RE = re.compile(r"[А-Яа-яЁё]+(?:-[А-Яа-яЁё]+)*")
+SENTENCE_WORDS = 5  # a keyword of this many words or more is a sentence
+
+
+def _told_plainly(keyword: str) -> str:
+    """A sentence (SENTENCE_WORDS words or more) without the words of talk (`_TALK`; a word
+    the lexicon knows stays); a keyword phrase as it is."""
+    if len(keyword.split()) < SENTENCE_WORDS:
+        return keyword
+    words = lexicon()
+    known = words.quantities.keys() | words.synonyms.keys()
+
+    def plain(match: re.Match[str]) -> str:
+        word = match.group(0)
+        if search_stems(word)[:1] and search_stems(word)[0] in known:
+            return word
+        return " " if morphology().parse(word)[0].tag.POS in _TALK else word
+
+    return _WORD_RE.sub(plain, keyword)
+
+
+def _is_sentence(keyword: str) -> bool:
+    """Whether a keyword is a question in a person's words: it asks («?»), or tells more
+    than one sentence, or runs to QUESTION_WORDS words."""
+    return (
+        "?" in keyword
+        or len(_SENTENCE.split(keyword.strip())) > 1
+        or (len(keyword.split()) >= QUESTION_WORDS)
+    )
+
+
+QUESTION_WORDS = 9
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[А-ЯЁA-Z«\"(])")
+
+
+def _kept(phrase: list[str], filler: frozenset[str]) -> list[str]:
+    return [stem for stem in phrase if stem not in filler]
 
 
 @functools.cache
@@ -59,6 +134,7 @@ def lexicon() -> Lexicon:
     data = yaml.safe_load(LEXICON.read_text(encoding="utf-8"))
     return Lexicon(
         filler=frozenset(search_stems(data["filler"])),
+        generic=frozenset(search_stems(data["generic"])),
         quantities=_stemmed(data["quantities"]),
         synonyms=_stemmed(data["synonyms"]),
     )

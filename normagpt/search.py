@@ -60,7 +60,7 @@ from normagpt.parsing import (
     stems_related,
     table_refs,
 )
-from normagpt.questions import question_read
+from normagpt.questions import lexicon, question_read
 
 MAX_LIMIT = 50
 # a clause that only points to a table: «5.3 X принимают по таблице 5.3.»
@@ -68,6 +68,7 @@ _POINTER = re.compile(r"^\S+ [^.]*(?:по|в) таблиц[еаы] [\w.]+\.?$")
 MAX_TERMS = 32
 CANDIDATES = 120  # clauses the database ranks for the final ranking here
 TABLES = 20  # tables besides, on SQLite, when the candidates are that many
+LONG, LONG_PAIRS = 6, 4  # a query this long pairs this many of its rarest stems instead
 PAIR_TERMS = 3  # a candidate holds two of the query's this many rarest stems…
 PAIRS_FEW = 20  # …or, when fewer clauses hold two, the rarest alone
 RANK_MAX, CORRELATED = 3000, 3  # pairs likely to match more: all of the rarest at once…
@@ -75,10 +76,10 @@ AND_TERMS = 5  # …up to this many
 NAMED_MAX = 200  # clauses looked up by number (every document's «4.1»)
 PHRASE, NEAR = 1.0, 0.5  # the bonus for neighbours in a phrase, of their mean weight
 LOCAL, LOCAL_MIN_ROWS = 0.5, 20  # a stem every candidate holds weighs LOCAL of one none holds
-ANSWERS, WINDOW = (
-    0.6,
-    12,
-)  # the share of the query's weight a clause answering holds, within this many stems (`_Judge`)
+# a clause answers holding this share of the query's weight within this many stems (`_Judge`);
+# of a whole question's, ANSWERS_SENTENCE (bench/norm_answers.py: real questions and traps)
+ANSWERS, ANSWERS_SENTENCE, WINDOW = 0.6, 0.4, 24
+CONTEXT = 0.5  # the weight of the words of a question's story, of their own
 COVERAGE = 0.5  # a phrase half covered counts 0.7 of it: every concept of the query matters
 BEYOND = 1.0  # the penalty for the statement's other stems (their mean weight)
 _ZEROS = itertools.repeat(0.0)  # the weight of a stem the corpus does not count
@@ -176,8 +177,10 @@ def clauses_search(
     if query.documents and not expected and not query.terms and not query.clauses:
         return []  # only a document the corpus does not hold
     vocabulary = _vocabulary(query.terms, query.said_as)
+    for term in query.context & vocabulary.weights.keys():  # the story around a question
+        vocabulary.weights[term] *= CONTEXT
     named = _named(query, expected)
-    ids = list(dict.fromkeys([*named, *_candidates(vocabulary, expected)]))
+    ids = list(dict.fromkeys([*named, *_candidates(vocabulary, expected, query.context)]))
     rows = _rows(ids, vocabulary.variants, day)
     judge = _Judge(query, vocabulary)
     for row in rows.values():
@@ -210,13 +213,27 @@ class _Judge:
 
     A clause answers when it (with its headings and its document's title) holds the
     quantity asked («высота», «уклон»: `normagpt.questions`) and at least ANSWERS of the
-    query's weight (each stem's idf; a word the corpus never uses weighs the most: the
-    corpus holds nothing on it). A clause looked up by its number answers.
+    query's weight (ANSWERS_SENTENCE of a whole question's: many of its words are not the
+    norm's; each stem's idf; the norms' boilerplate words, «допустимый», «уровень»,
+    and numbers weigh nothing here; a word the corpus never uses weighs the others' mean,
+    nothing in a question's story) within WINDOW stems. A clause looked up by its number
+    answers.
     """
 
     def __init__(self, query: Query, vocabulary: _Vocabulary) -> None:
-        unknown = _idf(0, vocabulary.total)
-        self.weights = {term: vocabulary.weights.get(term, unknown) for term in query.terms}
+        # a word the corpus never uses weighs what the query's other words weigh on average:
+        # not held, it lowers the share as any word would (a lay word, a typo, or a subject
+        # the corpus has nothing on)
+        generic = lexicon().generic
+        telling = [t for t in query.terms if t not in generic and not t.isdigit()] or query.terms
+        known = [vocabulary.weights[t] for t in telling if t in vocabulary.weights]
+        unknown = sum(known) / len(known) if known else 1.0
+        self.weights = {
+            term: vocabulary.weights.get(term, 0.0 if term in query.context else unknown)
+            for term in telling
+        }  # (a story's words weigh CONTEXT already: `clauses_search`)
+        # a whole question's words are many, few of them the norm's: a lower share answers
+        self.share = ANSWERS_SENTENCE if query.sentence else ANSWERS
         self.total = sum(self.weights.values())
         self.quantity = query.quantity
         self.words = query.words
@@ -248,7 +265,7 @@ class _Judge:
             if at >= row.heading
         )
         base = sum(self.weights.get(t, 0.0) for t in context)
-        need = ANSWERS * self.total
+        need = self.share * self.total
         start = 0
         inside: dict[str, int] = {}
         for at, term in events:
@@ -491,13 +508,15 @@ def _named(query: Query, expected: list[int]) -> list[int]:
     return list(qs.order_by("document_id", "position").values_list("pk", flat=True)[:NAMED_MAX])
 
 
-def _match_terms(vocabulary: _Vocabulary) -> list[str]:
-    """The query's stems, rarest first."""
+def _match_terms(vocabulary: _Vocabulary, context: frozenset[str] = frozenset()) -> list[str]:
+    """The query's stems, rarest first; those of a question's story after the others."""
     counts = vocabulary.counts
-    return sorted(counts, key=lambda t: (counts[t], t))
+    return sorted(counts, key=lambda t: (t in context, counts[t], t))
 
 
-def _candidates(vocabulary: _Vocabulary, expected: list[int]) -> list[int]:
+def _candidates(
+    vocabulary: _Vocabulary, expected: list[int], context: frozenset[str] = frozenset()
+) -> list[int]:
     """The best CANDIDATES clauses by the database's ranking: in the expected documents
     (with any stem), then in the corpus with two of the PAIR_TERMS rarest stems (the index
     intersects their postings: the database ranks hundreds of clauses, not every one that
@@ -509,15 +528,17 @@ def _candidates(vocabulary: _Vocabulary, expected: list[int]) -> list[int]:
     found: list[int] = []
     if expected:
         found = _ranked([[vocabulary.forms(vocabulary.counts)]], expected)
-    terms = _match_terms(vocabulary)
-    groups = [vocabulary.forms([term]) for term in terms[:PAIR_TERMS]]
+    terms = _match_terms(vocabulary, context)
+    # a question in a sentence: its rarest words may be its story's, not what it asks
+    paired = LONG_PAIRS if len(terms) >= LONG else PAIR_TERMS
+    groups = [vocabulary.forms([term]) for term in terms[:paired]]
     pairs = [[a, b] for a, b in itertools.combinations(groups, 2)] or [groups]
-    common = len(groups) > 2 and _pairs_matched(vocabulary, terms[:PAIR_TERMS]) > RANK_MAX
+    common = len(groups) > 2 and _pairs_matched(vocabulary, terms[:paired]) > RANK_MAX
     every = [[vocabulary.forms([t]) for t in terms[:AND_TERMS]]]
     corpus = _ranked(every, []) if common else []
     asked = every
     if (not common or len(corpus) < PAIRS_FEW) and _tiered(groups):
-        few = _pairs_matched(vocabulary, terms[:PAIR_TERMS]) <= CANDIDATES
+        few = _pairs_matched(vocabulary, terms[:paired]) <= CANDIDATES
         corpus += _tiers(groups, CANDIDATES - len(corpus), few=few)
         asked = pairs
     elif not common or len(corpus) < PAIRS_FEW:

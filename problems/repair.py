@@ -22,8 +22,8 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import cache
 
+from core.russian import morphology
 from problems.matching import STOP_WORDS
 
 Known = Callable[[str], bool]
@@ -66,16 +66,9 @@ class Word:
         return self.text.isdigit()
 
 
-@cache
-def _morph():  # type: ignore[no-untyped-def]
-    import pymorphy3  # 16 MB of dictionaries: loaded on the first repair only
-
-    return pymorphy3.MorphAnalyzer()
-
-
 def dictionary_knows(word: str) -> bool:
     """Whether `word` (lower case) is a Russian word form of the dictionary."""
-    return bool(_CYRILLIC.search(word)) and _morph().word_is_known(word)
+    return bool(_CYRILLIC.search(word)) and morphology().word_is_known(word)
 
 
 def words_repair(text: str, *, known: Known | None = None, edits: bool = True) -> list[Word]:

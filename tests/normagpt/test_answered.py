@@ -27,6 +27,7 @@ from tests.normagpt.scripted_llm import final, plan, step, verdict
 EXCERPTS = Path(__file__).resolve().parent.parent / "fixtures" / "norms" / "answering"
 BATH = "На каком расстоянии от забора соседа можно поставить баню у себя на даче?"
 TRAP = "Под каким уклоном укладывать металлочерепицу на крыше дома?"
+TRAP_KEYWORDS = ["уклон кровли из металлочерепицы"]
 
 
 @pytest.fixture
@@ -52,6 +53,24 @@ def test_a_question_is_read_down_to_what_it_asks() -> None:
     assert question_read(["Через сколько дней можно снимать опалубку зимой?"]).said_as
 
 
+def test_a_question_told_with_its_story_asks_its_last_sentence() -> None:
+    """A person's question in several sentences: the words of talk (verbs, pronouns,
+    adverbs) left out; the asking sentence is what is asked, the others its story."""
+    query = question_read(
+        [
+            "Строим частный дом. Фановую трубу канализации выводим через скатную крышу. "
+            "Насколько она должна торчать над кровлей?"
+        ]
+    )
+    asked = {query.words[t] for t in query.terms if t not in query.context}
+    story = {query.words[t] for t in query.context}
+    assert asked == {"кровлей"}
+    assert {"фановую", "трубу", "канализации", "скатную", "крышу"} <= story
+    assert not {"выводим", "строим", "торчать", "она", "насколько"} & (asked | story)
+    assert query.sentence
+    assert not question_read(["расстояние до границы соседнего участка"]).sentence
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_whole_lay_question_finds_the_clause_that_answers_it(real_pages) -> None:  # type: ignore[no-untyped-def]
     """СП 53.13330.2019 п. 6.7 («Минимальные расстояния до границы соседнего участка … от
@@ -72,13 +91,13 @@ def test_a_question_the_corpus_does_not_answer_says_so(real_pages) -> None:  # t
     """Roofing slopes are in none of these documents; «уклон» is in many of their clauses
     (sewer pipes, stairs). The closest come back, each marked as not answering, with the
     question's words it lacks."""
-    hits = pages_search(keywords=[TRAP])
+    hits = pages_search(keywords=TRAP_KEYWORDS)
     assert hits, "the closest pages come back"
     assert not any(hit.answers for hit in hits)
     lacks = {word for hit in hits for found in hit.clauses for word in found.lacks}
-    assert "металлочерепицу" in lacks
+    assert "металлочерепицы" in lacks
     # the asked quantity must be said: a clause on the same things without it does not answer
-    hits = pages_search(keywords=["Какая толщина стен садового дома?"])
+    hits = pages_search(keywords=["толщина стен садового дома"])
     assert not any(hit.answers for hit in hits)
 
 
@@ -108,7 +127,7 @@ def test_words_far_apart_do_not_answer() -> None:
 async def test_the_tool_says_whether_the_corpus_answers(real_pages) -> None:  # type: ignore[no-untyped-def]
     async with Client(build_server(["normagpt"]), read_timeout_seconds=60) as client:
         answered = await client.call_tool("normagpt_search_norms", {"keywords": [BATH]})
-        trap = await client.call_tool("normagpt_search_norms", {"keywords": [TRAP]})
+        trap = await client.call_tool("normagpt_search_norms", {"keywords": TRAP_KEYWORDS})
     data = answered.structured_content
     assert data["answered"] is True
     assert data["quantity"] == "расстоянии"

@@ -66,8 +66,8 @@ def test_values_are_numbers_with_units_and_bounds() -> None:
     )
     assert [(v.number, v.unit, v.bound) for v in values] == [
         (20.0, "мм", "min"),
-        (50.0, "°c", "max"),
-        (-40.0, "°c", ""),
+        (50.0, "°С", "max"),
+        (-40.0, "°С", ""),
         (20.0, "мм", "min"),
         (30.0, "мм", "max"),
         (0.5, "%", ""),
