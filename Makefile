@@ -112,6 +112,7 @@ bench: $(DEV_STAMP)
 	$(PY) bench/problems_photo.py
 	$(PY) bench/normagpt.py
 	$(if $(NORM_DATASET),$(PY) bench/norm_structure.py $(NORM_DATASET),@echo "bench/norm_structure.py: set NORM_DATASET to a checkout of the norms dataset (README)")
+	$(if $(NORM_DATASET),$(PY) bench/norm_answers.py $(NORM_DATASET),@echo "bench/norm_answers.py: set NORM_DATASET to a checkout of the norms dataset (README)")
 	$(PY) bench/normagpt_agent.py
 	$(PY) bench/scale.py
 

@@ -71,7 +71,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import MANAGE, PYTHON, ROOT, percentile, print_table
+from bench.common import MANAGE, PYTHON, ROOT, cpu_seconds, percentile, print_table
 from bench.ojclient import Handler
 
 TARGETS = {
@@ -229,7 +229,7 @@ class RawHttp:
         return "".join(block.get("text", "") for block in result["content"])
 
     def cpu_seconds(self) -> float:
-        return _cpu_seconds(self.proc.pid)
+        return cpu_seconds(self.proc.pid)
 
     def close(self) -> None:
         self.http.close()
@@ -238,12 +238,6 @@ class RawHttp:
             self.proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
             self.proc.kill()
-
-
-def _cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of process `pid` (and its threads) so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def http_greet(calls: int, base_url: str, scratch: Path, env: dict[str, str]) -> list[list[str]]:
