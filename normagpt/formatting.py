@@ -278,13 +278,20 @@ def search_as_dict(
         "answered": any(hit.answers for hit in hits),
         "searched": [query.words.get(term, term) for term in query.terms],
         "quantity": query.words.get(query.quantity) if query.quantity else None,
+        "whole_question": query.sentence,
         "hits": [hit_as_dict(hit) for hit in hits],
     }
 
 
-def search_markdown(hits: list[dict[str, Any]], *, corpus_empty: bool = False) -> str:
+def search_markdown(
+    hits: list[dict[str, Any]],
+    *,
+    corpus_empty: bool = False,
+    searched: dict[str, Any] | None = None,
+) -> str:
     """The search's text: `hits` as `hit_as_dict` gives them (the closest, when none
-    answers: said first)."""
+    answers: said first); `searched` (`search_as_dict`'s) says when a whole question was
+    searched, and what for."""
     if corpus_empty:
         return (
             "The norms corpus is empty: nothing to search yet. Its owner adds documents with "
@@ -293,6 +300,14 @@ def search_markdown(hits: list[dict[str, Any]], *, corpus_empty: bool = False) -
     if not hits:
         return "No page of the corpus matches these keywords."
     lines, url_of = [], page_urls()
+    if searched and searched["whole_question"]:
+        words = " ".join(searched["searched"])
+        lines.append(
+            f"Read as a whole question: searched for «{words}». Keywords in the norms' own "
+            "words (the quantity and what it is of, e.g. «высота жилых комнат», «уклон "
+            "трубопроводов канализации») find the clause more often and tell better when "
+            "the corpus has none."
+        )
     if not any(data["answers"] for data in hits):
         lines.append(
             "NOT IN THE CORPUS: no clause holds what these keywords ask (the words, the "

@@ -244,7 +244,7 @@ def search_norms(
     )
     data = formatting.search_as_dict(keywords, expected_documents, hits)
     empty = not hits and not selectors.document_list().exists()
-    text = formatting.search_markdown(data["hits"], corpus_empty=empty)
+    text = formatting.search_markdown(data["hits"], corpus_empty=empty, searched=data)
     return respond(data, text, response_format)
 
 

@@ -131,11 +131,16 @@ async def test_the_tool_says_whether_the_corpus_answers(real_pages) -> None:  # 
     data = answered.structured_content
     assert data["answered"] is True
     assert data["quantity"] == "расстоянии"
+    assert data["whole_question"] is True
+    assert "Read as a whole question: searched for «расстоянии забора соседа баню даче»" in (
+        answered.content[0].text
+    )
     assert data["hits"][0]["found"][0] in ("6.7", "6.9")
     assert any("6.7" in hit["found"] for hit in data["hits"][:2])
     assert data["hits"][0]["answers"] is True
     missing = trap.structured_content
     assert missing["answered"] is False
+    assert missing["whole_question"] is False
     assert missing["hits"]
     assert not any(hit["answers"] for hit in missing["hits"])
     text = trap.content[0].text
