@@ -1,11 +1,15 @@
 """Reading what an answer claims (pure functions, no I/O): its sentences, the clauses and
-tables each cites, the values it states and the phrases it quotes.
+tables each cites (`normagpt.references`), the values it states, its classes and grades
+(`normagpt.grades`) and the phrases it quotes.
 
 A value is a number as a number: «20 мм» = «2 см» = «0,02 м», «20,0» = «20», «минус
-40 °С» = «−40 °С»; its unit is a quantity read whole (`normagpt.units`: «1 кН/м2» = «1 кПа»,
-never «1 кН/м»); a range «от 20 до 30 мм» is its two ends; «не менее», «не более» and
-their kin are its bound. Numbers inside references and document codes («п. 10.3.2», «СП
-63.13330.2018», «Ф1.3») are not values.
+40 °С» = «−40 °С» = «-40 °С»; its unit is a quantity read whole (`normagpt.units`: «1 кН/м2»
+= «1 кПа», never «1 кН/м»); a range «от 20 до 30 мм», «30-50 л/сут» is its two ends; «не
+менее», «не более» and their kin are its bound. A dash is a minus only where nothing else
+can be meant (`_signs_read`): in «дома - 3 м», «кухни — 8 м2» and a list's «- 0,2 м» it is
+punctuation. Numbers inside references and document codes («п. 10.3.2», «СП 63.13330.2018»,
+«Ф1.3»), and those naming a clause, a row or a figure («6.7 Минимальные…», «рисунок Г.1»),
+are not values.
 """
 
 from __future__ import annotations
@@ -13,7 +17,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from normagpt.grades import Grade, grade_spans, grades_find
+from normagpt.grades import grade_held as grade_held
 from normagpt.parsing import search_normalize
+from normagpt.references import Reference as Reference
+from normagpt.references import documents_find as documents_find
+from normagpt.references import naming_blanked
+from normagpt.references import references_find as references_find
 from normagpt.units import UNIT_PATTERN, is_close, power_lost, unit_read
 
 # --- sentences -----------------------------------------------------------------------------
@@ -44,104 +54,19 @@ def sentences_split(text: str) -> list[str]:
     return out
 
 
-# --- references ----------------------------------------------------------------------------
-
-_NUMBER = r"(?:[А-ЯЁA-Z]\.)?\d{1,2}(?:\.\d{1,3}){1,4}"
-_TABLE_NUMBER = r"(?:[А-ЯЁA-Z]\.?)?\d{1,2}(?:\.\d{1,3}){0,3}"
-_LIST = rf"{_NUMBER}(?:\s*(?:,|и|или|–|-)\s*{_NUMBER})*"
-_CLAUSE_REF = re.compile(
-    rf"\b(?:пп?\.|пункт[а-я]*|п)\s*({_LIST})|(?<![\d.])({_NUMBER})(?=\s*\)?\s*(?:СП|ГОСТ|СНиП)\b)",
-    re.I,
-)
-_TABLE_REF = re.compile(
-    rf"\b(?:табл\.|таблиц[а-я]*)\s*({_TABLE_NUMBER}(?:\s*(?:,|и)\s*{_TABLE_NUMBER})*)"
-    r"(?![\d.]*\d)",
-    re.I,
-)
-_BARE_CLAUSE = re.compile(rf"(?<![\d.ФF])({_NUMBER}\.\d{{1,3}}|\d{{1,2}}\.\d{{1,3}}\.\d{{1,3}})\b")
-_DOCUMENT = re.compile(
-    r"\b(?:СП|ГОСТ(?:\s*Р)?|СНиП|СанПиН|СТО)\s*\d[\d.\-–]*\d|\b\d{1,3}\.\d{5,7}(?:\.\d{4})?\b",
-    re.I,
-)
-_LIST_ITEM = re.compile(_NUMBER)
-
-
-@dataclass(frozen=True)
-class Reference:
-    kind: str  # "clause" or "table"
-    number: str
-    document: str  # as written in the claim, '' when it names none
-    text: str  # the reference as written
-
-
-def references_find(claim: str) -> list[Reference]:
-    """The clauses and tables `claim` cites, each with the document named next to it (the
-    one right after it, else right before it, else the only one the claim names)."""
-    documents = [(m.start(), m.end(), m.group(0)) for m in _DOCUMENT.finditer(claim)]
-    found: list[tuple[int, int, str, str]] = []  # start, end, kind, numbers
-    taken: list[tuple[int, int]] = []
-    for pattern, kind in ((_TABLE_REF, "table"), (_CLAUSE_REF, "clause")):
-        for match in pattern.finditer(claim):
-            numbers = match.group(1) or (match.group(2) if pattern is _CLAUSE_REF else "")
-            if numbers and not _inside(match.start(), taken):
-                found.append((match.start(), match.end(), kind, numbers))
-                taken.append((match.start(), match.end()))
-    for match in _BARE_CLAUSE.finditer(claim):
-        if not _inside(match.start(), taken) and not _inside(match.start(), _spans(documents)):
-            found.append((match.start(), match.end(), "clause", match.group(1)))
-            taken.append((match.start(), match.end()))
-    references = []
-    for start, end, kind, numbers in sorted(found):
-        document = _document_near(start, end, documents)
-        pattern = _LIST_ITEM if kind == "clause" else re.compile(_TABLE_NUMBER)
-        for number in pattern.findall(numbers):
-            references.append(
-                Reference(kind, number.upper(), document, claim[start:end].strip(" ,;"))
-            )
-    return list(dict.fromkeys(references))
-
-
-def documents_find(text: str) -> list[str]:
-    """The document codes and short names `text` mentions, in order."""
-    return list(dict.fromkeys(m.group(0) for m in _DOCUMENT.finditer(text)))
-
-
-def _spans(documents: list[tuple[int, int, str]]) -> list[tuple[int, int]]:
-    return [(start, end) for start, end, _ in documents]
-
-
-def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
-    return any(start <= position < end for start, end in spans)
-
-
-def _document_near(start: int, end: int, documents: list[tuple[int, int, str]]) -> str:
-    after = [d for d in documents if 0 <= d[0] - end <= 12]
-    if after:
-        return after[0][2]
-    before = [d for d in documents if 0 <= start - d[1] <= 12]
-    if before:
-        return before[-1][2]
-    return documents[0][2] if len(documents) == 1 else ""
-
-
 # --- values --------------------------------------------------------------------------------
 
 # a number: not glued to a letter before it («ф1», «А500», the «2» of an unread «м2»), but
-# a size «3х3 м» is two; «−40» and «минус 40» are negative
+# a size «3х3 м» is two; «−40» and «минус 40» are negative, «+5» and «плюс 5» positive (a
+# dash that is a minus is read as «−» first: `_signs_read`)
 _NUM = (
-    r"(?:минус\s*|(?<![\w.,])[-−–]\s?|(?<![^\W_хХxXØø]))"
+    r"(?:минус\s*|плюс\s*|(?<![\w.,])[−+]\s?|(?<![^\W_хХxXØø]))"
     r"\d+(?:[\u00a0\u202f\u2009]\d{3})*(?:[.,]\d+)?"
 )
 _VALUE = re.compile(
     rf"(?P<range>(?:от\s+)?(?P<low>{_NUM})\s*(?P<low_unit>{UNIT_PATTERN})?"
     rf"\s*(?:до|–|—|-|\.\.\.|…)\s*)?(?P<num>{_NUM})(?:\s*(?P<unit>{UNIT_PATTERN}))?",
     re.I,
-)
-# classes and grades: В25, F150, W6, REI 60, EI 45, R 90, Ф1.3, «III степени»
-_GRADE = re.compile(
-    r"\b(?:(?P<kind>REI|EI|RE|R|E|B|В|F|W|П|D|Д|М|Ф)(?P<num>\d+(?:[.,]\d+)?)|"
-    r"(?P<fire>REI|EI|RE|R)\s(?P<minutes>\d+))\b"
-    r"|\b(?P<roman>I{1,3}V?|IV|V)\s+(?:степен|класс|категор)",
 )
 _BOUND_MIN = re.compile(
     r"(?<![а-яё])(?:не\s+(?:менее|ниже|меньше|тоньше|короче|уже)|минимум|минимальн\w*|от|"
@@ -186,15 +111,6 @@ class Value:
         return self.number * self.scale
 
 
-@dataclass(frozen=True)
-class Grade:
-    """A class or grade: «В25», «F150», «REI 60», «Ф1.3», «III степени»."""
-
-    kind: str
-    number: str
-    text: str
-
-
 @dataclass
 class Said:
     """What a piece of text states: values, grades and quoted phrases."""
@@ -206,8 +122,8 @@ class Said:
 
 def _number(text: str) -> float:
     text = text.lower().replace("\u00a0", "").replace(" ", "")
-    negative = text.startswith(("минус", "-", "−", "–"))
-    digits = text.removeprefix("минус").lstrip("-−–").replace(",", ".")
+    negative = text.startswith(("минус", "−"))
+    digits = text.removeprefix("минус").removeprefix("плюс").lstrip("−+").replace(",", ".")
     return -float(digits) if negative else float(digits)
 
 
@@ -234,14 +150,41 @@ def _unit_at(match: re.Match[str], group: str) -> str:
     return _unit(match.group(group))
 
 
+# A dash before a number is a minus only where nothing else can be meant: glued to the
+# number after «=», «<», «>», «(», «/», «от», «до», «ниже», «выше» or a word of temperature,
+# before degrees («-30 °С»), or alone on its line (a table's cell «-21,2»). Glued to a number
+# before it, it is a range («30-50», «0,2–0,3»); spaced from its number («кухни — 8 м2», «- 1
+# м» of a list) or opening a list item («-13 % — для жилых»), punctuation.
+_DASH = re.compile(r"(?<![\w.,])[-–—](?=\d)")
+_MINUS_AFTER = re.compile(
+    r"(?:[=<>≤≥(/±]|(?<![а-яё])(?:от|до|ниже|выше)|температур[а-яё]*(?:\s+[а-яё]+){0,3}:?)\s*$",
+    re.I,
+)
+_DEGREES = re.compile(r"\d+(?:[.,]\d+)?\s*(?:°|º|℃|град)")
+_CELL = re.compile(r"\d+(?:[.,]\d+)?[ \t]*(?:\n|$)")
+
+
+def _signs_read(text: str) -> str:
+    """`text` with each dash that is a minus written «−» (same length; see above)."""
+    out = list(text)
+    for match in _DASH.finditer(text):
+        start, end = match.start(), match.end()
+        line = text[text.rfind("\n", 0, start) + 1 : start]
+        if (
+            _MINUS_AFTER.search(line)
+            or _DEGREES.match(text, end)
+            or (not line.strip() and _CELL.match(text, end))
+        ):
+            out[start] = "−"
+    return "".join(out)
+
+
 def _masked(text: str) -> str:
-    """`text` with references, document codes and grades blanked (same length)."""
-
-    def blank(match: re.Match[str]) -> str:
-        return " " * len(match.group(0))
-
-    for pattern in (_DOCUMENT, _TABLE_REF, _CLAUSE_REF, _BARE_CLAUSE, _GRADE):
-        text = pattern.sub(blank, text)
+    """`text` with references, document codes, naming numbers and grades blanked and minus
+    signs read (same length)."""
+    text = naming_blanked(_signs_read(text))
+    for start, end in grade_spans(text):
+        text = text[:start] + " " * (end - start) + text[end:]
     return text
 
 
@@ -310,19 +253,6 @@ def value_spans(text: str) -> list[tuple[int, int]]:
     return [(match.start(), match.end()) for match in _values_matched(_masked(text))]
 
 
-def grades_find(text: str) -> list[Grade]:
-    out = []
-    for match in _GRADE.finditer(text):
-        if match.group("roman"):
-            out.append(Grade("степень", match.group("roman"), match.group(0)))
-        elif match.group("fire"):
-            out.append(Grade(match.group("fire"), match.group("minutes"), match.group(0)))
-        else:
-            kind = match.group("kind").upper().replace("В", "B").replace("Д", "D")
-            out.append(Grade(kind, match.group("num").replace(",", "."), match.group(0)))
-    return out
-
-
 QUOTED = re.compile(r"«([^«»]{3,400})»|\"([^\"]{3,400})\"|“([^“”]{3,400})”")
 
 
@@ -382,10 +312,6 @@ def _same(a: Value, b: Value) -> bool:
 
 def _close(a: float, a_step: float, b: float, b_step: float) -> bool:
     return is_close(a, a_step, b, b_step, TOLERANCE)
-
-
-def grade_held(grade: Grade, held: list[Grade]) -> bool:
-    return any(g.kind == grade.kind and g.number == grade.number for g in held)
 
 
 _FLAT = re.compile(r"[^0-9a-zа-я]+")

@@ -74,11 +74,23 @@ _CODE_PARTS = re.compile(r"^\s*([^\W\d_]+(?:\s+Р)?)\s*(\d.*?)\s*$", re.I)
 _YEAR = re.compile(r"[.\-–](?:19|20)\d\d$|-\d\d$")
 
 
+# a document known by its name: a law by its number («Федеральный закон 123-», as the dataset
+# cuts «123-ФЗ»), rules by their abbreviation («Правила ПУЭ»)
+_LAW_CODE = re.compile(r"^Федеральный\s+закон\s+(?:№\s*)?(\d{1,3})(?:\s*-\s*(?:ФЗ)?)?$", re.I)
+_ABBREVIATED = re.compile(r"^(?:Правила|Правил)\s+([А-ЯЁ]{2,6})$")
+
+
 def code_aliases(code: str) -> list[str]:
     """The short names a document's code is known by: «СП 63.13330.2018» → «СП 63.13330»,
     «СП 63», «63.13330», «63.13330.2018»; «ГОСТ 10180-2012» → «ГОСТ 10180», «10180-2012»;
-    «СНиП 52-01-2003» → «СНиП 52-01», «52-01-2003» (and the code itself)."""
+    «СНиП 52-01-2003» → «СНиП 52-01», «52-01-2003»; «Федеральный закон 123-» → «123-ФЗ»;
+    «Правила ПУЭ» → «ПУЭ» (and the code itself). `normagpt.claims` names these documents by
+    the same short names."""
     code = " ".join(code.split())
+    if law := _LAW_CODE.match(code):
+        return [code, f"{law.group(1)}-ФЗ"]
+    if rules := _ABBREVIATED.match(code):
+        return [code, rules.group(1)]
     match = _CODE_PARTS.match(code)
     if match is None:
         return [code]

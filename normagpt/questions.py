@@ -85,10 +85,20 @@ def question_read(keywords: list[str]) -> Query:
 # what a sentence's word does, by its part of speech (pymorphy3's tags): verbs, pronouns,
 # adverbs, particles, numerals in words… tell how a person talks, not what a norm says
 _TALK = frozenset(
-    {"VERB", "INFN", "NPRO", "ADVB", "PRCL", "CONJ", "INTJ", "PRED", "NUMR", "GRND", "COMP"}
+    {"VERB", "INFN", "PRTS", "NPRO", "ADVB", "PRCL", "CONJ", "INTJ", "PRED", "NUMR", "GRND", "COMP"}
 )
 _WORD_RE = re.compile(r"[А-Яа-яЁё]+(?:-[А-Яа-яЁё]+)*")
 SENTENCE_WORDS = 5  # a keyword of this many words or more is a sentence
+
+
+def word_of_talk(word: str) -> bool:
+    """Whether `word` tells how a person talks, not what a norm says: the lexicon's filler,
+    a verb, pronoun, adverb, numeral («шести», «шестого») and their kin (`_TALK`)."""
+    stems = search_stems(word)
+    if not stems or stems[0] in lexicon().filler:
+        return True
+    tag = morphology().parse(word)[0].tag
+    return tag.POS in _TALK or "Anum" in tag
 
 
 def _told_plainly(keyword: str) -> str:

@@ -39,7 +39,8 @@ _TABLE: tuple[tuple[str, float, str, str], ...] = (
     ("л", 0.001, "м³", "м"), ("га", 1e4, "м²", ""),
     ("Н", 1.0, "кг·м/с²", "М к"), ("Па", 1.0, "Н/м²", "М Г к"), ("Дж", 1.0, "Н·м", "М Г к"),
     ("Вт", 1.0, "Дж/с", "М Г к"), ("кгс", 9.80665, "Н", ""), ("тс", 9806.65, "Н", ""),
-    ("кал", 4.1868, "Дж", "Г к"), ("кВ", 1000.0, "Вт/А", ""), ("дБА", 1.0, "дБ", ""),
+    ("кал", 4.1868, "Дж", "Г к"), ("кВ", 1000.0, "Вт/А", ""), ("Ом", 1.0, "Вт/А²", "к М"),
+    ("дБА", 1.0, "дБ", ""),
     ("%", 0.01, "1", ""), ("‰", 0.001, "1", ""),
 )  # fmt: skip
 _BASES = tuple(symbol for symbol, _, made_of, _ in _TABLE if made_of == "")
@@ -52,6 +53,9 @@ _ALIASES = {
     "дб(а)": "дБА", "этажа": "этаж", "этажей": "этаж", "этажах": "этаж", "баллов": "балл",
     "балла": "балл", "человек": "чел", "человека": "чел", "мест": "место", "места": "место",
     "сутки": "сут", "суток": "сут", "час": "ч", "часа": "ч", "часов": "ч", "сек": "с",
+    "метр": "м", "метра": "м", "метров": "м", "миллиметр": "мм", "миллиметра": "мм",
+    "миллиметров": "мм", "сантиметр": "см", "сантиметра": "см", "сантиметров": "см",
+    "километр": "км", "километра": "км", "километров": "км",
 }  # fmt: skip
 # spellings read as a unit only inside a compound: alone they are a letter or a word
 # («а»), or a temperature with an offset («К») or a year («год»); the volt is only «кВ»
@@ -177,7 +181,7 @@ _TOKEN = re.compile(rf"(?P<div>/)|{_factor(list(SPELLINGS), named=True)}", re.I)
 _POWER_LOST = re.compile(
     rf"(?<![а-яё])(?:{_alternation(_LENGTHS)})"
     r"(?:[ \t]+(?:[/),;]|[·•](?![ \t]))|[ \t]*\n[ \t]*[/),;.·•])"
-    rf"|/(?:{_alternation(_LENGTHS)})[ \t]+\.",
+    rf"|/(?:{_alternation(_LENGTHS)})(?:[ \t]+\.|[ \t]*\n)",
     re.I,
 )
 
@@ -187,8 +191,9 @@ def power_lost(written: str) -> bool:
     OCR dropped, leaving a gap where it stood: a length, then a space or a line break
     before «/», «)», «,», «;» or a dot that multiplies («1,4 т/м ,» for т/м³, «л/(с·м )»,
     «1 м /ч», «800 кг/м⏎,», «0,40 м⏎·°С/Вт», «Вт/(м ·°С)»; but «Вт/(м · °С)» is typeset
-    so), or a denominator's length and a gap before a full stop («1,65 т/м .»; «1 м .» is
-    taken as written). Its power, and so the unit, is unknown."""
+    so), or a denominator's length before a gap and a full stop or at a line's end («1,65
+    т/м .», «140 Вт/м⏎на постоянных» for Вт/м²; «1 м .» is taken as written). Its power,
+    and so the unit, is unknown."""
     return bool(_POWER_LOST.search(written))
 
 

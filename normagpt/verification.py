@@ -8,6 +8,9 @@ give for that number — and the claim holds only when:
 - every value with its unit, every class and every quoted phrase is in the text of a
   clause it cites (numbers compared as numbers, units converted, bounds kept: «не менее
   20 мм» is not «не более 20 мм»);
+- where the clause gives several values of a value's kind for several conditions, the value
+  is the one it gives for the claim's (`conditions`): «2,7 м» of «в подрайонах IА…, а в
+  других — 2,5 м» is not the height «в средней полосе»;
 - the page the sources give for the clause is the page it is on;
 - every telling word of the claim (one the corpus seldom uses) is in the clause, its
   headings or its document's title: «бассейн» said of a clause about slabs in general is
@@ -15,7 +18,10 @@ give for that number — and the claim holds only when:
 
 A claim without a reference of its own is checked against the clauses cited in its
 paragraph, then against the answer's sources. A failed check says why: which value the
-clause holds instead, that the clause or document is missing, which words it lacks.
+clause holds instead, for which condition it gives the claimed value, that the value is not
+in the clause's text but on its page beside it (a table the reader broke), that the clause or
+document is missing, which words it lacks; and of what kind (`ClaimResult.details["problem"]`,
+what a benchmark counts: "value_missing", "value_on_page", "other_condition", …).
 """
 
 from __future__ import annotations
@@ -25,37 +31,23 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db.models import Q
 from django.utils import timezone
 
+from core.russian import morphology
 from normagpt import claims as c
+from normagpt.conditions import generic, value_condition
 from normagpt.editions import clause_marks
 from normagpt.indexing import ALL_CLAUSES
-from normagpt.models import NormAmendment, NormClause, NormTerm
+from normagpt.models import NormAmendment, NormClause, NormPage, NormTerm
 from normagpt.parsing import code_matches, search_stems, stems_related
+from normagpt.questions import lexicon, word_of_talk
 from normagpt.search import documents_named
 
 CONFIRMED, UNCONFIRMED = "confirmed", "unconfirmed"
 RARE_SHARE = 0.05  # a claim's word held by fewer clauses than this share tells what it is about
-# words of an answer about norms, not of what a norm says (stemmed on first use: the
-# stemmer stays off the MCP server's start-up)
-GENERIC_WORDS = """требование требования норма нормы пункт пункта пункте документ документа согласно
-        соответствии значение значения величина принимать принимается принимают следует
-        необходимо нужно требуется должна должен должно должны допускается составляет
-        указано указанный установлено устанавливает предусматривать обеспечивать ответ
-        вопрос случае случаях также таблица таблице таблицы данным данные свод правил
-        стандарт применяется применять является являются мин макс минимальный максимальный
-        минимальная максимальная минимальное максимальное условие условия более менее
-        ниже выше больше меньше также который которая которые которых этого этой этом этих
-        только может могут быть было были будет если чтобы этот эта этих всех всего своих
-        здесь тогда поэтому однако например именно равна равен равно составлять"""
-
-
-@functools.cache
-def generic() -> frozenset[str]:
-    return frozenset(search_stems(GENERIC_WORDS))
 
 
 @dataclass
@@ -94,6 +86,13 @@ class ClaimResult:
             "page_id": self.page_id,
             "details": self.details,
         }
+
+
+class _Problem(NamedTuple):
+    """Why a claim is not confirmed: its kind (what a benchmark counts) and its words."""
+
+    kind: str  # "value_missing", "value_on_page", "other_condition", "opposite_bound", …
+    reason: str
 
 
 @dataclass
@@ -171,6 +170,7 @@ class Checker:
             cited = self._inherited(nearby, stated)
             if not cited:
                 result.reason = "не указан пункт, которым подтверждается это утверждение"
+                result.details = {"problem": "reference_none", "problems": ["reference_none"]}
                 return result
         return self._compare(result, sentence, stated, cited)
 
@@ -207,32 +207,33 @@ class Checker:
 
     def _resolve_all(
         self, references: list[c.Reference], page: Any = None
-    ) -> tuple[list[_Cited], list[str]]:
-        cited, failures = [], []
+    ) -> tuple[list[_Cited], list[_Problem]]:
+        cited: list[_Cited] = []
+        failures: list[_Problem] = []
         for reference in references:
             found = self._resolve(reference)
-            if isinstance(found, str):
+            if isinstance(found, _Problem):
                 failures.append(found)
                 continue
             wrong_page = self._page_wrong(found, page)
             if wrong_page:
-                failures.append(wrong_page)
+                failures.append(_Problem("page_wrong", wrong_page))
             cited.append(found)
         return cited, failures
 
-    def _resolve(self, reference: c.Reference) -> _Cited | str:
+    def _resolve(self, reference: c.Reference) -> _Cited | _Problem:
         """The clause `reference` names, or why it cannot be found."""
         what = "таблицы" if reference.kind == "table" else "пункта"
         if reference.document:
             documents = self._named(reference.document)
             if not documents:
-                return f"документа {reference.document} нет в корпусе"
+                return _Problem("document_missing", f"документа {reference.document} нет в корпусе")
         else:
             documents = self._context_documents(reference)
         clauses = self._clauses(documents, reference)
         if not clauses:
             where = f"в {reference.document}" if reference.document else "в документах ответа"
-            return f"{what} {reference.number} нет {where}"
+            return _Problem("clause_missing", f"{what} {reference.number} нет {where}")
         by_document: dict[int, list[NormClause]] = {}
         for clause in clauses:
             by_document.setdefault(clause.document_id, []).append(clause)
@@ -245,9 +246,8 @@ class Checker:
             by_document = in_force if len(in_force) == 1 else by_document
         if len(by_document) > 1:
             codes = ", ".join(sorted(found[0].document.code for found in by_document.values()))
-            return (
-                f"{what} {reference.number} есть в нескольких документах ({codes}): не указан какой"
-            )
+            several = f"{what} {reference.number} есть в нескольких документах ({codes})"
+            return _Problem("clause_ambiguous", f"{several}: не указан какой")
         return _Cited(next(iter(by_document.values())), reference)
 
     def _named(self, name: str) -> list[int]:
@@ -318,7 +318,7 @@ class Checker:
         best_held = -1
         for reference in dict.fromkeys(candidates):
             found = self._resolve(reference)
-            if isinstance(found, str):
+            if isinstance(found, _Problem):
                 continue
             held = sum(bool(c.value_held(v, c.values_find(found.text))) for v in stated.values)
             held += sum(c.quote_held(q, found.text) for q in stated.quotes)
@@ -344,22 +344,25 @@ class Checker:
         result.page_number = first.page.number
         result.clause_id, result.page_id = first.pk, first.page_id
         text = "\n".join(x.text for x in cited)
-        held = c.values_find(_rows_named(sentence, stated, cited) or text)
-        problems: list[str] = []
+        held = c.values_find(text)
         missing = [v for v in stated.values if c.value_held(v, held) is None]
-        for value in missing:
-            problems.append(_value_problem(value, held, cited))
+        problems = [_value_problem(v, held, cited) for v in missing]
+        problems += _condition_problems(
+            sentence, [v for v in stated.values if v not in missing], cited
+        )
         grades = c.grades_find(text)
         for grade in stated.grades:
             if not c.grade_held(grade, grades):
-                problems.append(f"в {cited[0].label} нет «{grade.text}»")
+                problems.append(_Problem("grade_missing", f"в {cited[0].label} нет «{grade.text}»"))
         for quote in stated.quotes:
             if not c.quote_held(quote, text):
-                problems.append(f"в {cited[0].label} нет цитаты «{quote[:120]}»")
+                problems.append(
+                    _Problem("quote_missing", f"в {cited[0].label} нет цитаты «{quote[:120]}»")
+                )
         absent = self._absent_words(sentence, cited) if terms else []
         if absent:
             words = ", ".join(f"«{w}»" for w in absent[:5])
-            problems.append(f"{cited[0].label} не говорит о {words}")
+            problems.append(_Problem("words_absent", f"{cited[0].label} не говорит о {words}"))
         result.details = {
             "values": [c.value_text(v) for v in stated.values],
             "clause_values": [c.value_text(v) for v in held][:20],
@@ -373,10 +376,11 @@ class Checker:
         }
         marks = self._marks(cited)
         if marks:  # the text read is one an amendment in force changes, its change unmade
-            problems += marks
+            problems += [_Problem("amendment_mark", mark) for mark in marks]
             result.details["amendment_marks"] = marks
+        result.details |= _problems_details(problems)
         result.verdict = UNCONFIRMED if problems else CONFIRMED
-        result.reason = "; ".join(problems)[:2000]
+        result.reason = "; ".join(p.reason for p in problems)[:2000]
         return result
 
     def _marks(self, cited: list[_Cited]) -> list[str]:
@@ -399,9 +403,10 @@ class Checker:
         return marks
 
     def _failed(
-        self, result: ClaimResult, failures: list[str], reference: c.Reference
+        self, result: ClaimResult, failures: list[_Problem], reference: c.Reference
     ) -> ClaimResult:
-        result.reason = "; ".join(failures)[:2000]
+        result.reason = "; ".join(f.reason for f in failures)[:2000]
+        result.details = _problems_details(failures)
         result.reference = reference.text[:200]
         result.document_code = reference.document[:100]
         result.clause_number = reference.number[:40]
@@ -409,21 +414,29 @@ class Checker:
 
     def _absent_words(self, sentence: str, cited: list[_Cited]) -> list[str]:
         """The claim's telling words that neither the clauses, their headings nor their
-        documents' titles hold (as written in the claim)."""
+        documents' titles hold (as written in the claim). Words of talk («рассчитывают»,
+        «шести», «миллиметров»: `questions.word_of_talk`) tell nothing; a lay word is held
+        by the words norms use for it (the lexicon)."""
         bare = c.masked_text(sentence)
         words = [w for w in re.findall(r"[а-яёa-z]{4,}", bare.lower()) if len(w) >= 4]
-        stems = {w: s for w in words if (s := search_stems(w)) and s[0] not in generic()}
+        stems = {
+            w: s
+            for w in words
+            if (s := search_stems(w)) and s[0] not in generic() and not word_of_talk(w)
+        }
         source = " ".join(
             f"{clause.heading} {clause.text} {clause.document.title}"
             for x in cited
             for clause in x.clauses
         )
         held = set(search_stems(source))
+        said_as = lexicon().said_as  # a lay word is held by the norms' words for it
         absent = {
             word: stem[0]
             for word, stem in stems.items()
-            if not any(stems_related(stem[0], h) for h in held)
+            if not any(stems_related(s, h) for s in (stem[0], *said_as(stem[0])) for h in held)
         }
+        absent = {w: stem for w, stem in absent.items() if not _read_otherwise(w, stem, source)}
         if not absent:
             return []
         share = self._shares(set(absent.values()))
@@ -437,26 +450,28 @@ class Checker:
         return {stem: counts.get(stem, 0) / total for stem in stems}
 
 
-def _rows_named(sentence: str, stated: c.Said, cited: list[_Cited]) -> str:
-    """Of the tables cited, the rows the claim names (by a quote of the row, or by the
-    words of its label), with their titles: a table's value is held by its row, not by
-    the table. '' when the claim names no row (every value of the tables counts)."""
-    said = set(search_stems(sentence)) - generic()
-    quoted = [next(g for g in m.groups() if g) for m in c.QUOTED.finditer(sentence)]
-    named: list[str] = []
-    for x in cited:
-        if x.first.kind != NormClause.Kind.TABLE:
-            continue
-        title, *rows = x.text.splitlines()
-        for row in rows:
-            if any(c.quote_held(quote, row) for quote in quoted):
-                named += [title, row]
-                continue
-            label = set(search_stems(re.sub(r"[\d.,:;–-]+", " ", row))) - generic()
-            shared = sum(any(stems_related(stem, w) for w in said) for stem in label)
-            if label and shared >= max(1, (2 * len(label) + 2) // 3):
-                named += [title, row]
-    return "\n".join(named)
+def _read_otherwise(word: str, stem: str, source: str) -> bool:
+    """Whether the clause holds `word` in a form its stems miss: split by OCR or written
+    apart («площ адке», «не защищенной» for «площадке», «незащищенной»), or another form
+    of the same word («окон» and «Окна»: one lemma, two stems)."""
+    if stem in _joined(source):
+        return True
+    lemma = morphology().parse(word)[0].normal_form
+    return lemma in _lemmas(source)
+
+
+@functools.lru_cache(maxsize=64)
+def _joined(source: str) -> str:
+    return "".join(c.flat(source).split())
+
+
+@functools.lru_cache(maxsize=64)
+def _lemmas(source: str) -> frozenset[str]:
+    """The lemmas of the words of `source` (pymorphy3): asked only when a claim's word is not
+    found by its stem (rare), once per text."""
+    parse = morphology().parse
+    words = set(re.findall(r"[а-яё]{3,}", source.lower()))
+    return frozenset(parse(word)[0].normal_form for word in words)
 
 
 def _paragraphs(text: str) -> list[str]:
@@ -480,15 +495,76 @@ def _pages_of(cited: _Cited) -> set[int]:
     return pages
 
 
-def _value_problem(value: c.Value, held: list[c.Value], cited: list[_Cited]) -> str:
+def _value_problem(value: c.Value, held: list[c.Value], cited: list[_Cited]) -> _Problem:
+    """Why `value` is not in the cited clauses: they state it with the opposite bound; it is
+    on their page beside them (a table the reader broke: a right answer, unconfirmed); or
+    it is nowhere there, and what they hold instead."""
     label = cited[0].label
     opposite = c.opposite_bound(value, held)
     if opposite is not None:
-        return f"в {label}: {c.value_text(opposite)}, а не {c.value_text(value)}"
+        reason = f"в {label}: {c.value_text(opposite)}, а не {c.value_text(value)}"
+        return _Problem("opposite_bound", reason)
+    near = _page_near(value, cited)
+    if near is not None:
+        page, broken = near
+        return _Problem(
+            "value_on_page",
+            f"значения {c.value_text(value)} нет в тексте {label}, но оно есть на стр. {page} "
+            f"рядом с ним: возможно, {broken} при чтении — проверьте по странице",
+        )
     same = [v for v in held if v.dimension == value.dimension and (v.unit or not value.unit)]
     listed = ", ".join(dict.fromkeys(c.value_text(v) for v in same[:6]))
     instead = f"; в пункте: {listed}" if listed else ""
-    return f"значения {c.value_text(value)} нет в {label}{instead}"
+    return _Problem("value_missing", f"значения {c.value_text(value)} нет в {label}{instead}")
+
+
+NEAR_BEFORE, NEAR_AFTER = 300, 1500  # how near a clause on its pages a value counts as beside it
+
+
+def _page_near(value: c.Value, cited: list[_Cited]) -> tuple[int, str] | None:
+    """The page on which `value` stands beside a cited clause (from a little before it to
+    well after it, on to the head of the next page when it runs on), and what the reader
+    may have broken there; None when it is not beside any."""
+    for x in cited:
+        for clause in x.clauses:
+            start, end = max(0, clause.start - NEAR_BEFORE), clause.end + NEAR_AFTER
+            places = [(clause.page, clause.page.text[start:end])]
+            if clause.span or clause.end >= len(clause.page.text.rstrip()) - 40:
+                places += [
+                    (page, page.text[:NEAR_AFTER])
+                    for page in NormPage.objects.filter(
+                        document_id=clause.document_id, number=clause.page.number + 1
+                    )
+                ]
+            for page, text in places:
+                if c.value_held(value, c.values_find(text)) is not None:
+                    table = clause.kind == NormClause.Kind.TABLE
+                    return page.number, "таблица разбита" if table else "текст пункта разбит"
+    return None
+
+
+def _condition_problems(
+    sentence: str, values: list[c.Value], cited: list[_Cited]
+) -> list[_Problem]:
+    """The claim's values the cited clauses give only for another condition than the
+    claim's (`conditions.value_condition`)."""
+    clauses = [clause for x in cited for clause in x.clauses]
+    labels = [x.label for x in cited for _ in x.clauses]
+    texts = [(clause.text, clause.kind == NormClause.Kind.TABLE) for clause in clauses]
+    problems = []
+    for value in values:
+        mismatch = value_condition(sentence, value, texts)
+        if mismatch is not None:
+            problems.append(_Problem("other_condition", mismatch.reason(labels[mismatch.source])))
+    return problems
+
+
+def _problems_details(problems: list[_Problem]) -> dict[str, Any]:
+    """The kinds of a claim's problems as `ClaimResult.details` keeps them: the first as
+    "problem", all as "problems" (nothing when there is none)."""
+    if not problems:
+        return {}
+    return {"problem": problems[0].kind, "problems": [p.kind for p in problems]}
 
 
 def results_summary(results: list[ClaimResult]) -> str:

@@ -310,26 +310,6 @@ def test_each_check_is_shown_on_the_page_and_over_rest(corpus, llm, admin_client
     ]
 
 
-def test_a_table_value_is_held_by_the_row_the_claim_names() -> None:
-    from types import SimpleNamespace
-
-    from normagpt.verification import _Cited, _rows_named
-
-    table = SimpleNamespace(
-        kind="table",
-        text="Таблица 5.1 — Откосы выемок\nГрунт   Крутизна\nПесок   1:1,5\nСуглинок   1:1",
-    )
-    cited = [_Cited([table], c.Reference("table", "5.1", "", "табл. 5.1"))]  # type: ignore[list-item]
-    for claim, rows in [
-        ("Для суглинка по табл. 5.1 крутизна откоса 1:1,5.", "Суглинок   1:1"),
-        ("По табл. 5.1 для условия «Песок» — 1:1.", "Песок   1:1,5"),
-    ]:
-        named = _rows_named(claim, c.said(claim), cited)
-        assert named.splitlines()[1] == rows
-        held = c.values_find(named)
-        assert all(c.value_held(v, held) is None for v in c.values_find(claim))
-
-
 def test_the_failure_fallback_checks_the_executor_quotes(corpus, llm, settings) -> None:  # type: ignore[no-untyped-def]
     llm.play(
         planner=[plan(COVER_STEP)],

@@ -243,6 +243,11 @@ def test_api_documents_pages_and_search_are_public(corpus, django_assert_max_num
         ("СП 63.13330.2018", 2, True),
         ("СП 28.13330.2017", 1, False),
     ]
+    # whether the corpus answers, as over MCP (tests/normagpt/test_answered.py)
+    assert found["answered"] is True
+    assert found["searched"] == ["защитный", "слой", "плиты"]
+    assert found["hits"][0]["answers"] is True
+    assert "10.3.2" in found["hits"][0]["found"]
     bad = api().get("/api/normagpt/search/", {"keywords": "бетон", "limit": 99})
     assert bad.status_code == 400
     assert "limit" in bad.json()["message"]

@@ -1,0 +1,60 @@
+"""Whether a claim's value is the one its clause gives for the claim's conditions (pure: text
+in, verdict out; `verification` asks it of every value a cited clause holds).
+
+A clause or a table often gives several values for several conditions: «не менее 2,7 м в
+подрайонах IА, IБ…, а в других подрайонах — не менее 2,5 м»; «400 мм — в направлении,
+перпендикулярном к плоскости изгиба; 500 мм — в направлении плоскости изгиба»; a row per
+class. A value found anywhere in such a clause may be another condition's value.
+
+The clause is read as a reader reads it (`segments`, `tables`): sentences and list items under
+the leads above them («… должны быть не более:», «- в колоннах:»); within a sentence, the part
+around each value (the text from the previous value up to it, or after it when the value opens
+its part: «400 мм — в направлении …»); a sentence's subject and the unit it names («высота, м,
+… равной для основания из щебня – 0,25, песка крупного – 0,3;») hold across its «;» too; a list
+item of no value after a value ending its line is that value's condition («… и 50 Н/мм⏎- для
+кабелей с медными жилами»); parts that leave their noun to the last take its words («на
+постоянных и … на непостоянных рабочих местах»). In a table, the row: its label under its
+group's label and the table's heading; under column heads (the heading's lines after the one
+naming the unit, one a line, joined, or under a head spanning them: «между выходами» / «в
+тупиковой части»; «до 2» / «более 2»), each of a row's last cells with its column's head; a
+table laid across (a row of conditions over a row of values, each naming its unit) gives each
+value for the cell above it. A part's condition is its words: stems (`words`: not the words of
+an answer about norms, not the values), its numbers with their side («до 50 м», «от трех до
+семи лет», the ends of a range «от 13 до 46 м»), its grades with theirs («В5 и ниже») and the
+Roman numeral an ordinal names («четвертой категории»: IV). What is common to a sentence's
+parts is context, not condition: the leads, and the subject before the phrase parallel to a
+later part's («Высота жилых комнат» before «в климатических подрайонах …», parallel to «в
+других климатических подрайонах»). A first part with nothing of its own is the general case («…
+не более 1,5 ч, а для крупных городов — не более 2 ч»), as is a part «в других …» («other
+cases»). A number bounding a condition is the condition's, not a value: «в балках высотой 150
+мм и более», «при перепаде отметок пола более 1,0 м», «не далее 1,5 м от конька» beside a value
+the sentence states. A sentence of one value has no subject apart: its words that the clause
+says as a subject elsewhere count as a subject's.
+
+A claim's value, read the same way from the claim (`verdict`), is confirmed only by the parts
+fitting the claim best: those holding most of the claim's words that tell the parts apart (a
+word of a part's condition counts 1, of its context ½; a long word misread by one letter still
+counts; a number no part states counts for the parts whose range holds it, «около сорока
+метров» for «от 13 до 46 м»; a part whose numbers are not the claim's counts half); among those
+near the top, the plain ones (every word of their condition named by the claim but for the
+words they share with a narrower part: «в других подрайонах» beside «в подрайонах IА, IБ…»);
+when the claim names nothing telling, the part for other cases, if there is one. A value the
+best parts do not hold is flagged with the condition it is given for and what is given for the
+claim's. Nothing is checked when the clauses give one value of the claim's kind, nor when the
+claim's words tell no part apart.
+"""
+
+from normagpt.conditions.segments import Segment, clause_segments
+from normagpt.conditions.tables import table_segments
+from normagpt.conditions.verdict import Mismatch, value_condition
+from normagpt.conditions.words import GENERIC_WORDS, generic
+
+__all__ = [
+    "GENERIC_WORDS",
+    "Mismatch",
+    "Segment",
+    "clause_segments",
+    "generic",
+    "table_segments",
+    "value_condition",
+]

@@ -1,0 +1,143 @@
+"""Reading what an answer cites (pure functions, no I/O): the clauses and tables a claim
+names, each with its document, and the numbers of a text that name rather than measure.
+
+A clause is cited as «п. 10.3.2», «пп. 10.3.3 и 10.3.4», «пункт Б.3», «п. Г.13» (an
+appendix's letter, Cyrillic or a Latin lookalike, read as stored: `number_normal`), bare
+«согласно 10.3.2» or «10.3.2 СП 63»; a table as «табл. 5.1», «таблице Б.2». A document by
+its code («СП 63.13330.2018», «ГОСТ 10180-2012», «63.13330») or, for the documents known by
+their names, by the short name `code_aliases` gives them: «ПУЭ» («Правил ПУЭ», «Правила
+устройства электроустановок»), «123-ФЗ» («Федерального закона от 22.07.2008 № 123-ФЗ»,
+«ФЗ-123»).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from normagpt.parsing import number_normal
+from normagpt.units import UNIT_PATTERN
+
+# a clause's number: «10.3.2», or an appendix's «Г.13», «А.2.2» (its letter capital, Cyrillic
+# or a Latin lookalike, not ending a word)
+_NUMBER = r"(?:(?<![^\W\d_])[А-ЯЁA-Z]\.\d{1,2}(?:\.\d{1,3}){0,4}|\d{1,2}(?:\.\d{1,3}){1,4})"
+_TABLE_NUMBER = r"(?:[А-ЯЁA-Z]\.?)?\d{1,2}(?:\.\d{1,3}){0,3}"
+_LIST = rf"{_NUMBER}(?:\s*(?:,|и|или|–|-)\s*{_NUMBER})*"
+_CLAUSE_REF = re.compile(
+    rf"\b(?:пп?\.|пункт[а-я]*|п)\s*({_LIST})|(?<![\d.])({_NUMBER})(?=\s*\)?\s*(?:СП|ГОСТ|СНиП)\b)",
+    re.I,
+)
+_TABLE_REF = re.compile(
+    rf"\b(?:табл\.|таблиц[а-я]*)\s*({_TABLE_NUMBER}(?:\s*(?:,|и)\s*{_TABLE_NUMBER})*)"
+    r"(?![\d.]*\d)",
+    re.I,
+)
+# a number cited bare («согласно 10.3.2»): three parts at least, or four with a letter
+_BARE_CLAUSE = re.compile(
+    r"(?<![\d.ФF])((?:[А-ЯЁA-Z]\.)?\d{1,2}(?:\.\d{1,3}){2,5}|\d{1,2}\.\d{1,3}\.\d{1,3})\b"
+)
+# numbers that name, not measure: an appendix's part («рисунок Г.1», «Г.13» opening its
+# clause), a law's article («ст. 69») and the number opening a clause, a table's row or a
+# note («6.7 Минимальные расстояния», «4 Входные двери в квартиры»; «15 Вт/м» opening a line
+# is a value)
+_NAMING = re.compile(
+    r"(?<![\w.,])[А-ЯЁA-Z]\.\d{1,2}(?:\.\d{1,3})*(?![\d,])"
+    r"|\b(?i:ст\.|стать[а-я]*)\s*\d{1,3}(?:\.\d{1,2})?(?![\d,])"
+    rf"|^[ \t]*\d{{1,2}}(?:\.\d{{1,3}}){{0,4}}\.?(?=[ \t]+[А-ЯЁA-Z])(?![ \t]+(?i:{UNIT_PATTERN}))",
+    re.M,
+)
+# a document by its code («СП 63.13330.2018», «63.13330»), or by its name: the ПУЭ
+# («Правил устройства электроустановок», «ПУЭ-7») and a federal law («123-ФЗ», «Федерального
+# закона от 22.07.2008 № 123-ФЗ», «ФЗ-384»); a name's words and numbers are not values
+_PUE = (
+    r"(?:Правил\w*\s+устройства\s+электроустановок(?:\s*\(ПУЭ\))?|(?:Правил\w*\s+)?ПУЭ)"
+    r"(?:[-\s]?7\b)?"
+)
+_LAW = (
+    r"Федеральн\w*\s+закон\w*\s+(?:от\s+\d{1,2}\.\d{1,2}\.\d{4}\s*(?:г\.\s*)?)?(?:№\s*)?"
+    r"(?P<law>\d{1,3})(?:\s*-\s*ФЗ)?"
+    r"|(?:№\s*)?(?P<law_code>\d{1,3})\s*-\s*ФЗ|ФЗ\s*(?:-|№)?\s*(?P<law_short>\d{1,3})"
+)
+_DOCUMENT = re.compile(
+    r"\b(?:СП|ГОСТ(?:\s*Р)?|СНиП|СанПиН|СТО)\s*\d[\d.\-–—]*\d|\b\d{1,3}\.\d{5,7}(?:\.\d{4})?\b"
+    rf"|\b(?:{_PUE}|{_LAW})(?!\w)",
+    re.I,
+)
+_LIST_ITEM = re.compile(_NUMBER)
+
+
+@dataclass(frozen=True)
+class Reference:
+    kind: str  # "clause" or "table"
+    number: str
+    document: str  # as written in the claim (a named one by its alias: «ПУЭ»), '' for none
+    text: str  # the reference as written
+
+
+def references_find(claim: str) -> list[Reference]:
+    """The clauses and tables `claim` cites, each with the document named next to it (the
+    one right after it, else right before it, else the only one the claim names)."""
+    documents = [(m.start(), m.end(), _document_name(m)) for m in _DOCUMENT.finditer(claim)]
+    found: list[tuple[int, int, str, str]] = []  # start, end, kind, numbers
+    taken: list[tuple[int, int]] = []
+    for pattern, kind in ((_TABLE_REF, "table"), (_CLAUSE_REF, "clause")):
+        for match in pattern.finditer(claim):
+            numbers = match.group(1) or (match.group(2) if pattern is _CLAUSE_REF else "")
+            if numbers and not _inside(match.start(), taken):
+                found.append((match.start(), match.end(), kind, numbers))
+                taken.append((match.start(), match.end()))
+    for match in _BARE_CLAUSE.finditer(claim):
+        if not _inside(match.start(), taken) and not _inside(match.start(), _spans(documents)):
+            found.append((match.start(), match.end(), "clause", match.group(1)))
+            taken.append((match.start(), match.end()))
+    references = []
+    for start, end, kind, numbers in sorted(found):
+        document = _document_near(start, end, documents)
+        pattern = _LIST_ITEM if kind == "clause" else re.compile(_TABLE_NUMBER)
+        for number in pattern.findall(numbers):
+            references.append(
+                Reference(kind, number_normal(number), document, claim[start:end].strip(" ,;"))
+            )
+    return list(dict.fromkeys(references))
+
+
+def documents_find(text: str) -> list[str]:
+    """The document codes and short names `text` mentions, in order."""
+    return list(dict.fromkeys(_document_name(m) for m in _DOCUMENT.finditer(text)))
+
+
+def _document_name(match: re.Match[str]) -> str:
+    """A document as named: its code as written, or the short name a document known by its
+    name has as an alias (`normagpt.parsing.code_aliases`): «ПУЭ», «123-ФЗ»."""
+    law = match.group("law") or match.group("law_code") or match.group("law_short")
+    if law:
+        return f"{law}-ФЗ"
+    written = match.group(0)
+    return "ПУЭ" if re.search(r"ПУЭ|электроустановок", written, re.I) else written
+
+
+def _spans(documents: list[tuple[int, int, str]]) -> list[tuple[int, int]]:
+    return [(start, end) for start, end, _ in documents]
+
+
+def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
+    return any(start <= position < end for start, end in spans)
+
+
+def _document_near(start: int, end: int, documents: list[tuple[int, int, str]]) -> str:
+    after = [d for d in documents if 0 <= d[0] - end <= 12]
+    if after:
+        return after[0][2]
+    before = [d for d in documents if 0 <= start - d[1] <= 12]
+    if before:
+        return before[-1][2]
+    return documents[0][2] if len(documents) == 1 else ""
+
+
+def naming_blanked(text: str) -> str:
+    """`text` with what cites clauses, tables and documents blanked, and the numbers that
+    name a clause, a row or an appendix's part (same length): what is left of its numbers
+    are values."""
+    for pattern in (_DOCUMENT, _TABLE_REF, _CLAUSE_REF, _BARE_CLAUSE, _NAMING):
+        text = pattern.sub(lambda match: " " * len(match.group(0)), text)
+    return text
