@@ -97,9 +97,8 @@ def _columns(body: list[str], blocks: list[tuple[list[str], Cells]]) -> list[str
     (and the words it runs on with: «…, л (м3), при» / «размещении») down to the first row's
     label (a group's label, «Марши лестниц, ведущие на жилые этажи:», ends them), one a
     line, joined as a label's lines join or under a head spanning them, when there are as
-    many as a row's cells; else, when the heading's lines are one more than a row's cells,
-    the lines after the first (the labels' column). [] when the table has no such heads, or
-    heads repeated under others (a second level of heads, not read)."""
+    many as a row's cells. [] when the table has no such heads, or heads repeated under
+    others (a second level of heads, not read)."""
     width = _width(blocks)
     if width < 2 or not blocks or not blocks[0][0]:
         return []
@@ -114,9 +113,18 @@ def _columns(body: list[str], blocks: list[tuple[list[str], Cells]]) -> list[str
         below = [line.strip() for line in body[at:first]]
         if len(set(below)) < len(below):  # heads repeated under heads: a second level, unread
             return []
-        return next((h for h in (tail, _joined(tail), _spanned(tail)) if len(h) == width), [])
-    lines = blocks[0][0][:-1]
-    return lines[1:] if len(lines) == width + 1 else []
+        heads = (tail, _joined(tail), _spanned(tail))
+        return next((h for h in heads if len(h) == width and _alike(h)), [])
+    return []
+
+
+def _alike(heads: list[str]) -> bool:
+    """Whether the heads open alike, as heads of one kind do: all with a number, a small
+    letter or a capital («до 2» / «более 2»; not «Грунты насыпи» / «До 12» / «До 6», a label
+    column's head among them)."""
+    kinds = {"digit" if h[:1].isdigit() else "lower" if h[:1].islower() else "upper" for h in heads}
+    numbers = {bool(re.search(r"\d", h)) for h in heads}
+    return len(kinds) == 1 and len(numbers) == 1
 
 
 def _width(blocks: list[tuple[list[str], Cells]]) -> int:
