@@ -277,7 +277,6 @@ def search_as_dict(
         "expected_documents": expected_documents,
         "answered": any(hit.answers for hit in hits),
         "searched": [query.words.get(term, term) for term in query.terms],
-        "quantity": query.words.get(query.quantity) if query.quantity else None,
         "whole_question": query.sentence,
         "hits": [hit_as_dict(hit) for hit in hits],
     }

@@ -185,6 +185,5 @@ class SearchOut(BaseModel):
     expected_documents: list[str]
     answered: bool  # some hit answers; false: the corpus holds no clause on it
     searched: list[str]  # the words searched for (question and filler words left out)
-    quantity: str | None  # the quantity asked («высоты»), when one is
     whole_question: bool  # the keywords were a person's question, read down to its words
     hits: list[SearchHitOut]

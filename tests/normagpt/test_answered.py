@@ -130,7 +130,7 @@ async def test_the_tool_says_whether_the_corpus_answers(real_pages) -> None:  # 
         trap = await client.call_tool("normagpt_search_norms", {"keywords": TRAP_KEYWORDS})
     data = answered.structured_content
     assert data["answered"] is True
-    assert data["quantity"] == "расстоянии"
+    assert data["searched"][0] == "расстоянии"  # the quantity asked, first
     assert data["whole_question"] is True
     assert "Read as a whole question: searched for «расстоянии забора соседа баню даче»" in (
         answered.content[0].text
