@@ -270,7 +270,7 @@ def search_as_dict(
     keywords: list[str], expected_documents: list[str], hits: list[SearchHit]
 ) -> dict[str, Any]:
     """A search's result as the tool and the API give it: whether the corpus answers (a hit
-    holds what is asked: `search._Judge`), what was searched for, the hits."""
+    holds what is asked: `judging.Judge`), what was searched for, the hits."""
     query = question_read(keywords)
     return {
         "keywords": keywords,

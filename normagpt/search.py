@@ -42,6 +42,7 @@ from core.exceptions import InvalidInput
 from core.rows import JoinedLoader, rows_fetch
 from normagpt.editions import clause_marks, document_in_force, holds_on
 from normagpt.indexing import ALL_CLAUSES, PART, TABLE_MARK
+from normagpt.judging import CONTEXT, Judge
 from normagpt.models import (
     NormAmendment,
     NormClause,
@@ -60,7 +61,7 @@ from normagpt.parsing import (
     stems_related,
     table_refs,
 )
-from normagpt.questions import lexicon, question_read
+from normagpt.questions import question_read
 
 MAX_LIMIT = 50
 # a clause that only points to a table: «5.3 X принимают по таблице 5.3.»
@@ -76,10 +77,6 @@ AND_TERMS = 5  # …up to this many
 NAMED_MAX = 200  # clauses looked up by number (every document's «4.1»)
 PHRASE, NEAR = 1.0, 0.5  # the bonus for neighbours in a phrase, of their mean weight
 LOCAL, LOCAL_MIN_ROWS = 0.5, 20  # a stem every candidate holds weighs LOCAL of one none holds
-# a clause answers holding this share of the query's weight within this many stems (`_Judge`);
-# of a whole question's, ANSWERS_SENTENCE (bench/norm_answers.py: real questions and traps)
-ANSWERS, ANSWERS_SENTENCE, WINDOW = 0.6, 0.4, 24
-CONTEXT = 0.5  # the weight of the words of a question's story, of their own
 COVERAGE = 0.5  # a phrase half covered counts 0.7 of it: every concept of the query matters
 BEYOND = 1.0  # the penalty for the statement's other stems (their mean weight)
 _ZEROS = itertools.repeat(0.0)  # the weight of a stem the corpus does not count
@@ -182,7 +179,7 @@ def clauses_search(
     named = _named(query, expected)
     ids = list(dict.fromkeys([*named, *_candidates(vocabulary, expected, query.context)]))
     rows = _rows(ids, vocabulary.variants, day)
-    judge = _Judge(query, vocabulary)
+    judge = Judge(query, vocabulary.weights)
     for row in rows.values():
         row.answers = judge.answers(row, named=row.id in named)
     best = _ranked_rows(rows, query, vocabulary, set(named), set(expected))[:limit]
@@ -204,83 +201,6 @@ def clauses_search(
         if row.id in clauses
     ]
     return _with_marks(_with_tables(hits, day)[:limit], day)
-
-
-class _Judge:
-    """Whether a clause found answers the query: it holds what the query asks, judged by
-    what of the query it holds, not by its score (a clause on another subject can score
-    higher than the one answering another question).
-
-    A clause answers when it (with its headings and its document's title) holds the
-    quantity asked («высота», «уклон»: `normagpt.questions`) and at least ANSWERS of the
-    query's weight (ANSWERS_SENTENCE of a whole question's: many of its words are not the
-    norm's; each stem's idf; the norms' boilerplate words, «допустимый», «уровень»,
-    and numbers weigh nothing here; a word the corpus never uses weighs the others' mean,
-    nothing in a question's story) within WINDOW stems. A clause looked up by its number
-    answers.
-    """
-
-    def __init__(self, query: Query, vocabulary: _Vocabulary) -> None:
-        # a word the corpus never uses weighs what the query's other words weigh on average:
-        # not held, it lowers the share as any word would (a lay word, a typo, or a subject
-        # the corpus has nothing on)
-        generic = lexicon().generic
-        telling = [t for t in query.terms if t not in generic and not t.isdigit()] or query.terms
-        known = [vocabulary.weights[t] for t in telling if t in vocabulary.weights]
-        unknown = sum(known) / len(known) if known else 1.0
-        self.weights = {
-            term: vocabulary.weights.get(term, 0.0 if term in query.context else unknown)
-            for term in telling
-        }  # (a story's words weigh CONTEXT already: `clauses_search`)
-        # a whole question's words are many, few of them the norm's: a lower share answers
-        self.share = ANSWERS_SENTENCE if query.sentence else ANSWERS
-        self.total = sum(self.weights.values())
-        self.quantity = query.quantity
-        self.words = query.words
-
-    def context(self, row: _Row) -> frozenset[str]:
-        """The query stems the clause's headings and its document's title hold."""
-        heading = {term for term, at in row.positions.items() if at[0] < row.heading}
-        return row.titled.union(heading)
-
-    def answers(self, row: _Row, *, named: bool) -> bool:
-        if named or not self.total:
-            return True
-        return self._window_holds(row, self.context(row))
-
-    def lacks(self, row: _Row) -> tuple[str, ...]:
-        """The query's words (as written) the clause, its headings and title do not hold."""
-        held = row.positions.keys() | row.titled
-        return tuple(self.words.get(t, t) for t in self.weights if t not in held)
-
-    def _window_holds(self, row: _Row, context: frozenset[str]) -> bool:
-        """Whether some WINDOW stems of the clause's text hold the quantity asked and, with
-        what its headings and title hold, ANSWERS of the query's weight: what is asked is
-        said together, not a word here and a word a page on."""
-        events = sorted(
-            (at, term)
-            for term, found in row.positions.items()
-            if term not in context
-            for at in found
-            if at >= row.heading
-        )
-        base = sum(self.weights.get(t, 0.0) for t in context)
-        need = self.share * self.total
-        start = 0
-        inside: dict[str, int] = {}
-        for at, term in events:
-            inside[term] = inside.get(term, 0) + 1
-            while events[start][0] <= at - WINDOW:
-                gone = events[start][1]
-                inside[gone] -= 1
-                if not inside[gone]:
-                    del inside[gone]
-                start += 1
-            if self.quantity and self.quantity not in inside and self.quantity not in context:
-                continue
-            if base + sum(self.weights.get(t, 0.0) for t in inside) >= need:
-                return True
-        return not events and base >= need and (not self.quantity or self.quantity in context)
 
 
 def _with_marks(hits: list[ClauseHit], day: str) -> list[ClauseHit]:
@@ -677,7 +597,7 @@ class _Row:
     positions: dict[str, list[int]]  # where each query stem (by its variants) stands
     heading: int  # how many of the positions are its heading's (they come first)
     titled: frozenset[str]  # the query stems its document's title holds
-    answers: bool = True  # whether it holds what the query asks (`_Judge`)
+    answers: bool = True  # whether it holds what the query asks (`judging.Judge`)
 
 
 def _rows(ids: list[int], variants: dict[str, str], day: str) -> dict[int, _Row]:
@@ -743,7 +663,7 @@ def _ranked_rows(
     expected: set[int],
 ) -> list[tuple[float, _Row]]:
     """The clauses best first: named ones, then those of the expected documents, then those
-    of documents in force, then those answering the query (`_Judge`), each by score."""
+    of documents in force, then those answering the query (`judging.Judge`), each by score."""
     beyond = set().union(*(row.beyond for row in rows.values())) - vocabulary.variants.keys()
     where, params = _within("term", list(beyond))
     # each one's weight by the database, the same as `_idf` gives (keep the two in step)

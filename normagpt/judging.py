@@ -1,0 +1,103 @@
+"""Whether a clause found answers a search: judged by what of the question it holds, not
+by its score (a clause on another subject can score higher than the one answering).
+
+`normagpt.search` ranks the clauses answering first and says whether any does; the weights
+it passes are the question's stems' (idf, a question's story's already at CONTEXT).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from normagpt.parsing import Query
+from normagpt.questions import lexicon
+
+
+class Found(Protocol):
+    """A clause found, as the judge reads it (`search._Row`)."""
+
+    positions: dict[str, list[int]]  # where each query stem stands in its text
+    heading: int  # how many of the positions are its heading's (they come first)
+    titled: frozenset[str]  # the query stems its document's title holds
+
+
+# a clause answers holding this share of the query's weight within this many stems;
+# of a whole question's, ANSWERS_SENTENCE (bench/norm_answers.py: real questions and traps)
+ANSWERS, ANSWERS_SENTENCE, WINDOW = 0.6, 0.4, 24
+CONTEXT = 0.5  # the weight of the words of a question's story, of their own
+
+
+class Judge:
+    """Whether a clause found answers the query: it holds what the query asks, judged by
+    what of the query it holds, not by its score (a clause on another subject can score
+    higher than the one answering another question).
+
+    A clause answers when it (with its headings and its document's title) holds the
+    quantity asked («высота», «уклон»: `normagpt.questions`) and at least ANSWERS of the
+    query's weight (ANSWERS_SENTENCE of a whole question's: many of its words are not the
+    norm's; each stem's idf; the norms' boilerplate words, «допустимый», «уровень»,
+    and numbers weigh nothing here; a word the corpus never uses weighs the others' mean,
+    nothing in a question's story) within WINDOW stems. A clause looked up by its number
+    answers.
+    """
+
+    def __init__(self, query: Query, weights: dict[str, float]) -> None:
+        # a word the corpus never uses weighs what the query's other words weigh on average:
+        # not held, it lowers the share as any word would (a lay word, a typo, or a subject
+        # the corpus has nothing on)
+        generic = lexicon().generic
+        telling = [t for t in query.terms if t not in generic and not t.isdigit()] or query.terms
+        known = [weights[t] for t in telling if t in weights]
+        unknown = sum(known) / len(known) if known else 1.0
+        self.weights = {
+            term: weights.get(term, 0.0 if term in query.context else unknown) for term in telling
+        }  # (a story's words weigh CONTEXT already: `clauses_search`)
+        # a whole question's words are many, few of them the norm's: a lower share answers
+        self.share = ANSWERS_SENTENCE if query.sentence else ANSWERS
+        self.total = sum(self.weights.values())
+        self.quantity = query.quantity
+        self.words = query.words
+
+    def context(self, row: Found) -> frozenset[str]:
+        """The query stems the clause's headings and its document's title hold."""
+        heading = {term for term, at in row.positions.items() if at[0] < row.heading}
+        return row.titled.union(heading)
+
+    def answers(self, row: Found, *, named: bool) -> bool:
+        if named or not self.total:
+            return True
+        return self._window_holds(row, self.context(row))
+
+    def lacks(self, row: Found) -> tuple[str, ...]:
+        """The query's words (as written) the clause, its headings and title do not hold."""
+        held = row.positions.keys() | row.titled
+        return tuple(self.words.get(t, t) for t in self.weights if t not in held)
+
+    def _window_holds(self, row: Found, context: frozenset[str]) -> bool:
+        """Whether some WINDOW stems of the clause's text hold the quantity asked and, with
+        what its headings and title hold, ANSWERS of the query's weight: what is asked is
+        said together, not a word here and a word a page on."""
+        events = sorted(
+            (at, term)
+            for term, found in row.positions.items()
+            if term not in context
+            for at in found
+            if at >= row.heading
+        )
+        base = sum(self.weights.get(t, 0.0) for t in context)
+        need = self.share * self.total
+        start = 0
+        inside: dict[str, int] = {}
+        for at, term in events:
+            inside[term] = inside.get(term, 0) + 1
+            while events[start][0] <= at - WINDOW:
+                gone = events[start][1]
+                inside[gone] -= 1
+                if not inside[gone]:
+                    del inside[gone]
+                start += 1
+            if self.quantity and self.quantity not in inside and self.quantity not in context:
+                continue
+            if base + sum(self.weights.get(t, 0.0) for t in inside) >= need:
+                return True
+        return not events and base >= need and (not self.quantity or self.quantity in context)
