@@ -101,6 +101,7 @@ def word_of_talk(word: str) -> bool:
     return tag.POS in _TALK or "Anum" in tag
 
 
+@functools.lru_cache(maxsize=1024)  # the search and its result's reader both read a question
 def _told_plainly(keyword: str) -> str:
     """A sentence (SENTENCE_WORDS words or more) without the words of talk (`_TALK`; a word
     the lexicon knows stays); a keyword phrase as it is."""
