@@ -232,7 +232,8 @@ def _values_matched(masked: str) -> list[re.Match[str]]:
 def _values_of(match: re.Match[str], bound: str) -> list[Value]:
     """The value a match states, or both ends of a range (the low end in its own unit if
     it has one, else in the high end's: «от 0,5 до 1,5 кН/м²»). Two ends in units of two
-    dimensions, or falling («2 м — 15 мм»), are no range but two values and a dash."""
+    dimensions, falling («2 м — 15 мм»), or in two units across a dash («150 мм — 35 м»: a
+    range writes its unit once, or the same twice) are no range but two values and a dash."""
     unit, raw, text = _unit_at(match, "unit"), match.group("num"), match.group(0).strip()
     if not match.group("range"):
         return [Value(_number(raw), unit, text, bound, _step(raw))]
@@ -240,7 +241,12 @@ def _values_of(match: re.Match[str], bound: str) -> list[Value]:
     low_unit = _unit_at(match, "low_unit")
     ends = [Value(_number(low), low_unit or unit, text, "min", _step(low))]
     ends.append(Value(_number(raw), unit, text, "max", _step(raw)))
-    if low_unit and (ends[0].dimension != ends[1].dimension or ends[0].base > ends[1].base):
+    dashed = not re.search(r"до|\.\.\.|…", match.group("range"))
+    if low_unit and (
+        ends[0].dimension != ends[1].dimension
+        or ends[0].base > ends[1].base
+        or (dashed and low_unit != unit)  # «150 мм — 35 м»: a diameter and its distance
+    ):
         first = match.string[match.start("low") : match.end("low_unit")]
         second = match.string[match.start("num") : match.end()]
         # the bound said before the first is the first's («не более 7 баллов — 7,2 м»)

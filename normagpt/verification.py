@@ -13,8 +13,11 @@ give for that number — and the claim holds only when:
   других — 2,5 м» is not the height «в средней полосе»;
 - the page the sources give for the clause is the page it is on;
 - every telling word of the claim (one the corpus seldom uses) is in the clause, its
-  headings or its document's title: «бассейн» said of a clause about slabs in general is
-  not what the clause says.
+  headings, its document's title or what a reader reads beside it (`wording`: the clause
+  pointing to a cited table, the document's scope): «бассейн» said of a clause about slabs
+  in general is not what the clause says;
+- a grade a cited table gives as a number under its letter («морозостойкости F» / «75») is
+  the one given for the claim's row and column.
 
 A claim without a reference of its own is checked against the clauses cited in its
 paragraph, then against the answer's sources. A failed check says why: which value the
@@ -26,7 +29,6 @@ what a benchmark counts: "value_missing", "value_on_page", "other_condition", �
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -36,18 +38,17 @@ from typing import Any, NamedTuple
 from django.db.models import Q
 from django.utils import timezone
 
-from core.russian import morphology
 from normagpt import claims as c
-from normagpt.conditions import generic, value_condition
+from normagpt.conditions import value_condition
+from normagpt.conditions.graded import grade_condition
 from normagpt.editions import clause_marks
 from normagpt.indexing import ALL_CLAUSES
 from normagpt.models import NormAmendment, NormClause, NormPage, NormTerm
-from normagpt.parsing import code_matches, search_stems, stems_related
-from normagpt.questions import lexicon, word_of_talk
+from normagpt.parsing import code_matches
 from normagpt.search import documents_named
+from normagpt.wording import words_absent
 
 CONFIRMED, UNCONFIRMED = "confirmed", "unconfirmed"
-RARE_SHARE = 0.05  # a claim's word held by fewer clauses than this share tells what it is about
 
 
 @dataclass
@@ -351,9 +352,12 @@ class Checker:
             sentence, [v for v in stated.values if v not in missing], cited
         )
         grades = c.grades_find(text)
-        for grade in stated.grades:
-            if not c.grade_held(grade, grades):
-                problems.append(_Problem("grade_missing", f"в {cited[0].label} нет «{grade.text}»"))
+        problems += [
+            problem
+            for grade in stated.grades
+            if not c.grade_held(grade, grades)
+            and (problem := _grade_problem(sentence, grade, cited)) is not None
+        ]
         for quote in stated.quotes:
             if not c.quote_held(quote, text):
                 problems.append(
@@ -413,34 +417,9 @@ class Checker:
         return result
 
     def _absent_words(self, sentence: str, cited: list[_Cited]) -> list[str]:
-        """The claim's telling words that neither the clauses, their headings nor their
-        documents' titles hold (as written in the claim). Words of talk («рассчитывают»,
-        «шести», «миллиметров»: `questions.word_of_talk`) tell nothing; a lay word is held
-        by the words norms use for it (the lexicon)."""
-        bare = c.masked_text(sentence)
-        words = [w for w in re.findall(r"[а-яёa-z]{4,}", bare.lower()) if len(w) >= 4]
-        stems = {
-            w: s
-            for w in words
-            if (s := search_stems(w)) and s[0] not in generic() and not word_of_talk(w)
-        }
-        source = " ".join(
-            f"{clause.heading} {clause.text} {clause.document.title}"
-            for x in cited
-            for clause in x.clauses
-        )
-        held = set(search_stems(source))
-        said_as = lexicon().said_as  # a lay word is held by the norms' words for it
-        absent = {
-            word: stem[0]
-            for word, stem in stems.items()
-            if not any(stems_related(s, h) for s in (stem[0], *said_as(stem[0])) for h in held)
-        }
-        absent = {w: stem for w, stem in absent.items() if not _read_otherwise(w, stem, source)}
-        if not absent:
-            return []
-        share = self._shares(set(absent.values()))
-        return [word for word, stem in absent.items() if share.get(stem, 0.0) <= RARE_SHARE]
+        """The claim's telling words that nothing a reader reads with the cited clauses holds
+        (`wording.words_absent`)."""
+        return words_absent(sentence, [clause for x in cited for clause in x.clauses], self._shares)
 
     def _shares(self, stems: set[str]) -> dict[str, float]:
         counts = dict(
@@ -448,30 +427,6 @@ class Checker:
         )
         total = max(1, counts.pop(ALL_CLAUSES, 0))
         return {stem: counts.get(stem, 0) / total for stem in stems}
-
-
-def _read_otherwise(word: str, stem: str, source: str) -> bool:
-    """Whether the clause holds `word` in a form its stems miss: split by OCR or written
-    apart («площ адке», «не защищенной» for «площадке», «незащищенной»), or another form
-    of the same word («окон» and «Окна»: one lemma, two stems)."""
-    if stem in _joined(source):
-        return True
-    lemma = morphology().parse(word)[0].normal_form
-    return lemma in _lemmas(source)
-
-
-@functools.lru_cache(maxsize=64)
-def _joined(source: str) -> str:
-    return "".join(c.flat(source).split())
-
-
-@functools.lru_cache(maxsize=64)
-def _lemmas(source: str) -> frozenset[str]:
-    """The lemmas of the words of `source` (pymorphy3): asked only when a claim's word is not
-    found by its stem (rare), once per text."""
-    parse = morphology().parse
-    words = set(re.findall(r"[а-яё]{3,}", source.lower()))
-    return frozenset(parse(word)[0].normal_form for word in words)
 
 
 def _paragraphs(text: str) -> list[str]:
@@ -557,6 +512,21 @@ def _condition_problems(
         if mismatch is not None:
             problems.append(_Problem("other_condition", mismatch.reason(labels[mismatch.source])))
     return problems
+
+
+def _grade_problem(sentence: str, grade: c.Grade, cited: list[_Cited]) -> _Problem | None:
+    """Why a grade the cited clauses do not write is not confirmed: a table gives it as a
+    number under its letter («морозостойкости F»: «75») for another condition, or it is
+    nowhere there; None when such a table gives it for the claim's."""
+    clauses = [clause for x in cited for clause in x.clauses]
+    labels = [x.label for x in cited for _ in x.clauses]
+    texts = [(clause.text, clause.kind == NormClause.Kind.TABLE) for clause in clauses]
+    held, mismatch = grade_condition(sentence, grade, texts)
+    if mismatch is not None:
+        instead = ", ".join(dict.fromkeys(f"{grade.kind}{v.number:g}" for v in mismatch.instead))
+        reason = f"в {labels[mismatch.source]} {grade.text} — для «{mismatch.given_for}»"
+        return _Problem("other_condition", f"{reason}; для условия утверждения: {instead}")
+    return None if held else _Problem("grade_missing", f"в {cited[0].label} нет «{grade.text}»")
 
 
 def _problems_details(problems: list[_Problem]) -> dict[str, Any]:

@@ -29,7 +29,23 @@ later part's («Высота жилых комнат» before «в климат�
 cases»). A number bounding a condition is the condition's, not a value: «в балках высотой 150
 мм и более», «при перепаде отметок пола более 1,0 м», «не далее 1,5 м от конька» beside a value
 the sentence states. A sentence of one value has no subject apart: its words that the clause
-says as a subject elsewhere count as a subject's.
+says as a subject elsewhere count as a subject's. Values given «соответственно» go one by one
+with the lists of numbers after the word (`respective`); in «150 мм — 35 м, 200—450 мм — 50 м»
+the value before a dash is the condition of the one after it.
+
+Tables as the reader left them (`tables`, `table_lines`, `table_heads`, `table_numbered`): rows
+opening with a number under a head naming its unit («Наружный диаметр труб, мм» / «15» / «1,5»
+/ «2,0»), in groups under numbered labels («1 Жилые, …» / «2000» …); heads as a row of numbers
+under the heading («4-5 | 6-10 | 11-16»), over two lines each («I, II, III» / «СО»), in two
+levels, broken anyhow but each opening with a capital, or the one run of short lower-case lines;
+a table laid across with codes («I» … «VIII» over «Sg, кПа» and its values); a row listing its
+conditions, then its cells in the same order; a clause holding its table («20.1 Таблица 20.1»);
+OCR's letters for digits («з,о», «П1», «Ш»), a heading repeated overleaf, a dash or a star as
+an empty cell. A grade a table gives as a number under its letter («морозостойкости F» /
+«75») is read so (`graded`). A negated adjective names the other condition («не защищенной»),
+a thickness in bricks is one in millimetres («в полкирпича»: 120 мм), a number of thousands
+counts in thousands too («одной тысячи»: 1 of «тыс. чел.»), words a clause abbreviates are the
+abbreviation («ориентированно-стружечных плит»: «ОСП»).
 
 A claim's value, read the same way from the claim (`verdict`), is confirmed only by the parts
 fitting the claim best: those holding most of the claim's words that tell the parts apart (a
@@ -44,7 +60,8 @@ claim's. Nothing is checked when the clauses give one value of the claim's kind,
 claim's words tell no part apart.
 """
 
-from normagpt.conditions.segments import Segment, clause_segments
+from normagpt.conditions.entities import Segment
+from normagpt.conditions.segments import clause_segments
 from normagpt.conditions.tables import table_segments
 from normagpt.conditions.verdict import Mismatch, value_condition
 from normagpt.conditions.words import GENERIC_WORDS, generic

@@ -4,9 +4,11 @@ above them, each value with the part of its sentence that says for what it is gi
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from normagpt import claims as c
+from normagpt.conditions.entities import Segment
+from normagpt.conditions.respective import respective_segments
 from normagpt.conditions.words import (
     PREPOSITIONS,
     is_threshold,
@@ -16,19 +18,6 @@ from normagpt.conditions.words import (
     values_located,
     words_of,
 )
-
-
-@dataclass(frozen=True)
-class Segment:
-    """A value (or a row's values) of a clause with the condition it is given for."""
-
-    values: tuple[c.Value, ...]
-    own: frozenset[str]  # the condition's stems: they count for and against a claim
-    context: frozenset[str]  # the subject's and leads' stems: they count only for one
-    text: str  # the condition as written
-    other: bool = False  # the «other cases» part
-    alone: bool = False  # a sentence of one value: its words are its subject's too
-
 
 # where a sentence or a list item ends: «;», a lead's «:», «.» before a capital, a new
 # line opening a list item
@@ -91,6 +80,11 @@ def clause_segments(text: str, dimension: str) -> list[Segment]:
             item = bool(re.match(r"\s*(?:[-—–•]|[а-я]\))\s", unit))
             leads = [*leads[:1], unit] if item and leads else [unit]
             continue
+        respective = respective_segments(unit, dimension)
+        if respective:  # «2, 4 и 8 Ом соответственно при … 660, 380 и 220 В»
+            segments += respective
+            leads, said, subject = ([], [], frozenset()) if mark == "." else (leads, said, subject)
+            continue
         said.append(unit)  # a unit named once holds to the sentence's end, across its «;»
         unitless = any(_declared(lead, dimension) for lead in [*leads, *said])
         found = _stated(
@@ -122,7 +116,14 @@ def _stated(
     found = [(s, e, v) for s, e, v in located if value_fits(v, dimension, unitless)]
     found = [(s, e, v) for s, e, v in found if not is_threshold(text, s, e)]
     stated = [(s, e, v) for s, e, v in found if not _COMPARED.search(text[max(0, s - 12) : s])]
-    return stated or found
+    stated = stated or found
+    paired = [(s, e, v) for s, e, v in stated if not _PAIRED.match(text, e)]
+    return paired or stated
+
+
+# «в зависимости от диаметра труб: 150 мм — 35 м, 200—450 мм — 50 м»: a value a dash leads
+# from to another is the condition of that one
+_PAIRED = re.compile(r"[ \t]*[—–][ \t]*\n?[ \t]*(?:(?:не\s+)?(?:более|менее)\s+|от\s+|до\s+)?\d")
 
 
 def _declared(text: str, dimension: str) -> bool:
@@ -154,12 +155,13 @@ def _parts(
         own = f"{lead} {trail}"
         stems = stems_of(own)
         marks = marks_of(f"{lead}{shown}{trail}")
-        if not stems and out:
+        numbers = {f"#{v.number:g}" for v in values}
+        if not stems and out and not {m for m in marks_of(lead) if m.rstrip("+-") not in numbers}:
             last = out[-1]
             text = f"{last.text} {lead}{shown}{trail}"
             out[-1] = replace(last, values=last.values + values, own=last.own | marks, text=text)
             continue
-        marks -= {m for m in marks if m.rstrip("+-") in {f"#{v.number:g}" for v in values}}
+        marks -= {m for m in marks if m.rstrip("+-") in numbers}
         inherited = _inherited(own, stems, out, before)
         text = f"{lead}{shown}{trail}"
         general = not stems and len(pieces) > 1  # «… не более 1,5 ч, а для крупных — 2 ч»

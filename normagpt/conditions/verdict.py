@@ -9,9 +9,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from normagpt import claims as c
-from normagpt.conditions.segments import Segment, clause_segments
+from normagpt.conditions.entities import Segment
+from normagpt.conditions.segments import clause_segments
 from normagpt.conditions.tables import table_segments
-from normagpt.conditions.words import is_threshold, stems_of
+from normagpt.conditions.words import abbreviated, is_threshold, stems_of
 from normagpt.parsing import stems_related
 
 
@@ -43,15 +44,18 @@ _HEAD = re.compile(r"^(?:[\s,;:—–•)-]|\b(?:а|и)\s)*", re.I)
 
 
 def value_condition(
-    claim: str, value: c.Value, clauses: Sequence[tuple[str, bool]]
+    claim: str, value: c.Value, clauses: Sequence[tuple[str, bool]], *, kind: str | None = None
 ) -> Mismatch | None:
     """Whether the cited clauses (their text, and whether each is a table) give `value` for
     the conditions `claim` states: None when they do, when the value is not theirs at all or
-    when they hold only one value of its kind; else the condition they give it for and what
-    they give for the claim's."""
-    if not value.dimension:
-        return None
-    sources, segments = _segments_of(clauses, value.dimension)
+    when they hold only one value of its kind (its dimension, or `kind`: '' for the numbers
+    of a table's cells without a unit); else the condition they give it for and what they
+    give for the claim's."""
+    if kind is None:
+        if not value.dimension:
+            return None
+        kind = value.dimension
+    sources, segments = _segments_of(clauses, kind)
     if len({v.base if v.unit else v.number for s in segments for v in s.values}) < 2:
         return None
     holding = [i for i, s in enumerate(segments) if c.value_held(value, list(s.values))]
@@ -60,6 +64,9 @@ def value_condition(
     said = _claim_part(claim, value)
     if said is None:
         return None
+    written_out = abbreviated(claim, "\n".join(text for text, _ in clauses))
+    if written_out:  # «ориентированно-стружечных плит» is what the clause calls «ОСП»
+        said = replace(said, own=said.own | stems_of(" ".join(written_out).upper()))
     best = _best(said, segments)
     if not best or any(segments[i] is s for s in best for i in holding):
         return None
@@ -72,6 +79,11 @@ def value_condition(
     shown = _condition_shown(segments[given].text, held.text if held else "")
     instead = tuple(v for s in best for v in s.values)
     return Mismatch(value, shown, instead, sources[given])
+
+
+def table_cells(text: str) -> list[tuple[c.Value, ...]]:
+    """The numbers without a unit a table gives, a segment's each."""
+    return [segment.values for segment in _segments(text, True, "")]
 
 
 def _segments_of(
@@ -90,8 +102,15 @@ def _segments_of(
 @functools.lru_cache(maxsize=512)
 def _segments(text: str, table: bool, dimension: str) -> tuple[Segment, ...]:
     """A clause's segments, read once for every value of a run's claims (a big table takes
-    a second)."""
+    a second). A clause that is a table's caption and the table («20.1 Таблица 20.1 …») is
+    read as a table."""
+    if not table and _CAPTION.match(text):
+        return tuple(table_segments(_CAPTION.sub("", text, count=1), dimension))
     return tuple((table_segments if table else clause_segments)(text, dimension))
+
+
+# a clause opening with a table's caption: «20.1 Таблица 20.1», «5.3 Т а б л и ц а 5.3 — …»
+_CAPTION = re.compile(r"^\s*[А-ЯA-Z]?[\d.]+\s+(?=Т\s?а\s?б\s?л\s?и\s?ц\s?а\s+[А-ЯA-Z]?[\d.]+)")
 
 
 def _condition_shown(text: str, value: str) -> str:
@@ -225,8 +244,15 @@ def _unnamed(segment: Segment, said: frozenset[str], shared: frozenset[str]) -> 
     return [m for m in segment.own if m not in shared and not any(_related(t, m) for t in said)]
 
 
+_ROMAN_GRADE = re.compile(r"#[^\d#IVX]*([IVX]+)[+-]?")  # «#степеньIII»: «III степени»
+
+
 def _related(said: str, word: str) -> bool:
-    if said.startswith("#") or word.startswith("#"):  # «#50+» is «#50+» or «#50»
+    if said.startswith("#") != word.startswith("#"):  # «III степени» is a row's «III»
+        grade, code = (said, word) if said.startswith("#") else (word, said)
+        roman = _ROMAN_GRADE.fullmatch(grade)
+        return roman is not None and roman.group(1).lower() == code
+    if said.startswith("#"):  # «#50+» is «#50+» or «#50»
         number, side = said.rstrip("+-"), said[len(said.rstrip("+-")) :]
         other, its = word.rstrip("+-"), word[len(word.rstrip("+-")) :]
         return number == other and (side == its or not side or not its)

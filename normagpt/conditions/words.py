@@ -27,7 +27,7 @@ GENERIC_WORDS = """требование требования норма норм
 # words that name no condition: a part for the cases the other parts leave («а в других
 # подрайонах — 2,5 м»), pronouns and prepositions the stop list lacks
 PLAIN_WORDS = """других остальных прочих иных под над ним них его нее они оно она это все всех
-    без так где когда можно нельзя том той тех чем"""
+    без так где когда можно нельзя том той тех чем иметь имеет имеют числе"""
 # numbers written as words name conditions as digits do: «высотой два-три этажа», «сто
 # двадцать миллиметров» (a number's words follow one another: summed)
 NUMBER_WORDS = {
@@ -48,7 +48,9 @@ NUMBER_WORDS = {
     ]
     for number, words in enumerate(forms)
     for word in words.split()
-} | {"тысяча": 1000, "тысячи": 1000, "полтора": 1.5, "полутора": 1.5}  # fmt: skip
+} | {"полтора": 1.5, "полутора": 1.5}  # fmt: skip
+# «шести тысячах»: the number before it, in thousands
+THOUSANDS = frozenset({"тысяча", "тысячи", "тысяч", "тысячах", "тысячам", "тысячу", "тысячей"})
 # a category, class, degree or zone is numbered in Roman numerals: «четвертой категории» is «IV»
 _ORDINAL = re.compile(
     r"^(перв|втор|трет|четверт|пят)(?:ый|ой|ая|ое|ого|ому|ым|ую|ий|ья|ье|ьей|ьего|ьих|ых)$"
@@ -93,21 +95,32 @@ def _telling(stem: str) -> bool:
 def words_of(text: str) -> list[tuple[int, str]]:
     """The telling words of `text` (values, references and codes left out): position and
     stem each. A hyphenated word is its parts («кухни-ниши»: кухн, ниш); a number written
-    in words is a number («сто двадцать»: #120); «I А» read apart is «IА», «Г азоснабжение»
-    «Газоснабжение»."""
+    in words is a number («сто двадцать»: #120), so is a thickness in bricks («в полкирпича»:
+    #120); «I А» read apart is «IА», «Г азоснабжение» «Газоснабжение»; a negated adjective is
+    one word («не защищенной»: незащищен)."""
     bare = _SPACED_CODE.sub(lambda m: f"{m[1].replace('1', 'I')}{m[2]} ", bare_text(text))
     bare = _SPLIT_CAPITAL.sub(lambda m: f"{m[1]}{m[2]} ", bare)
-    out: list[tuple[int, str]] = []
+    bare = _NEGATED.sub(r"\1-", bare)  # «не защищенной»: one word, the other condition
+    out = [(m.start(), f"#{bricks_thickness(m['bricks'])}") for m in BRICK_THICKNESS.finditer(bare)]
+    bare = BRICK_THICKNESS.sub(lambda m: " " * len(m.group(0)), bare)
     number: list[float] = []  # a number's words so far: where they begin and end, their values
     for match in _WORD.finditer(bare):
-        for part in match.group(0).lower().replace("ё", "е").split("-"):
+        if number and bare[int(number[1]) : match.start()].strip():  # «тысяча, две …»
+            out += _number_word(bare, number)
+            number = []
+        written = match.group(0).lower().replace("ё", "е")
+        for part in re.sub(r"^не-", "не", written).split("-"):
+            if part in THOUSANDS:  # «шести тысячах»: 6000; «тысяча» alone: 1000
+                start = int(number[0]) if number else match.start()
+                number = [start, match.end(), (sum(number[2:]) if number else 1) * 1000]
+                continue
             value = NUMBER_WORDS.get(part)
             if value is not None and number and value < number[-1] and number[-1] % 10 == 0:
                 number += [value]  # «сто» «двадцать»: one number
                 number[1] = match.end()
                 continue
             if number:
-                out.append(_number_word(bare, number))
+                out += _number_word(bare, number)
                 number = []
             if value is not None:
                 number = [match.start(), match.end(), value]
@@ -116,15 +129,41 @@ def words_of(text: str) -> list[tuple[int, str]]:
             elif _telling(stem := _stem_of(part)):
                 out.append((match.start(), stem))
     if number:
-        out.append(_number_word(bare, number))
-    return out
+        out += _number_word(bare, number)
+    return sorted(out)
 
 
-def _number_word(bare: str, number: list[float]) -> tuple[int, str]:
-    """A number written in words as a mark with its side («до семи лет»: #7-)."""
+# a negated adjective or participle names the other condition: «не защищенной» is not
+# «защищенной» («не более», «не менее» are a bound's words)
+_NEGATED = re.compile(
+    r"\b(не) (?!более|менее|ниже|выше|больше|меньше)(?=[а-яё]{3,}(?:ой|ый|ий|ая|яя|ое|ее|ые|ие"
+    r"|ых|их|ого|его|ому|ему|ым|им|ыми|ими|ую|юю)\b)",
+    re.I,
+)
+# a wall's or a layer's thickness in bricks (a brick is 250 × 120 × 65 мм, joints 10 мм)
+BRICKS = {"полкирпича": 120, "кирпич": 250, "полтора кирпича": 380, "два кирпича": 510}
+BRICK_THICKNESS = re.compile(
+    r"\bв\s+(?P<bricks>полкирпича|(?:один\s+)?кирпич|полтора\s+кирпича|два\s+кирпича)\b", re.I
+)
+
+
+def bricks_thickness(written: str) -> int:
+    """The thickness, in millimetres, of a wall or a layer in so many bricks as written («в
+    полкирпича»: 120)."""
+    return BRICKS[" ".join(w for w in written.lower().split() if w != "один")]
+
+
+def _number_word(bare: str, number: list[float]) -> list[tuple[int, str]]:
+    """A number written in words as a mark with its side («до семи лет»: #7-); a number of
+    thousands in thousands too, as a table counts them («одной тысячи»: #1000 and #1 of «Число
+    жителей, тыс. чел.»)."""
     start, end = int(number[0]), int(number[1])
     side = _side(bare[max(0, start - 25) : start], bare[end : end + 12])
-    return start, f"#{sum(number[2:]):g}{side}"
+    total = sum(number[2:])
+    marks = [(start, f"#{total:g}{side}")]
+    if re.search(r"тысяч\w*$", bare[start:end], re.I) and total % 1000 == 0:
+        marks.append((start, f"#{total / 1000:g}{side}"))
+    return marks
 
 
 def _roman(word: str, after: str) -> str:
@@ -152,6 +191,26 @@ def bare_text(text: str) -> str:
 def stems_of(text: str) -> frozenset[str]:
     """The stems of `text`'s telling words (`words_of`)."""
     return frozenset(stem for _, stem in words_of(text))
+
+
+_ABBREVIATION = re.compile(r"(?<![А-ЯЁа-яё])([А-ЯЁ]{3,6})(?![А-ЯЁа-яё])")
+_CLAIM_WORD = re.compile(r"[А-ЯЁа-яё]+")
+
+
+def abbreviated(claim: str, source: str) -> dict[str, list[str]]:
+    """The abbreviations of `source` a claim writes out, each with the claim's words spelling
+    it: a run of words (a hyphenated word's parts each) whose first letters make up a
+    capitalised word of the source («ОСП»: ориентированно, стружечных, плит)."""
+    abbreviations = {a.lower() for a in _ABBREVIATION.findall(source)}
+    words = [m.group(0).lower() for m in _CLAIM_WORD.finditer(claim)]
+    out: dict[str, list[str]] = {}
+    for start in range(len(words)):
+        initials = ""
+        for end in range(start, min(len(words), start + 6)):
+            initials += words[end][0]
+            if len(initials) >= 3 and initials in abbreviations:
+                out.setdefault(initials, []).extend(words[start : end + 1])
+    return out
 
 
 # --- values where they are -------------------------------------------------------------------
@@ -221,12 +280,17 @@ _THRESHOLD_BEFORE = re.compile(
     re.I,
 )
 _THRESHOLD_AFTER = re.compile(r"^\s*и\s+(?:более|менее|выше|ниже|свыше)\b", re.I)
+# «на высоте 0,8 м», «на глубине 1,2 м»: where a thing stands, the value stated
+_STATED_AT = re.compile(r"\bна\s+(?:высот|глубин|расстояни)\w*\s+(?:(?:не\s+)?[а-яё]+\s+)?$", re.I)
 
 
 def is_threshold(text: str, start: int, end: int) -> bool:
     """Whether the value at `start`–`end` of `text` bounds a condition rather than states a
-    value («в балках высотой 150 мм и более»): it is a condition's number, not a candidate."""
+    value («в балках высотой 150 мм и более»): it is a condition's number, not a candidate.
+    Where a thing stands («на высоте 800 мм от пола») is the value stated."""
     before, after = text[max(0, start - 120) : start], text[end : end + 15]
+    if _STATED_AT.search(before):
+        return False
     return bool(_THRESHOLD_BEFORE.search(before) or _THRESHOLD_AFTER.match(after))
 
 

@@ -416,16 +416,20 @@ def test_a_row_has_a_cell_for_each_column_head() -> None:
     assert {"тупиков", "подземн"} <= rows[1].own
 
 
-def test_heads_repeated_under_others_are_not_read_as_columns() -> None:
-    """Two levels of heads («не защищенной / от возгорания / защищенной / от возгорания»
-    over «Открытая / Закрытая»): a reader of lines cannot place a cell; the row stays whole."""
+def test_heads_of_two_lines_each_place_a_row_s_cells() -> None:
+    """Heads of two lines each («не защищенной / от возгорания», «защищенной / от
+    возгорания»): a row's cells, one under each (once read as one row; the real table, its
+    rows opening with their numbers, is read in test_tables_real)."""
     table = (
         "Т а б л и ц а  Б.1\nТолщина стенки печи, мм\nОтступка\nРасстояние до стены, мм\n"
         "не защищенной\nот возгорания\nзащищенной\nот возгорания\n120\nОткрытая\n260\n"
         "200\nЗакрытая\n320\n260"
     )
-    rows = table_segments(table, "length")
-    assert [[v.number for v in row.values] for row in rows] == [[120], [260, 200], [320, 260]]
+    rows = [row for row in table_segments(table, "length") if "крытая" in row.text]
+    assert [[v.number for v in row.values] for row in rows] == [[260], [200], [320], [260]]
+    assert "незащищен" in rows[0].own
+    assert "незащищен" not in rows[1].own
+    assert "защищен" in rows[1].own
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,242 @@
+"""Whether the clauses a claim cites say what it is about: its telling words (those the corpus
+seldom uses) found in what a reader of the clause reads with it (issue 49).
+
+A reader of a clause reads with it its headings and its document's title; a table, with the
+clause that points to it («… принимается … по данным таблицы 10.1»: what the table's values
+are of); any clause, with its document's scope (section 1 «Область применения»: «… при
+воздействии агрессивных сред»), its sentences that exclude left out. A claim's word is held
+there as written, in another form, split by OCR, or by the norms' word for a lay one (the
+lexicon); and besides:
+
+- by the abbreviation of the words it opens («ОСП» for «ориентированно-стружечных плит»);
+- a vague word of size («небольшой», «крупный») by a bound of an area, a volume or a number of
+  people («площадью не более 20 м2», «более 50 человек»);
+- a thickness in bricks («в полкирпича») by that thickness in millimetres («120 мм»);
+- a structure's element («плиты») by a clause on structures in general («монолитных
+  конструкций»);
+- a word the claim names as a kind of a group the clause names («твердых лиственных пород, в
+  том числе березы») by a table of the clause's own section listing it in a row of that group
+  («Твердые лиственные: дуб, береза, …»).
+
+A word naming a building as a whole («дом», «здание», «сооружение») is held by any of them:
+«жилого дома» of a table on «жилые здания».
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterable
+
+from core.russian import morphology
+from normagpt import claims as c
+from normagpt.conditions import generic, table_segments
+from normagpt.conditions.words import BRICK_THICKNESS, abbreviated, bricks_thickness
+from normagpt.models import NormClause
+from normagpt.parsing import search_stems, stems_related
+from normagpt.questions import lexicon, word_of_talk
+
+RARE_SHARE = 0.05  # a claim's word held by fewer clauses than this share tells what it is about
+BUILDING_WORDS = "дом дома доме домов домам здание здания зданий сооружение сооружения"  # one
+# a structure's elements: held by a clause on structures («конструкции») in general
+ELEMENT_WORDS = """плита плиты перекрытие перекрытия покрытие балка балки ригель колонна колонны
+    стена стены перегородка фундамент ферма фермы"""
+# vague words of size: held by a size bounded from above («небольшой»), or from below
+SMALL_WORDS = frozenset({"небольшой", "маленький", "малый", "мелкий", "некрупный"})
+LARGE_WORDS = frozenset({"большой", "крупный", "значительный"})
+SIZES = frozenset({"area", "volume", "people"})  # a thing small or large by its size
+_EXCLUDING = re.compile(r"не\s+распространя|не\s+применя|не\s+устанавлива|не\s+учитыва", re.I)
+
+
+def words_absent(
+    sentence: str, clauses: list[NormClause], shares: Callable[[set[str]], dict[str, float]]
+) -> list[str]:
+    """The claim's telling words (as written in it) that none of what a reader reads with the
+    cited `clauses` holds (see the module); `shares` gives the share of clauses a stem is in.
+    Words of talk («рассчитывают», «шести», «миллиметров»: `questions.word_of_talk`) tell
+    nothing."""
+    bare = c.masked_text(sentence)
+    words = re.findall(r"[а-яёa-z]{4,}", bare.lower())
+    plain = generic()
+    stems = {
+        w: s[0]
+        for w in words
+        if (s := search_stems(w)) and s[0] not in plain and not word_of_talk(w)
+    }
+    own = "\n".join(f"{x.heading} {x.text} {x.document.title}" for x in clauses)
+    held = set(search_stems(own))
+    near = set(search_stems(beside(clauses)))  # the same word only: a scope is long
+    said_as = lexicon().said_as  # a lay word is held by the norms' words for it
+    absent = {
+        word: stem
+        for word, stem in stems.items()
+        if not any(stems_related(s, h) for s in (stem, *said_as(stem)) for h in held)
+        and not {stem, *said_as(stem)} & near
+    }
+    if (held | near) & _building():  # «дом» of a clause on «здания»
+        absent = {w: stem for w, stem in absent.items() if stem not in _building()}
+    # the clause's own text only: OCR's splits, other forms, what it says in other words
+    absent = {w: stem for w, stem in absent.items() if not _read_otherwise(w, stem, own)}
+    for held_otherwise in (_abbreviated, _sized, _in_bricks, _structural):
+        absent = {w: s for w, s in absent.items() if w not in held_otherwise(sentence, own)}
+    if absent:
+        absent = {w: s for w, s in absent.items() if not _listed(s, stems, clauses, held)}
+    if not absent:
+        return []
+    share = shares(set(absent.values()))
+    return [word for word, stem in absent.items() if share.get(stem, 0.0) <= RARE_SHARE]
+
+
+# --- what a reader reads with a clause ---------------------------------------------------------
+
+
+def beside(clauses: list[NormClause]) -> str:
+    """What a reader reads beside the cited `clauses` (their headings and documents' titles
+    besides): for a table the clauses pointing to it, and the documents' scope."""
+    tables = [clause for clause in clauses if clause.kind == NormClause.Kind.TABLE]
+    parts = [text for table in tables for text in pointing(table)]
+    for document_id in dict.fromkeys(x.document_id for x in clauses):
+        parts += scope(document_id)
+    return "\n".join(parts)
+
+
+def pointing(table: NormClause) -> list[str]:
+    """The texts of the clauses of the table's document that point to it («по таблице 5.11»,
+    «приведены в таблице 5.11», «см. табл. Г.1»)."""
+    cited = re.compile(
+        r"табл(?:\.|иц[аеуы]\w*)\s*"
+        + r"\.\s?".join(map(re.escape, table.number.split(".")))
+        + r"(?![\dа-яёa-z]|[.,]\d)",
+        re.I,
+    )
+    found = NormClause.objects.filter(
+        document_id=table.document_id, amendment=None, text__icontains=table.number.split(".")[-1]
+    ).exclude(kind=NormClause.Kind.TABLE)
+    return [text for text in found.values_list("text", flat=True) if cited.search(text)]
+
+
+def scope(document_id: int) -> list[str]:
+    """The sentences of a document's scope (section 1 «Область применения») that say what it
+    applies to, not what it leaves out («не распространяется на …»)."""
+    texts = NormClause.objects.filter(
+        document_id=document_id, amendment=None, heading__iregex=r"^\s*1\.?\s+Область\s+применения"
+    ).values_list("text", flat=True)
+    sentences = [s for text in texts for s in re.split(r"(?<=[.;])\s+", text)]
+    return [s for s in sentences if not _EXCLUDING.search(s)]
+
+
+# --- words held in other words -----------------------------------------------------------------
+
+
+@functools.cache
+def _building() -> frozenset[str]:
+    return frozenset(search_stems(BUILDING_WORDS))
+
+
+def _read_otherwise(word: str, stem: str, source: str) -> bool:
+    """Whether the clause holds `word` in a form its stems miss: split by OCR or written
+    apart («площ адке», «не защищенной» for «площадке», «незащищенной»), or another form
+    of the same word («окон» and «Окна»: one lemma, two stems)."""
+    if stem in _joined(source):
+        return True
+    lemma = morphology().parse(word)[0].normal_form
+    return lemma in _lemmas(source)
+
+
+@functools.lru_cache(maxsize=64)
+def _joined(source: str) -> str:
+    return "".join(c.flat(source).split())
+
+
+@functools.lru_cache(maxsize=64)
+def _lemmas(source: str) -> frozenset[str]:
+    """The lemmas of the words of `source` (pymorphy3): asked only when a claim's word is not
+    found by its stem (rare), once per text."""
+    parse = morphology().parse
+    words = set(re.findall(r"[а-яё]{3,}", source.lower()))
+    return frozenset(parse(word)[0].normal_form for word in words)
+
+
+def _abbreviated(sentence: str, source: str) -> set[str]:
+    """The claim's words the source says by their abbreviation («ОСП»: «ориентированно-
+    стружечных плит»: `conditions.words.abbreviated`)."""
+    return {word for words in abbreviated(sentence, source).values() for word in words}
+
+
+def _sized(sentence: str, source: str) -> set[str]:
+    """The claim's vague words of size that the source bounds a size for: «небольшой» by «не
+    более 20 м2» or «до 20 м2», «крупный» by «более 50 человек»."""
+    parse = morphology().parse
+    vague = {w: parse(w)[0].normal_form for w in re.findall(r"[а-яё]+", sentence.lower())}
+    vague = {w: lemma for w, lemma in vague.items() if lemma in SMALL_WORDS | LARGE_WORDS}
+    if not vague:
+        return set()
+    sizes = [v for v in c.values_find(source) if v.dimension in SIZES]
+    upper = any(v.bound == "max" for v in sizes)
+    lower = any(v.bound == "min" for v in sizes)
+    return {w for w, lemma in vague.items() if (upper if lemma in SMALL_WORDS else lower)}
+
+
+def _in_bricks(sentence: str, source: str) -> set[str]:
+    """The words of a thickness in bricks («в полкирпича») the source states in millimetres
+    («толщиной 120 мм»)."""
+    held = c.values_find(source)
+    out: set[str] = set()
+    for match in BRICK_THICKNESS.finditer(sentence):
+        said = bricks_thickness(match.group("bricks"))
+        if c.value_held(c.values_find(f"{said} мм")[0], held) is not None:
+            out |= set(re.findall(r"[а-яё]+", match.group("bricks").lower()))
+    return out
+
+
+def _structural(sentence: str, source: str) -> set[str]:
+    """The claim's words for a structure's element («плиты», «балки») when the source speaks
+    of structures in general («монолитных конструкций»), which the element is one of."""
+    if not any(s.startswith("конструкц") for s in search_stems(source)):
+        return set()
+    elements = _elements()
+    return {w for w in re.findall(r"[а-яё]+", sentence.lower()) if set(search_stems(w)) & elements}
+
+
+@functools.cache
+def _elements() -> frozenset[str]:
+    return frozenset(search_stems(ELEMENT_WORDS))
+
+
+def _listed(
+    stem: str, stems: dict[str, str], clauses: Iterable[NormClause], held: set[str]
+) -> bool:
+    """Whether a table of a cited clause's own section (its heading) lists `stem` in a row
+    that names a word the claim and the clause share (the group the claim names it a kind of:
+    «Твердые лиственные: дуб, береза, …» for «твердых лиственных пород, в том числе
+    березы»)."""
+    shared = {s for s in stems.values() if s != stem and any(stems_related(s, h) for h in held)}
+    for clause in clauses:
+        if clause.kind == NormClause.Kind.TABLE or not clause.heading:
+            continue
+        tables = NormClause.objects.filter(
+            document_id=clause.document_id, heading=clause.heading, kind=NormClause.Kind.TABLE,
+            amendment=None,
+        ).values_list("text", flat=True)  # fmt: skip
+        for text in tables:
+            if any(_row_names(row, stem, shared) for row in _rows(text)):
+                return True
+    return False
+
+
+@functools.lru_cache(maxsize=64)
+def _rows(text: str) -> list[frozenset[str]]:
+    """A table's rows as the stems of their labels and their groups' (not the heading's, which
+    every row has)."""
+    rows = [segment.own | segment.context for segment in table_segments(text, "")]
+    common = frozenset.intersection(*rows) if rows else frozenset()
+    return [row - common for row in rows]
+
+
+def _row_names(row: frozenset[str], stem: str, shared: set[str]) -> bool:
+    """Whether a row holds `stem` and, besides it, a word of `shared` (not «лиственн» of
+    «лиственница» for «лиственницы»)."""
+    if not any(stems_related(stem, w) for w in row):
+        return False
+    others = [w for w in row if not stems_related(stem, w)]
+    return any(stems_related(s, w) for s in shared for w in others)
