@@ -167,7 +167,20 @@ def stems_related(term: str, stem: str) -> bool:
     common = next(
         (i for i, (a, b) in enumerate(zip(short, long, strict=False)) if a != b), len(short)
     )
+    if common == len(short) - 1 == len(long) - 1 and _another_root(short, long):
+        return False
     return common >= max(VARIANT_MIN, len(short) - 2)
+
+
+_VOWELS = frozenset("аеиоуыэюяё")
+
+
+def _another_root(a: str, b: str) -> bool:
+    """Whether two stems of one length that differ in their last letter end in two roots:
+    both letters consonants after a vowel («признак»/«признан», «пластик»/«пластин»,
+    «разрез»/«разреш»: the stemmer keeps a root's last consonant). After a consonant the
+    letter is a suffix («вытяжк»/«вытяжн», «площадк»/«площадн»: a noun and its adjective)."""
+    return a[-1] not in _VOWELS and b[-1] not in _VOWELS and a[-2] in _VOWELS
 
 
 def search_terms(keywords: list[str]) -> list[str]:

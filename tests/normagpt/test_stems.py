@@ -23,3 +23,13 @@ def test_related_stems_share_their_first_three_letters(start: str, end_a: str, e
 def test_unrelated_starts_are_never_related(a: str, b: str) -> None:
     if a[:3] != b[:3]:
         assert not stems_related(a, b)
+
+
+def test_a_last_consonant_after_a_vowel_is_another_root() -> None:
+    """The stemmer keeps a root's last consonant: stems of one length that differ there are
+    other words («признание» is not «признак», «пластина» not «пластик»); after a
+    consonant the letter is a suffix (a noun and its adjective: «вытяжка»/«вытяжной»)."""
+    for a, b in [("признан", "признак"), ("пластик", "пластин"), ("разрез", "разреш")]:
+        assert not stems_related(a, b), (a, b)
+    for a, b in [("вытяжк", "вытяжн"), ("площадк", "площадн"), ("утепля", "утеплен")]:
+        assert stems_related(a, b), (a, b)
