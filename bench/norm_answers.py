@@ -9,7 +9,10 @@ Akumsk/russian-construction-standards (its `metadata/*.json`). The questions are
 `bench/norm_questions/*.yaml`: a real one names its document, the clauses that answer it
 («5.8», «таблица 5.1»), its keywords, the right answer, a wrong value and (`other`) the value
 of another condition; a trap (`traps.yaml`, or no document) is a question no clause answers,
-with a confabulated answer citing a real clause.
+with a confabulated answer citing a real clause. `bench/norm_questions_dev/` holds 45 more
+and 15 traps over 35 documents, written the same way apart from these: the set the question
+reader, the judge and the checks are tuned on (`--questions 'bench/norm_questions_dev/*.yaml'`),
+so that these stay the measure.
 
 Two corpora, each loaded once per database by the project's loader (`normagpt.dataset`, as
 `manage.py normagpt_ingest_dataset DIR --only CODE …`) in a child process and kept
