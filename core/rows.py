@@ -4,6 +4,14 @@ per call; the query itself a tenth of that).
 
     loader = JoinedLoader(NormClause, page=NormPage, document=NormDocument)
     clauses = loader.by_ids([4, 8, 15])  # {pk: clause}, clause.page and clause.document set
+    pages = JoinedLoader(NormPage, document=NormDocument, defer=["text"])
+    pages.where("t0.document_id = %s AND t0.number > %s", [7, 12], order="t0.number")
+
+`defer` names fields as `QuerySet.defer` does (`"search_text"`, `"page__text"`): they are
+not read, and an access loads them then, as a deferred field of the ORM's (one query each:
+a long text no caller of a hot path reads is not carried through it). `where` takes a
+condition on the columns of the joined tables (`t0` the base, `t1`… the relations, in the
+order named).
 
 Each relation named is a many-to-one field of the base model; its instance is attached as
 `select_related` attaches it (in the field's cache: no further query on access), one
@@ -24,7 +32,7 @@ from __future__ import annotations
 import functools
 import math
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from django.db import connections, models
@@ -38,29 +46,47 @@ Part = tuple[type[models.Model], list[str], list[tuple[int, Any, list[Converter]
 
 
 class JoinedLoader:
-    def __init__(self, base: type[models.Model], **related: type[models.Model]) -> None:
+    def __init__(
+        self, base: type[models.Model], *, defer: Iterable[str] = (), **related: type[models.Model]
+    ) -> None:
         self.base = base
         self.related = related
+        self.deferred = frozenset(defer)
         self._fields: list[models.ForeignKey[Any, Any]] = []
         for name, model in related.items():
             field = base._meta.get_field(name)
             if not (isinstance(field, models.ForeignKey) and field.related_model is model):
                 raise ValueError(f"{base.__name__}.{name} is not a foreign key to {model.__name__}")
             self._fields.append(field)
+        unknown = self.deferred - {
+            f"{prefix}{f.name}"
+            for prefix, model in [("", base), *((f"{n}__", m) for n, m in related.items())]
+            for f in model._meta.concrete_fields
+            if not f.primary_key  # the instances are keyed by it
+        }
+        if unknown:
+            raise ValueError(f"no such field to defer: {', '.join(sorted(unknown))}")
         self._prepared: dict[str, tuple[str, list[Part]]] = {}
 
     def by_ids(self, ids: Iterable[int], *, using: str = "default") -> dict[int, models.Model]:
+        """The rows of `ids` (those that exist), by pk."""
         wanted = list(dict.fromkeys(ids))
         if not wanted:
             return {}
+        pk = f"t0.{_pk(self.base, connections[using].ops.quote_name)}"
+        if connections[using].vendor == "postgresql":  # one text whatever the count: parsed once
+            return self.where(f"{pk} = ANY(%s)", [wanted], using=using)
+        return self.where(f"{pk} IN ({','.join(['%s'] * len(wanted))})", wanted, using=using)
+
+    def where(
+        self, condition: str, params: list[Any], *, order: str = "", using: str = "default"
+    ) -> dict[int, models.Model]:
+        """The rows meeting `condition` (SQL on the aliased columns, placeholders `%s`), by
+        pk, in `order` (SQL) when given."""
         connection = connections[using]
         sql, parts = self._prepare(using)
-        params: list[Any]
-        if connection.vendor == "postgresql":  # one text whatever the count: parsed once
-            where, params = "= ANY(%s)", [wanted]
-        else:
-            where, params = f"IN ({','.join(['%s'] * len(wanted))})", list(wanted)
-        rows = rows_fetch(sql.format(where=where), params, using=using)
+        sql += f" WHERE {condition}" + (f" ORDER BY {order}" if order else "")
+        rows = rows_fetch(sql, params, using=using)
         out: dict[int, models.Model] = {}
         made: dict[tuple[int, Any], models.Model] = {}  # a related row met again: one instance
         for row in rows:
@@ -90,7 +116,7 @@ class JoinedLoader:
         return out
 
     def _prepare(self, using: str) -> tuple[str, list[Part]]:
-        """The query (its id list left to fill) and, per model, its fields' attnames and
+        """The query (its condition left to add) and, per model, its fields' attnames and
         converters: made once per database."""
         if using in self._prepared:
             return self._prepared[using]
@@ -104,8 +130,11 @@ class JoinedLoader:
         # declared type to convert by, so a date or time is parsed by the field's converter,
         # once per instance made, not by the driver on each row a related row repeats in.
         plus = "+" if connection.vendor == "sqlite" else ""
-        for model, alias in zip(models_, aliases, strict=True):
-            fields = list(model._meta.concrete_fields)
+        prefixes = ["", *(f"{name}__" for name in self.related)]
+        for model, alias, prefix in zip(models_, aliases, prefixes, strict=True):
+            fields = [
+                f for f in model._meta.concrete_fields if f"{prefix}{f.name}" not in self.deferred
+            ]
             columns += [f"{plus}{alias}.{quote(str(f.column))}" for f in fields]
             converters = []
             for index, f in enumerate(fields):
@@ -122,10 +151,32 @@ class JoinedLoader:
             for (name, model), alias in zip(self.related.items(), aliases[1:], strict=True)
         )
         # names from the models' metadata; the ids are parameters
-        table, pk = quote(self.base._meta.db_table), _pk(self.base, quote)
-        sql = f"SELECT {', '.join(columns)} FROM {table} t0 {joins} WHERE t0.{pk} {{where}}"  # noqa: S608
+        table = quote(self.base._meta.db_table)
+        sql = f"SELECT {', '.join(columns)} FROM {table} t0 {joins}"  # noqa: S608
         self._prepared[using] = (sql, parts)
         return self._prepared[using]
+
+
+def fields_load(instances: Sequence[models.Model], name: str, *, using: str = "default") -> None:
+    """The field `name` of `instances` (of one model) loaded in one query where it is
+    deferred (a loader's `defer`), as an access would load it one query apiece."""
+    if not instances:
+        return
+    model = type(instances[0])
+    field = model._meta.get_field(name)
+    assert isinstance(field, models.Field)  # noqa: S101 (a relation's other side: no column)
+    attname = field.attname
+    wanted = [i for i in instances if attname not in i.__dict__]  # as the ORM tells deferred
+    if not wanted:
+        return
+    found = dict(
+        model._base_manager.using(using)
+        .filter(pk__in=[i.pk for i in wanted])
+        .values_list("pk", attname)
+    )
+    for instance in wanted:
+        if instance.pk in found:
+            setattr(instance, attname, found[instance.pk])
 
 
 def rows_fetch(sql: str, params: list[Any], *, using: str = "default") -> list[tuple[Any, ...]]:
@@ -162,8 +213,8 @@ def _sqlite_math() -> bool:
 
 
 def _instance(model: type[models.Model], using: str, names: list[str], values: list[Any]) -> Any:
-    """An instance of `model` as fetched from `using`, every concrete field's value given
-    (a `_plain` model)."""
+    """An instance of `model` as fetched from `using` (a `_plain` model); a concrete field
+    not among `names` is deferred, as the ORM has it (its attname not in `__dict__`)."""
     instance = model.__new__(model)
     instance.__dict__.update(zip(names, values, strict=True))
     state = ModelState()

@@ -32,7 +32,8 @@ class Judge:
     what of the query it holds, not by its score (a clause on another subject can score
     higher than the one answering another question).
 
-    A clause answers when it (with its headings and its document's title) holds the
+    A clause answers when it (with its headings and its document's title) holds something
+    of each keyword phrase (each names a thing asked about: «вытяжной зонт»), the
     quantity asked («высота», «уклон»: `normagpt.questions`) and at least ANSWERS of the
     query's weight (ANSWERS_SENTENCE of a whole question's: many of its words are not the
     norm's; each stem's idf; the norms' boilerplate words, «допустимый», «уровень»,
@@ -57,6 +58,16 @@ class Judge:
         self.total = sum(self.weights.values())
         self.quantity = query.quantity
         self.words = query.words
+        # each keyword phrase names a thing asked about (a sentence's words do not)
+        self.concepts = (
+            []
+            if query.sentence
+            else [
+                stems
+                for phrase in query.phrases
+                if (stems := frozenset(t for t in phrase if self.weights.get(t)))
+            ]
+        )
 
     def context(self, row: Found) -> frozenset[str]:
         """The query stems the clause's headings and its document's title hold."""
@@ -66,6 +77,9 @@ class Judge:
     def answers(self, row: Found, *, named: bool) -> bool:
         if named or not self.total:
             return True
+        held = row.positions.keys() | row.titled
+        if any(held.isdisjoint(concept) for concept in self.concepts):
+            return False  # a thing asked about it says nothing of
         return self._window_holds(row, self.context(row))
 
     def lacks(self, row: Found) -> tuple[str, ...]:

@@ -78,8 +78,41 @@ def question_read(keywords: list[str]) -> Query:
         query.clauses = list(dict.fromkeys([*query.clauses, *story.clauses]))
     query.phrases = phrases
     query.sentence = any(_is_sentence(keyword) for keyword in keywords)
-    query.said_as = {stem: said for stem in query.terms if (said := words.said_as(stem))}
+    query.said_as = {
+        stem: said
+        for stem in query.terms
+        if (said := _said_as(stem, query.words.get(stem, stem), words))
+    }
     return query
+
+
+def _said_as(stem: str, word: str, words: Lexicon) -> tuple[str, ...]:
+    """The stems a query's stem stands for besides itself: its noun's other forms as the
+    corpus stems them («шов» → «швов», «лёд» → «льда», «ребёнка» → «дети»: a stem alone
+    misses them) and the lexicon's words for it."""
+    found = [*_noun_forms(word), *words.said_as(stem)]
+    return tuple(dict.fromkeys(s for s in found if s != stem))
+
+
+@functools.lru_cache(maxsize=4096)
+def _noun_forms(word: str) -> tuple[str, ...]:
+    """The stems of a noun's forms that a stem of one form misses, as `search_stems` makes
+    them: its nominative, its genitive (a vowel that drops: «потолок» / «потолка») and its
+    plural (another word: «ребёнок» / «дети»); every form of a short one (the stemmer
+    leaves «шов», «шва», «швов» apart); () for another word."""
+    parsed = morphology().parse(word)[0]
+    if parsed.tag.POS != "NOUN":
+        return ()
+    if len(parsed.normal_form) <= SHORT:
+        forms = [form.word for form in parsed.lexeme]
+    else:
+        forms = [parsed.normal_form]
+        forms += [f.word for case in _FORMS if (f := parsed.inflect(case)) is not None]
+    return tuple(dict.fromkeys(s for form in forms for s in search_stems(form)))
+
+
+_FORMS = ({"sing", "gent"}, {"plur", "nomn"})
+SHORT = 4  # a noun this long or shorter: the stemmer leaves its forms apart
 
 
 # what a sentence's word does, by its part of speech (pymorphy3's tags): verbs, pronouns,

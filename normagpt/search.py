@@ -25,6 +25,7 @@ indexing: no search counts the corpus.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import math
 import re
@@ -44,7 +45,6 @@ from normagpt.editions import clause_marks, document_in_force, holds_on
 from normagpt.indexing import ALL_CLAUSES, PART, TABLE_MARK
 from normagpt.judging import CONTEXT, Judge
 from normagpt.models import (
-    NormAmendment,
     NormClause,
     NormDocument,
     NormDocumentAlias,
@@ -206,12 +206,7 @@ def clauses_search(
 def _with_marks(hits: list[ClauseHit], day: str) -> list[ClauseHit]:
     """Each hit with the mark of an amendment in force on `day` that names its clause but
     could not change it (one query when no such amendment exists)."""
-    documents = {hit.clause.document_id for hit in hits}
-    amended = set(
-        NormAmendment.objects.filter(document_id__in=documents, in_force_from__lte=day)
-        .values_list("document_id", flat=True)
-        .distinct()
-    )
+    amended = _amended({hit.clause.document_id for hit in hits}, day)
     if not amended:
         return hits
     marks: dict[tuple[int, str, str], str] = {}
@@ -230,7 +225,26 @@ def _with_marks(hits: list[ClauseHit], day: str) -> list[ClauseHit]:
     ]
 
 
-_LOADER = JoinedLoader(NormClause, page=NormPage, document=NormDocument)
+def _amended(documents: set[int], day: str) -> set[int]:
+    """Those of `documents` with an amendment in force on `day` (ISO), in one query written
+    out (most corpora have none: compiling the ORM's query cost more than the search's rest)."""
+    if not documents:
+        return set()
+    where, params = _within("document_id", sorted(documents))
+    on = connection.ops.adapt_datefield_value(date.fromisoformat(day))  # text on SQLite
+    sql = f"""
+        SELECT DISTINCT document_id FROM normagpt_normamendment
+        WHERE {where} AND in_force_from <= %s
+    """  # noqa: S608 (only placeholders are interpolated)
+    return {document for (document,) in _fetch(sql, [*params, on])}
+
+
+# a hit's page text and its clause's search text are long and no result reads them (the
+# agent reads the text of a page it shows: loaded then, `core.rows`'s deferred fields)
+_LOADER = JoinedLoader(
+    NormClause, page=NormPage, document=NormDocument, defer=["search_text", "page__text"]
+)
+_PAGES = JoinedLoader(NormPage, document=NormDocument, defer=["text"])
 _DOCUMENTS = JoinedLoader(NormDocument)
 _PAGE_DOCUMENT = NormPage._meta.get_field("document")
 _CLAUSE_PAGE = NormClause._meta.get_field("page")
@@ -241,16 +255,30 @@ _REPLACED_BY = NormDocument._meta.get_field("replaced_by")
 def _clauses_loaded(ids: list[int]) -> dict[int, NormClause]:
     """The clauses with their page, document and its successor, in two queries written out
     (the ORM's compiling of the joins cost more than running them)."""
-    clauses: dict[int, Any] = _LOADER.by_ids(ids)
+    return _clauses_attached(_LOADER.by_ids(ids))
+
+
+def _clauses_attached(clauses: dict[int, Any]) -> dict[int, NormClause]:
+    """`clauses` (loaded with their page and document) with each page's document and each
+    document's successor attached, as `select_related` would (no descriptor's checks)."""
     page_of, document_of = _CLAUSE_PAGE.get_cached_value, _CLAUSE_DOCUMENT.get_cached_value
     pairs: list[tuple[Any, Any]] = [(page_of(c), document_of(c)) for c in clauses.values()]
     successors = {document.replaced_by_id for _, document in pairs} - {None}
     by_pk = _DOCUMENTS.by_ids(successors) if successors else {}
-    for page, document in pairs:  # attached as select_related would (no descriptor's checks)
+    for page, document in pairs:
         _PAGE_DOCUMENT.set_cached_value(page, document)
         if document.replaced_by_id in by_pk:
             _REPLACED_BY.set_cached_value(document, by_pk[document.replaced_by_id])
     return clauses
+
+
+def _pairs_where(
+    pairs: Iterable[tuple[int, Any]], first: str, second: str
+) -> tuple[str, list[Any]]:
+    """SQL for (`first`, `second`) being one of `pairs` (a few: each an indexed lookup)."""
+    ordered = sorted(pairs)
+    where = " OR ".join([f"({first} = %s AND {second} = %s)"] * len(ordered))
+    return f"({where})", [x for pair in ordered for x in pair]
 
 
 def _with_tables(hits: list[ClauseHit], day: str) -> list[ClauseHit]:
@@ -261,13 +289,10 @@ def _with_tables(hits: list[ClauseHit], day: str) -> list[ClauseHit]:
     pointed = {(h.clause.document_id, n) for h in hits for n in refs[h.clause.pk]}
     if not pointed:
         return hits
-    wanted = Q()
-    for document, number in pointed:
-        wanted |= Q(document_id=document, number=number)
-    found = NormClause.objects.filter(wanted, kind=NormClause.Kind.TABLE).values_list("pk")
-    loaded = _clauses_loaded([pk for (pk,) in found]).values()
     tables = {
-        (t.document_id, t.number): t for t in loaded if holds_on(day, t.valid_from, t.valid_to)
+        (t.document_id, t.number): t
+        for t in _tables_pointed(pointed)
+        if holds_on(day, t.valid_from, t.valid_to)
     }
     seen = {hit.clause.pk for hit in hits}
     out: list[ClauseHit] = []
@@ -282,6 +307,15 @@ def _with_tables(hits: list[ClauseHit], day: str) -> list[ClauseHit]:
         only_points = bool(joined) and _POINTER.search(hit.clause.text.strip()) is not None
         out += [*joined, hit] if only_points else [hit, *joined]
     return out
+
+
+def _tables_pointed(pointed: set[tuple[int, str]]) -> list[NormClause]:
+    """The tables (document, number) `pointed` names, every version, loaded as the hits are
+    (of two of one number, the one the load gives last is kept), in two queries written out."""
+    which, params = _pairs_where(pointed, "document_id", "number")
+    sql = f"SELECT id FROM normagpt_normclause WHERE kind = %s AND {which}"  # noqa: S608
+    found = _fetch(sql, [NormClause.Kind.TABLE.value, *params])
+    return list(_clauses_loaded([pk for (pk,) in found]).values())
 
 
 def pages_search(
@@ -335,15 +369,14 @@ def _spanned(hits: list[ClauseHit]) -> set[tuple[int, int]]:
 
 
 def _pages_after(hits: list[ClauseHit]) -> dict[tuple[int, int], NormPage]:
-    """The pages `hits`' clauses run on to, by (document, number), in one query."""
+    """The pages `hits`' clauses run on to, by (document, number), with their document, in
+    one query written out (their text deferred, as the hits' pages')."""
     wanted = _spanned(hits)
     if not wanted:
         return {}
-    which = Q(pk__in=[])
-    for document, number in wanted:
-        which |= Q(document_id=document, number=number)
-    pages = NormPage.objects.select_related("document").filter(which)
-    return {(page.document_id, page.number): page for page in pages}
+    which, params = _pairs_where(wanted, "t0.document_id", "t0.number")
+    pages: dict[int, Any] = _PAGES.where(which, params)
+    return {(page.document_id, page.number): page for page in pages.values()}
 
 
 @dataclass
@@ -405,10 +438,13 @@ def _fetch(sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
 def _within(column: str, values: list[Any]) -> tuple[str, list[Any]]:
     """`column` among `values`: one array parameter on PostgreSQL (its driver parses a query
     once per text; a list of placeholders makes a new text for every length), a list of
-    placeholders elsewhere."""
-    if connection.vendor == "postgresql":
-        return f"{column} = ANY(%s)", [list(values)]
-    return f"{column} IN ({','.join('%s' for _ in values) or 'NULL'})", list(values)
+    placeholders elsewhere. Words (stems: no space in one) go as one text the server splits:
+    the driver quotes an array's texts one by one, a regex each (1 ms for a search's 800)."""
+    if connection.vendor != "postgresql":
+        return f"{column} IN ({','.join(['%s'] * len(values)) or 'NULL'})", list(values)
+    if values and all(type(v) is str and v and " " not in v for v in values):
+        return f"{column} = ANY(string_to_array(%s, ' '))", [" ".join(values)]
+    return f"{column} = ANY(%s)", [list(values)]
 
 
 def _idf(count: int, total: int) -> float:
@@ -621,7 +657,7 @@ def _rows(ids: list[int], variants: dict[str, str], day: str) -> dict[int, _Row]
             continue  # another day's text of the clause (an amendment's, or the one it changed)
         if document not in replaced:
             replaced[document] = not document_in_force(day, status, since, until)
-            titled[document] = frozenset(filter(None, map(term_of, search_stems(title))))
+            titled[document] = frozenset(filter(None, map(term_of, _title_stems(title))))
         # the heading's, the statement's and the rest's stems, each stem (never empty, no
         # space in it) after one space (`clause_search_text`): split at it, not at any
         # whitespace (a per-character test); an empty part holds none
@@ -649,10 +685,32 @@ def _rows(ids: list[int], variants: dict[str, str], day: str) -> dict[int, _Row]
             said.difference(heading),
             len(said),
             positions,
-            len(heading),
+            len(heading) + (len(stated) + _table_head(rest) if heading[-1:] == _TABLE else 0),
             titled[document],
         )
     return out
+
+
+_TABLE = [TABLE_MARK]
+TABLE_HEAD = 16  # a table's head (its column headings) is at most this many stems
+
+
+def _table_head(stems: list[str]) -> int:
+    """How many of a table's first stems (after its title) are its column headings: those
+    before its first two numbers in a row (the columns' numbering, a row's values), at most
+    TABLE_HEAD. They say what every row's values are («кратность … вытяжка»), as a clause's
+    heading says what it is about."""
+    for at in range(min(len(stems) - 1, TABLE_HEAD)):
+        if stems[at].isdigit() and stems[at + 1].isdigit():
+            return at
+    return min(len(stems), TABLE_HEAD)
+
+
+@functools.lru_cache(maxsize=4096)
+def _title_stems(title: str) -> tuple[str, ...]:
+    """A document title's stems: every search reads those of its candidates' documents (a
+    function of the text alone: nothing to go stale when a title changes)."""
+    return tuple(search_stems(title))
 
 
 def _ranked_rows(

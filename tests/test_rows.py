@@ -139,3 +139,41 @@ def test_ln_is_there_on_an_sqlite_built_without_math(monkeypatch: pytest.MonkeyP
     raw = sqlite3.connect(":memory:")
     rows.sqlite_functions(None, SimpleNamespace(vendor="sqlite", connection=raw))
     assert raw.execute("SELECT ln(?)", [2.5]).fetchone()[0] == math.log(2.5)
+
+
+def test_deferred_fields_are_not_read_and_load_on_access_or_together() -> None:
+    clause = _clause()
+    loader = JoinedLoader(
+        NormClause, page=NormPage, document=NormDocument, defer=["search_text", "page__text"]
+    )
+    with CaptureQueriesContext(connection) as queries:
+        found = loader.by_ids([clause.pk])[clause.pk]
+    assert len(queries) == 1
+    assert "search_text" not in queries[0]["sql"]
+    assert '"text"' in queries[0]["sql"]  # the clause's own text is read: only the page's not
+    assert found.get_deferred_fields() == {"search_text"}
+    assert found.page.get_deferred_fields() == {"text"}
+    assert found.text == "Текст"
+    with CaptureQueriesContext(connection) as queries:
+        assert found.search_text == "текст"  # as a deferred field of the ORM's: one query
+    assert len(queries) == 1
+    other = loader.by_ids([clause.pk])[clause.pk]
+    with CaptureQueriesContext(connection) as queries:
+        rows.fields_load([other.page, found.page], "text")
+        rows.fields_load([other.page], "text")  # loaded already: no query
+        assert other.page.text == found.page.text == "5.1 Текст"
+    assert len(queries) == 1
+    with pytest.raises(ValueError, match="no such field to defer: page__nothing"):
+        JoinedLoader(NormClause, page=NormPage, defer=["page__nothing"])
+
+
+def test_where_takes_a_condition_on_the_joined_columns_and_an_order() -> None:
+    clause = _clause()
+    later = NormPage.objects.create(document=clause.document, number=4, text="Дальше")
+    pages = JoinedLoader(NormPage, document=NormDocument, defer=["text"])
+    found = pages.where(
+        "t1.code = %s AND t0.number >= %s", ["СП 1.13330.2020", 3], order="t0.number DESC"
+    )
+    assert list(found) == [later.pk, clause.page_id]
+    assert found[later.pk].document.code == "СП 1.13330.2020"
+    assert pages.where("t0.number > %s", [9]) == {}

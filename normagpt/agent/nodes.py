@@ -15,6 +15,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from core.exceptions import InvalidInput
+from core.rows import fields_load
 from normagpt.agent.context import NodeContext
 from normagpt.agent.store import Store, citations_check, findings_all, findings_checked, run_day
 from normagpt.calculate import expression_evaluate
@@ -129,6 +130,8 @@ class Executor(Node):
         values = {"user_query": prep["user_query"], "step": step["action"], "pages": ""}
         day = prep["as_of"]
         shown = list({p.pk: p for hit in hits for p in (hit.page, *hit.pages_after)}.values())
+        # the search leaves the pages' text unread: those read here come in one query
+        fields_load([p for p in shown if not (ctx.vision and p.image)], "text")
         if ctx.vision:
             values["pages"] = "\n".join(
                 page_heading(page, day) + amended_on_page(page, day) for page in shown

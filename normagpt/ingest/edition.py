@@ -17,7 +17,7 @@ from django.core.files.base import ContentFile
 from django.db import connection, transaction
 
 from normagpt.exceptions import BadPdf, IngestLost, IngestRunning
-from normagpt.indexing import document_index, document_unindex
+from normagpt.indexing import document_index, document_unindex, search_index_merge
 from normagpt.ingest.lease import lease_held
 from normagpt.ingest.pdf import RenderedPage
 from normagpt.models import NormClause, NormDocument, NormPage, NormPageDraft, NormTerm
@@ -138,10 +138,12 @@ def images_delete(names: Iterable[str]) -> None:
 
 
 def corpus_analyze() -> bool:
-    """Refresh the planner's statistics of the search's tables (pages, clauses, stems) on
-    PostgreSQL, which needs them after a bulk load when autovacuum is off or behind (search
-    took 25.8 ms of CPU before, 14.9 ms after); whether it ran (not on SQLite, whose
-    planner the search's queries do not need statistics for)."""
+    """Ready the search's tables after a bulk load: their full-text indexes merged
+    (`indexing.search_index_merge`), and on PostgreSQL the planner's statistics of them
+    (pages, clauses, stems) refreshed, which it needs when autovacuum is off or behind
+    (search took 25.8 ms of CPU before, 14.9 ms after); whether the statistics were (not on
+    SQLite, whose planner the search's queries do not need statistics for)."""
+    search_index_merge()
     if connection.vendor != "postgresql":
         return False
     tables = ", ".join(m._meta.db_table for m in (NormPage, NormClause, NormTerm))
@@ -151,16 +153,19 @@ def corpus_analyze() -> bool:
 
 
 def statistics_refresh(*, changed: int) -> bool:
-    """`corpus_analyze` when the `changed` clause rows are more than a tenth (and 50) of
-    the clauses the planner believes there are, or it has never counted them: autovacuum's
-    own rule, kept whether or not autovacuum runs; whether it ran."""
+    """After an ingestion that changed `changed` clause rows: `corpus_analyze` when they
+    are more than a tenth (and 50) of the clauses PostgreSQL's planner believes there are,
+    or it has never counted them (autovacuum's own rule, kept whether or not autovacuum
+    runs), else the full-text indexes merged only; whether the statistics were refreshed."""
     if connection.vendor != "postgresql":
+        search_index_merge()
         return False
     with connection.cursor() as cursor:
         cursor.execute("SELECT reltuples FROM pg_class WHERE oid = %s::regclass", [_CLAUSES])
         row = cursor.fetchone()
     counted = row[0] if row else -1
     if counted >= 0 and changed <= ANALYZE_BASE + ANALYZE_SHARE * counted:
+        search_index_merge()
         return False
     return corpus_analyze()
 

@@ -122,6 +122,65 @@ def test_words_far_apart_do_not_answer() -> None:
     assert found["5.1"] is False  # «уклон» and «металлочерепица» far apart
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_keyword_phrase_the_clause_says_nothing_of_is_not_answered() -> None:
+    """Each keyword phrase names a thing asked about: a clause holding the quantity and the
+    rarest words, but nothing of one phrase («вытяжной зонт»), does not answer."""
+    document = services.document_save(code="СП 998.0000.2026", title="Проверочный документ")
+    document_texts_ingest(
+        document_id=document.pk,
+        texts=[
+            "5.1 Установку бытовых газовых плит следует предусматривать в кухнях высотой "
+            "не менее 2,2 м.\n"
+            "5.2 Помещения кухонь оборудуют вытяжной вентиляцией."
+        ],
+    )
+    asked = ["высота помещения кухни с газовой плитой"]
+    assert first(asked) == [("СП 998.0000.2026", "5.1", True)]
+    assert first([*asked, "вытяжной зонт"]) == [("СП 998.0000.2026", "5.1", False)]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_table_row_answers_with_its_column_headings() -> None:
+    """A table's values are said by its column headings and a row's label, rows apart in
+    its text: the headings count as a clause's heading does (the row «Уборные» answers
+    «кратность воздухообмена уборных», however many rows stand between)."""
+    document = services.document_save(code="СП 997.0000.2026", title="Проверочный документ")
+    rooms = "".join(f"Помещение номер {n} склада\n{n}\n{n + 1}\n" for n in range(2, 14))
+    document_texts_ingest(
+        document_id=document.pk,
+        texts=[
+            "7.2 Расчетную температуру воздуха принимают по таблице 12.\n"
+            "Таблица 12\nПомещения\nКратность воздухообмена в 1 ч\nприток\nвытяжка\n"
+            f"1\n2\n3\nВестибюли\n2\n2\n{rooms}Уборные\n—\n50 на 1 унитаз\n"
+        ],
+    )
+    found = {
+        (h.clause.kind, h.clause.number): h.answers
+        for h in clauses_search(keywords=["кратность воздухообмена", "уборные на унитаз"])
+    }
+    assert found[("table", "12")] is True
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_noun_is_found_in_its_other_forms() -> None:
+    """The stemmer leaves a short noun's forms apart («шов», «швов») and cannot join a
+    dropped vowel or another word of the plural («ребёнок», «дети»): a noun asked is found
+    in each of its forms."""
+    document = services.document_save(code="СП 996.0000.2026", title="Проверочный документ")
+    document_texts_ingest(
+        document_id=document.pk,
+        texts=[
+            "9.2.4 Толщина горизонтальных швов кладки из кирпича должна составлять 12 мм.\n"
+            "9.2.5 Площадь игровой на одного из детей принимают не менее 2,5 м2."
+        ],
+    )
+    [hit] = clauses_search(keywords=["толщина шва кладки"], limit=1)
+    assert (hit.clause.number, hit.answers, hit.lacks) == ("9.2.4", True, ())
+    [hit] = clauses_search(keywords=["площадь игровой на одного ребёнка"], limit=1)
+    assert (hit.clause.number, hit.answers, hit.lacks) == ("9.2.5", True, ())
+
+
 @pytest.mark.anyio
 @pytest.mark.django_db(transaction=True)
 async def test_the_tool_says_whether_the_corpus_answers(real_pages) -> None:  # type: ignore[no-untyped-def]

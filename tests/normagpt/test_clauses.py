@@ -234,3 +234,24 @@ def test_the_page_view_marks_the_whole_clause_and_its_values(corpus, admin_user)
     assert "10.3.3" not in marked  # the next clause is not part of it
     absent = client.get(f"/normagpt/pages/{page.pk}/?clause=99.9").content.decode()
     assert "<mark" not in absent
+
+
+def test_the_index_merged_after_a_load_finds_the_same() -> None:
+    """Each indexing writes apart what the full-text index holds (an FTS5 segment, a GIN
+    pending list) and every search reads it so; merged, the search finds what it found."""
+    for n in (1, 2, 3):
+        stored(f"СП {n}.13330.2020", [f"5.{n} Толщина защитного слоя бетона {n}0 мм.\n1"])
+    asked = ["толщина защитного слоя"]
+    before = [(h.clause.pk, h.score) for h in services.clauses_search(keywords=asked)]
+    assert len(before) == 3
+    segments = "SELECT count(DISTINCT segid) FROM normagpt_clause_fts_idx"
+    if connection.vendor == "sqlite":
+        with connection.cursor() as cursor:
+            cursor.execute(segments)
+            assert cursor.fetchone()[0] > 1
+    assert indexing.search_index_merge()
+    if connection.vendor == "sqlite":
+        with connection.cursor() as cursor:
+            cursor.execute(segments)
+            assert cursor.fetchone()[0] == 1
+    assert [(h.clause.pk, h.score) for h in services.clauses_search(keywords=asked)] == before
