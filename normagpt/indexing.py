@@ -24,6 +24,9 @@ from normagpt.models import NormClause, NormDocument, NormDocumentAlias, NormPag
 from normagpt.parsing import alias_key, clauses_find, code_aliases, search_stems, text_clean
 
 ALL_CLAUSES = ""  # the NormTerm row counting the clauses
+# the NormTerm row counting the changes of the counts: a search process keeps the counts it
+# read while this holds (`search._TermCounts`); no stem is spelt so
+GENERATION = "#"
 BATCH = 2000
 # what `search_index_merge` runs (migration 0021 ran it once, for corpora loaded before)
 INDEX_MERGE = {
@@ -207,6 +210,8 @@ def stem_counts(search_texts: Iterable[str]) -> Counter[str]:
 def terms_add(delta: Counter[str]) -> None:
     """Add `delta` to the stem counts (rows in term order: concurrent writers lock alike)."""
     rows = sorted((t, n) for t, n in delta.items() if n and len(t) <= 40)
+    if rows:
+        rows = sorted([*rows, (GENERATION, 1)])
     with connection.cursor() as cursor:
         for start in range(0, len(rows), BATCH):
             cursor.executemany(_UPSERT, rows[start : start + BATCH])
@@ -238,6 +243,8 @@ def terms_recount() -> int:
     counts = stem_counts(
         NormClause.objects.values_list("search_text", flat=True).iterator(chunk_size=5000)
     )
+    was = NormTerm.objects.filter(term=GENERATION).values_list("clauses", flat=True).first()
+    counts[GENERATION] = (was or 0) + 1
     NormTerm.objects.all().delete()
     NormTerm.objects.bulk_create(
         [NormTerm(term=t, clauses=n) for t, n in sorted(counts.items()) if len(t) <= 40],

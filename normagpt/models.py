@@ -458,7 +458,8 @@ class NormTerm(models.Model):
         verbose_name_plural = _("search terms")
 
     def __str__(self) -> str:
-        return f"{self.term or '(all)'}: {self.clauses}"
+        name = {"": "(all)", "#": "(changes)"}.get(self.term, self.term)
+        return f"{name}: {self.clauses}"
 
 
 def run_public_id() -> str:
