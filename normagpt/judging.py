@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from normagpt.parsing import Query
-from normagpt.questions import lexicon
+from normagpt.questions import is_noun, lexicon
 
 
 class Found(Protocol):
@@ -25,6 +25,12 @@ class Found(Protocol):
 # of a whole question's, ANSWERS_SENTENCE (bench/norm_answers.py: real questions and traps)
 ANSWERS, ANSWERS_SENTENCE, WINDOW = 0.6, 0.4, 24
 CONTEXT = 0.5  # the weight of the words of a question's story, of their own
+
+
+def _named(stems: frozenset[str], words: dict[str, str]) -> frozenset[str]:
+    """What names the thing of a phrase: its nouns («блок», «кондиционер» of «наружный блок
+    кондиционера»; an adjective qualifies it), all its stems when it has none."""
+    return frozenset(s for s in stems if is_noun(words.get(s, s))) or stems
 
 
 class Judge:
@@ -63,7 +69,7 @@ class Judge:
             []
             if query.sentence
             else [
-                stems
+                _named(stems, query.words)
                 for phrase in query.phrases
                 if (stems := frozenset(t for t in phrase if self.weights.get(t)))
             ]

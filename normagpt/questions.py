@@ -95,6 +95,12 @@ def _said_as(stem: str, word: str, words: Lexicon) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=4096)
+def is_noun(word: str) -> bool:
+    """Whether `word` is a noun (its likeliest reading): what names a thing asked about."""
+    return bool(morphology().parse(word)[0].tag.POS == "NOUN")
+
+
+@functools.lru_cache(maxsize=4096)
 def _noun_forms(word: str) -> tuple[str, ...]:
     """The stems of a noun's forms that a stem of one form misses, as `search_stems` makes
     them: its nominative, its genitive (a vowel that drops: «потолок» / «потолка») and its

@@ -124,8 +124,9 @@ def test_words_far_apart_do_not_answer() -> None:
 
 @pytest.mark.django_db(transaction=True)
 def test_a_keyword_phrase_the_clause_says_nothing_of_is_not_answered() -> None:
-    """Each keyword phrase names a thing asked about: a clause holding the quantity and the
-    rarest words, but nothing of one phrase («вытяжной зонт»), does not answer."""
+    """Each keyword phrase names a thing asked about, by its nouns: a clause holding the
+    quantity and the rarest words, but nothing of one phrase («вытяжной зонт») or only its
+    adjective («газовый счётчик»), does not answer."""
     document = services.document_save(code="СП 998.0000.2026", title="Проверочный документ")
     document_texts_ingest(
         document_id=document.pk,
@@ -138,6 +139,8 @@ def test_a_keyword_phrase_the_clause_says_nothing_of_is_not_answered() -> None:
     asked = ["высота помещения кухни с газовой плитой"]
     assert first(asked) == [("СП 998.0000.2026", "5.1", True)]
     assert first([*asked, "вытяжной зонт"]) == [("СП 998.0000.2026", "5.1", False)]
+    # a phrase's thing is named by its nouns: «газовой» alone is not «газовый счётчик»
+    assert first([*asked, "газовый счётчик"]) == [("СП 998.0000.2026", "5.1", False)]
 
 
 @pytest.mark.django_db(transaction=True)
