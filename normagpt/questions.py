@@ -87,9 +87,9 @@ def question_read(keywords: list[str]) -> Query:
 
 
 def _said_as(stem: str, word: str, words: Lexicon) -> tuple[str, ...]:
-    """The stems a query's stem stands for besides itself: its noun's other forms as the
-    corpus stems them («шов» → «швов», «лёд» → «льда», «ребёнка» → «дети»: a stem alone
-    misses them) and the lexicon's words for it."""
+    """The stems a query's stem stands for besides itself: a short noun's other forms as
+    the corpus stems them («шов» → «швов», «лёд» → «льда»: a stem alone misses them) and
+    the lexicon's words for it."""
     found = [*_noun_forms(word), *words.said_as(stem)]
     return tuple(dict.fromkeys(s for s in found if s != stem))
 
@@ -102,22 +102,17 @@ def is_noun(word: str) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def _noun_forms(word: str) -> tuple[str, ...]:
-    """The stems of a noun's forms that a stem of one form misses, as `search_stems` makes
-    them: its nominative, its genitive (a vowel that drops: «потолок» / «потолка») and its
-    plural (another word: «ребёнок» / «дети»); every form of a short one (the stemmer
-    leaves «шов», «шва», «швов» apart); () for another word."""
-    parsed = morphology().parse(word)[0]
-    if parsed.tag.POS != "NOUN":
+    """The stems of a short noun's forms, as `search_stems` makes them: the stemmer leaves
+    them apart («шов», «шва», «швов»; «лёд», «льда»), where a longer word's forms share a
+    stem or its first letters (`search._vocabulary` finds those); () for another word."""
+    if len(word) > SHORT + 2:  # no dictionary looked up for most words
         return ()
-    if len(parsed.normal_form) <= SHORT:
-        forms = [form.word for form in parsed.lexeme]
-    else:
-        forms = [parsed.normal_form]
-        forms += [f.word for case in _FORMS if (f := parsed.inflect(case)) is not None]
-    return tuple(dict.fromkeys(s for form in forms for s in search_stems(form)))
+    parsed = morphology().parse(word)[0]
+    if parsed.tag.POS != "NOUN" or len(parsed.normal_form) > SHORT:
+        return ()
+    return tuple(dict.fromkeys(s for form in parsed.lexeme for s in search_stems(form.word)))
 
 
-_FORMS = ({"sing", "gent"}, {"plur", "nomn"})
 SHORT = 4  # a noun this long or shorter: the stemmer leaves its forms apart
 
 
