@@ -16,6 +16,7 @@ import pytest
 from normagpt import claims as c
 from normagpt.conditions import clause_segments, table_segments, value_condition
 from normagpt.conditions.words import marks_of, words_of
+from tests.normagpt.material import case_id, material_store
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "norms" / "conditions.json"
 
@@ -329,11 +330,6 @@ CASES = [
 ]  # fmt: skip
 
 
-def case_id(case: tuple[str, str, str, str, list[str]]) -> str:
-    document, number, _, expected, _ = case
-    return f"{document.split()[1].split('.')[0]} {number} {expected}"
-
-
 @pytest.mark.parametrize(
     ("document", "number", "claim", "expected", "words"), CASES, ids=[case_id(x) for x in CASES]
 )
@@ -461,33 +457,9 @@ def test_a_range_bounds_a_condition_on_both_sides() -> None:
 
 @pytest.fixture
 def norms(db: None) -> None:
-    """The material as the checker reads it: each clause on its page (a page holding the
-    clauses of that page, СП 131.13330.2020's page 50 as the dataset gives it), stems
-    counted, codes' aliases made."""
-    from normagpt.indexing import aliases_refresh, clause_search_text, terms_recount
-    from normagpt.models import NormClause, NormDocument, NormPage
-
-    data = material()
-    real = {(p["document"], p["number"]): p["text"] for p in data["pages"]}
-    for entry in data["documents"]:
-        document = NormDocument.objects.create(code=entry["code"], title=entry["title"])
-        aliases_refresh(document)
-        own = [x for x in data["clauses"] if x["document"] == entry["code"]]
-        for number in sorted({x["page"] for x in own}):
-            here = [x for x in own if x["page"] == number]
-            text = real.get((entry["code"], number)) or "\n".join(x["text"] for x in here)
-            page = NormPage.objects.create(document=document, number=number, text=text)
-            for position, x in enumerate(here):
-                start = x["start"] if (entry["code"], number) in real else text.find(x["text"])
-                NormClause.objects.create(
-                    document=document, page=page, kind=x["kind"], number=x["number"],
-                    heading=x["heading"], text=x["text"], position=position, start=start,
-                    end=start + len(x["text"]) if start >= 0 else x["end"],
-                    search_text=clause_search_text(
-                        x["heading"], x["text"], table=x["kind"] == "table"
-                    ),
-                )  # fmt: skip
-    terms_recount()
+    """The material as the checker reads it (СП 131.13330.2020's page 50 as the dataset gives
+    it)."""
+    material_store(material())
 
 
 def checked(claim: str) -> Any:

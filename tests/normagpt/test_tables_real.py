@@ -20,6 +20,7 @@ import pytest
 from normagpt import claims as c
 from normagpt.conditions import clause_segments, table_segments, value_condition
 from normagpt.conditions.words import words_of
+from tests.normagpt.material import case_id
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "norms" / "reading.json"
 
@@ -186,11 +187,6 @@ CASES = [
     (S22, "табл. Г.1", "Средняя осадка многоэтажного бескаркасного здания со стенами из "
      "кирпичной кладки без армирования — не более 12 см.", "confirmed", []),
 ]  # fmt: skip
-
-
-def case_id(case: tuple[Any, ...]) -> str:
-    document, number, _, expected, _ = case
-    return f"{document.split()[1].split('.')[0]} {number} {expected}"
 
 
 @pytest.mark.parametrize(

@@ -16,34 +16,14 @@ from pathlib import Path
 import pytest
 
 from normagpt.verification import Checker
+from tests.normagpt.material import material_store
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "norms" / "reading.json"
 
 
 @pytest.fixture
 def reading(db: None) -> None:
-    """The material's clauses, each on its page, stems counted, codes' aliases made."""
-    from normagpt.indexing import aliases_refresh, clause_search_text, terms_recount
-    from normagpt.models import NormClause, NormDocument, NormPage
-
-    data = json.loads(FIXTURE.read_text(encoding="utf-8"))
-    for entry in data["documents"]:
-        document = NormDocument.objects.create(code=entry["code"], title=entry["title"])
-        aliases_refresh(document)
-        own = [x for x in data["clauses"] if x["document"] == entry["code"]]
-        for number in sorted({x["page"] for x in own}):
-            here = [x for x in own if x["page"] == number]
-            text = "\n".join(x["text"] for x in here)
-            page = NormPage.objects.create(document=document, number=number, text=text)
-            for position, x in enumerate(here):
-                start = text.find(x["text"])
-                NormClause.objects.create(
-                    document=document, page=page, kind=x["kind"], number=x["number"],
-                    heading=x["heading"], text=x["text"], position=position, start=start,
-                    end=start + len(x["text"]),
-                    search_text=clause_search_text(x["heading"], x["text"], table=x["kind"] == "table"),
-                )  # fmt: skip
-    terms_recount()
+    material_store(json.loads(FIXTURE.read_text(encoding="utf-8")))
 
 
 def absent(claim: str) -> list[str]:
