@@ -24,6 +24,7 @@ class Found(Protocol):
 # a clause answers holding this share of the query's weight within this many stems;
 # of a whole question's, ANSWERS_SENTENCE (bench/norm_answers.py: real questions and traps)
 ANSWERS, ANSWERS_SENTENCE, WINDOW = 0.6, 0.4, 24
+NAMED = 0.5  # the share of a keyword phrase's nouns' weight a clause answering holds
 CONTEXT = 0.5  # the weight of the words of a question's story, of their own
 
 
@@ -38,8 +39,9 @@ class Judge:
     what of the query it holds, not by its score (a clause on another subject can score
     higher than the one answering another question).
 
-    A clause answers when it (with its headings and its document's title) holds something
-    of each keyword phrase (each names a thing asked about: «вытяжной зонт»), the
+    A clause answers when it (with its headings and its document's title) holds, of each
+    keyword phrase (each names a thing asked about: «штраф за перепланировку»), at least
+    NAMED of its nouns' weight (`_named`: «перепланировка» alone is not the fine), the
     quantity asked («высота», «уклон»: `normagpt.questions`) and at least ANSWERS of the
     query's weight (ANSWERS_SENTENCE of a whole question's: many of its words are not the
     norm's; each stem's idf; the norms' boilerplate words, «допустимый», «уровень»,
@@ -64,14 +66,16 @@ class Judge:
         self.total = sum(self.weights.values())
         self.quantity = query.quantity
         self.words = query.words
-        # each keyword phrase names a thing asked about (a sentence's words do not)
+        # each keyword phrase names a thing asked about (a sentence's words do not): its
+        # nouns, with their weights and NAMED of their weight, a clause answering holds
         self.concepts = (
             []
             if query.sentence
             else [
-                _named(stems, query.words)
+                ({t: self.weights[t] for t in named}, NAMED * sum(self.weights[t] for t in named))
                 for phrase in query.phrases
                 if (stems := frozenset(t for t in phrase if self.weights.get(t)))
+                and (named := _named(stems, query.words))
             ]
         )
 
@@ -84,8 +88,9 @@ class Judge:
         if named or not self.total:
             return True
         held = row.positions.keys() | row.titled
-        if any(held.isdisjoint(concept) for concept in self.concepts):
-            return False  # a thing asked about it says nothing of
+        for nouns, need in self.concepts:
+            if sum(weight for term, weight in nouns.items() if term in held) < need:
+                return False  # a thing asked about it says (next to) nothing of
         return self._window_holds(row, self.context(row))
 
     def lacks(self, row: Found) -> tuple[str, ...]:

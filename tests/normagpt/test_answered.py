@@ -143,6 +143,34 @@ def test_a_keyword_phrase_the_clause_says_nothing_of_is_not_answered() -> None:
     assert first([*asked, "газовый счётчик"]) == [("СП 998.0000.2026", "5.1", False)]
 
 
+REDEVELOPMENT = ["самовольная перепланировка помещения", "без согласования"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_keyword_phrase_half_of_whose_nouns_are_missing_is_not_answered() -> None:
+    """A phrase's nouns each name part of the thing asked: a clause on redevelopment that
+    says nothing of a fine does not answer «штраф за перепланировку», though it holds the
+    phrase's other noun and most of the query's weight (the fine is the rarer word); one
+    that says both does."""
+    document = services.document_save(code="СП 995.0000.2026", title="Проверочный документ")
+    document_texts_ingest(
+        document_id=document.pk,
+        texts=[
+            "4.1 Самовольная перепланировка помещения без согласования не допускается.\n"
+            "4.2 Штраф за самовольную перепланировку помещения без согласования налагается "
+            "по закону.\n"
+            + "".join(f"4.{n} Перепланировку квартиры номер {n} выполняют.\n" for n in range(3, 9))
+        ],
+    )
+    found = {
+        h.clause.number: h.answers
+        for h in clauses_search(keywords=[*REDEVELOPMENT, "штраф за перепланировку"])
+    }
+    assert found == {"4.1": False, "4.2": True}
+    # without the phrase, the clause on redevelopment answers
+    assert {h.clause.number: h.answers for h in clauses_search(keywords=REDEVELOPMENT)}["4.1"]
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_table_row_answers_with_its_column_headings() -> None:
     """A table's values are said by its column headings and a row's label, rows apart in
