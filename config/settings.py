@@ -405,6 +405,10 @@ SDAMGIA_CRAWL_WORKERS = env_int("SDAMGIA_CRAWL_WORKERS", 4)
 SDAMGIA_TTL_TEST = env_int("SDAMGIA_TTL_TEST", 30 * 24 * 3600)
 # How long the link to a printed sheet (it holds the answer key) stays valid (at least 1).
 SDAMGIA_SHEET_LINK_HOURS = max(1, env_int("SDAMGIA_SHEET_LINK_HOURS", 24))
+# sdamgia_variant_pdf over MCP: a sheet up to this many bytes comes in the answer itself (an
+# embedded application/pdf resource); a larger one as a link to the resource
+# sdamgia://variant/{id}/pdf, which the client reads (0: always the link).
+SDAMGIA_PDF_EMBED_MAX = max(0, env_int("SDAMGIA_PDF_EMBED_MAX", 768 * 1024))
 # sdamgia_search_by_image: a photo by URL (every address checked, as anki's images: private
 # ones refused unless allowed), its byte cap (base64 or fetched), and the OCR that reads it.
 SDAMGIA_IMAGE_MAX_BYTES = env_int("SDAMGIA_IMAGE_MAX_BYTES", 15 * 1024 * 1024)

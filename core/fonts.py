@@ -35,3 +35,29 @@ def cyrillic_font() -> str:
         "no TTF font with Cyrillic letters found (looked for DejaVuSans and others): "
         "install Debian's fonts-dejavu-core"
     )
+
+
+STYLES = {"bold": ("-Bold", "-Bold"), "italic": ("-Oblique", "-Italic")}
+
+
+def cyrillic_font_styles() -> dict[str, str]:
+    """The regular font with its bold and italic faces, where the font's own files have
+    them (DejaVuSans-Bold.ttf, LiberationSans-Italic.ttf, …), else the regular face:
+    {"regular", "bold", "italic"} → registered font names."""
+    regular = cyrillic_font()
+    faces = {"regular": regular}
+    base = Path(pdfmetrics.getFont(regular).face.filename)
+    stem = base.stem.removesuffix("-Regular")
+    for style, suffixes in STYLES.items():
+        name = f"{regular}-{style}"
+        faces[style] = regular
+        if name in pdfmetrics.getRegisteredFontNames():
+            faces[style] = name
+            continue
+        for suffix in suffixes:
+            candidate = base.with_name(f"{stem}{suffix}{base.suffix}")
+            if candidate.exists():
+                pdfmetrics.registerFont(TTFont(name, str(candidate)))
+                faces[style] = name
+                break
+    return faces

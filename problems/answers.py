@@ -6,8 +6,13 @@
   digit groups.
 - The stored answer may hold alternatives («или», `|`): any of them is right.
 - A digit sequence (the numbers of the right statements, «134») is compared digit by
-  digit; when the condition lets them come in any order («в любом порядке»), as a set.
-  «В порядке возрастания» keeps the order: it is the answer's order the site asks for.
+  digit, separators dropped («1, 3, 4», «1 3 4», «1;3;4»), when the condition asks for one
+  (`answer_form`: «запишите номера…», «цифры, под которыми…», «установите соответствие…»,
+  or any wording of "any order") or the answer starts with 0. When the condition lets the
+  digits come in any order («в любом порядке», «в произвольном порядке», «порядок цифр
+  (в ответе) не важен», «порядок … не имеет значения», «независимо от порядка»), as a
+  multiset. «В порядке возрастания» keeps the order: it is the answer's order the site
+  asks for. Otherwise a string of digits is a number: «1, 3, 4» is not 134.
 - Words are compared ignoring letter case, spaces and ё/е.
 """
 
@@ -15,6 +20,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 from fractions import Fraction
 
 _MINUS = str.maketrans(dict.fromkeys("−–—‒‐﹣－", "-"))
@@ -26,32 +32,65 @@ _SIGN_SPACE = re.compile(r"^([+-])\s+")  # «- 0,5»
 _FRACTION_SPACED = re.compile(r"^[+-]?\s*\d+\s*/\s*\d+$")
 _ALTERNATIVES = re.compile(r"\s*(?:\|| или )\s*", re.IGNORECASE)
 _SEQUENCE_SEPARATORS = re.compile(r"[\s,;.]+")
-_ANY_ORDER = re.compile(r"в\s+любом\s+порядке", re.IGNORECASE)
+# The wordings of "any order" the bank's conditions use. «В порядке возрастания» is not
+# one: it asks for that order.
+_ANY_ORDER = re.compile(
+    r"в\s+(?:любом|произвольном)\s+порядке"
+    r"|\bпорядок\b[^.!?;]{0,60}?(?:не\s+важен|неважен|не\s+имеет\s+значени|значени[яе]\s+не\s+имеет)"
+    r"|независимо\s+от\s+(?:их\s+)?порядка",
+    re.IGNORECASE,
+)
+# The wordings that ask for a string of digits: the numbers of chosen statements, the
+# digits under letters of a matching, a sequence.
+_DIGITS_ASKED = re.compile(
+    r"(?:запиш|укаж|выпиш|напиш)\w*\s+(?:в\s+(?:ответ|поле\s+ответа)\w*\s+)?(?:их\s+)?"
+    r"(?:номера|цифры|последовательность\s+цифр)"
+    r"|цифры,?\s+под\s+которыми"
+    r"|номера\s+(?:выбранных|верных|правильных|неверных|ответов)"
+    r"|последовательность\s+цифр"
+    r"|выбранные\s+цифры"
+    r"|установите\s+соответствие"
+    r"|соответствующ\w+\s+буквам",
+    re.IGNORECASE,
+)
 
 
-def any_order_asked(condition: str) -> bool:
-    """Whether a condition lets the digits of a sequence answer come in any order."""
-    return bool(_ANY_ORDER.search(condition))
+@dataclass(frozen=True)
+class AnswerForm:
+    """How a condition asks for its short answer."""
+
+    digits: bool = False  # a string of digits (statement numbers, a matching), not a number
+    any_order: bool = False  # those digits in any order
 
 
-def answer_correct(given: str, stored: str, *, any_order: bool = False) -> bool:
-    """Whether `given` is one of the answers `stored` holds, as the site would judge it."""
+def answer_form(condition: str) -> AnswerForm:
+    """What `condition` says of its answer's form: a digit string, and in any order."""
+    any_order = bool(_ANY_ORDER.search(condition))
+    return AnswerForm(
+        digits=any_order or bool(_DIGITS_ASKED.search(condition)), any_order=any_order
+    )
+
+
+def answer_correct(given: str, stored: str, *, condition: str = "") -> bool:
+    """Whether `given` is one of the answers `stored` holds, as the site would judge it
+    (`condition`: the problem's, which may ask for a digit string or any order)."""
     answer = _normal(given)
     if not answer:
         return False
+    form = answer_form(condition)
     return any(
-        _same(answer, _normal(alternative), any_order=any_order)
+        _same(answer, _normal(alternative), form=form)
         for alternative in _ALTERNATIVES.split(stored)
         if _normal(alternative)
     )
 
 
-def _same(given: str, right: str, *, any_order: bool) -> bool:
-    if right.isdigit() and len(right) > 1 and (any_order or right.startswith("0")):
+def _same(given: str, right: str, *, form: AnswerForm) -> bool:
+    if right.isdigit() and len(right) > 1 and (form.digits or right.startswith("0")):
         digits = _SEQUENCE_SEPARATORS.sub("", given)
         if not digits.isdigit():
             return False
-        return sorted(digits) == sorted(right) if any_order else digits == right
+        return sorted(digits) == sorted(right) if form.any_order else digits == right
     expected = number(right)
     if expected is not None:
         return number(given) == expected

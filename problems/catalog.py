@@ -27,17 +27,21 @@ from problems.parsing import (
     says_not_found,
 )
 from problems.services import problem_store
-from problems.stored import Answer, fetch_or_stored
+from problems.stored import Answer, Retry, fetch_or_stored
 from problems.subjects import Site
 
 LISTING_MAX_PAGES = 200
-_ID = re.compile(r"^\d{1,20}$")
+# The tasks that read a stored copy served stale again, in the background.
+CATALOG_REFRESH_TASK = "problems.catalog_refresh"
+CATEGORY_REFRESH_TASK = "problems.crawl_category"
+TEST_REFRESH_TASK = "problems.test_refresh"
+_ID = re.compile(r"^\d{1,20}$", re.ASCII)  # ASCII digits only: «١٢٣» is refused
 
 
 def _id_check(value: str, field: str) -> str:
     value = str(value).strip()
     if not _ID.match(value):
-        raise InvalidInput(f"{field} must be 1–20 digits, got {value!r}", field=field)
+        raise InvalidInput(f"{field} must be 1–20 digits 0-9, got {value!r}", field=field)
     return value
 
 
@@ -71,6 +75,7 @@ def catalog_read(*, site: Site, refresh: bool = False) -> Answer[list[Topic]]:
         lambda: selectors.catalog_topics(site=site) or None,
         lambda topics: min(topic.fetched_at for topic in topics),
         refresh=refresh,
+        retry=Retry(CATALOG_REFRESH_TASK, (site.subject, site.exam)),
     )
 
 
@@ -160,6 +165,7 @@ def category_problems_read(
         stored,
         lambda outcome: outcome.category.listing_fetched_at,
         refresh=refresh,
+        retry=Retry(CATEGORY_REFRESH_TASK, (site.subject, site.exam, category_id, True)),
     )
 
 
@@ -284,6 +290,7 @@ def exam_test_read(*, site: Site, test_id: str, refresh: bool = False) -> Answer
         lambda: selectors.exam_test_cached(site=site, test_id=test_id),
         lambda test: test.fetched_at,
         refresh=refresh,
+        retry=Retry(TEST_REFRESH_TASK, (site.subject, site.exam, test_id)),
     )
 
 

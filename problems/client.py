@@ -8,12 +8,18 @@ back-off on connection errors, 429 and 5xx; a per-attempt timeout and a total de
 per page; a body cap. A 403 or a challenge page is "blocked by the site" and never
 parsed. Only the configured site host is ever fetched: a redirect elsewhere is refused,
 not followed. Page paths and query parameter names live only here.
+
+Within `first_attempt_only(...)` (a reader that holds a stored copy), a page gets one
+attempt's time (SDAMGIA_TIMEOUT) instead of the whole deadline (SDAMGIA_DEADLINE): a hung
+site costs that long before the copy answers, and the retries happen in the background.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+import contextlib
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -80,10 +86,15 @@ def sdamgia_upstream() -> Upstream:
 
 
 class SdamgiaClient:
-    """One client per batch of work (an event loop); close it with `aclose()`."""
+    """One client per batch of work (an event loop); close it with `aclose()`.
 
-    def __init__(self, *, transport: httpx.AsyncBaseTransport | None = None) -> None:
+    `deadline`: seconds for each page instead of SDAMGIA_DEADLINE (None: that setting)."""
+
+    def __init__(
+        self, *, transport: httpx.AsyncBaseTransport | None = None, deadline: float | None = None
+    ) -> None:
         self._http = AsyncUpstreamClient(sdamgia_upstream(), transport=transport)
+        self._deadline = deadline
 
     @property
     def requests_made(self) -> int:
@@ -119,7 +130,9 @@ class SdamgiaClient:
 
     async def _page(self, site: Site, path: str, params: Params = None) -> Page:
         """GET a page of `site`; raises SdamgiaUnavailable / SdamgiaBlocked / SdamgiaBadPage."""
-        reply = await self._http.get(f"{site_base_url(site)}{path}", params)
+        reply = await self._http.get(
+            f"{site_base_url(site)}{path}", params, deadline=self._deadline
+        )
         return _page_from(reply)
 
 
@@ -166,11 +179,37 @@ def _failure_error(failure: Failure) -> Exception:
     return _unavailable(f"connection failed ({name})", url, failure.attempts)
 
 
+_copy_at_hand: ContextVar[Callable[[], bool] | None] = ContextVar(
+    "sdamgia_copy_at_hand", default=None
+)
+
+
+@contextlib.contextmanager
+def first_attempt_only(copy_at_hand: Callable[[], bool]) -> Iterator[None]:
+    """Within the block, when `copy_at_hand()` (asked once the site is about to be asked,
+    not before: a fresh read asks nothing) says a stored copy can answer, each page gets
+    one attempt's time: SDAMGIA_TIMEOUT, at most SDAMGIA_DEADLINE."""
+    token = _copy_at_hand.set(copy_at_hand)
+    try:
+        yield
+    finally:
+        _copy_at_hand.reset(token)
+
+
+def _page_deadline() -> float | None:
+    """Seconds per page for the work about to start (None: the whole SDAMGIA_DEADLINE)."""
+    copy_at_hand = _copy_at_hand.get()
+    if copy_at_hand is None or not copy_at_hand():
+        return None
+    return min(float(settings.SDAMGIA_TIMEOUT), float(settings.SDAMGIA_DEADLINE))
+
+
 def run_with_client(work: Callable[[SdamgiaClient], Awaitable[T]]) -> T:
     """Run async `work` with a fresh client from sync code (a tool thread, a task)."""
+    deadline = _page_deadline()
 
     async def runner() -> T:
-        client = SdamgiaClient()
+        client = SdamgiaClient(deadline=deadline)
         try:
             return await work(client)
         finally:

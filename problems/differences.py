@@ -1,99 +1,53 @@
 """What tells a fuzzy match apart from the problem asked.
 
 Siblings of one prototype differ only in their values: the numbers, the point and segment
-labels (A, B, AB, ABC…) and the words that change the task (синус/косинус, больше/меньше,
-наибольшее/наименьшее…). A score cannot tell them apart — one number of five changed
-still scores 0.9 —, so each match is aligned with the query token by token and the values
-that stand in the same place but differ are listed.
+labels (A, B, AB, ABC…) and the words of the data (синус/косинус, вписанный/описанный…).
+Problems of two prototypes may share all of that and differ in their question
+(`problems.question`): what is asked (`Найдите дугу CAD`, `угол CAD`), of what, in which
+unit (`в радианах`, `в градусах`). A score cannot tell them apart — one number of five
+changed still scores 0.9 —, so each match is aligned with the query token by token: the
+values and data words that stand in the same place but differ are listed (words by their
+lemmas, `problems.words`), and the question of each is compared whole.
 
 Pure functions over raw text (the query as given, a problem's condition as stored): the
 case is needed to tell a label from a word (`B` is a point, `в` a preposition; the site
 writes some labels in Cyrillic capitals, `АВ`). Labels match whole: `B` is not in `AB`.
 OCR damage in the query does not make differences: look-alike letters in a number are read
-as digits (`l6` is 16), a value the damage dropped is a gap, not a difference.
+as digits (`l6` is 16), a value the damage dropped is a gap, not a difference, and a word
+the dictionary does not know is damage, not another word.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Literal
 
 from problems.matching import ocr_fold
-
-Kind = Literal["number", "label", "word"]
-Verdict = Literal["same", "same_prototype", "other"]
-
-# Words that change the task, in groups of rivals: a word of a group standing where the
-# problem has another of the same group is a difference. Each word: the beginnings of its
-# forms (Latin ones whole: `sin`, `tg`).
-RIVALS: tuple[dict[str, tuple[str, ...]], ...] = (
-    {
-        "синус": ("синус", "sin"),
-        "косинус": ("косинус", "cos"),
-        "тангенс": ("тангенс", "tg", "tan"),
-        "котангенс": ("котангенс", "ctg", "cot"),
-    },
-    {"больше": ("больш",), "меньше": ("меньш",)},
-    {"наибольшее": ("наибольш",), "наименьшее": ("наименьш",)},
-    {"максимум": ("максим",), "минимум": ("миним",)},
-    {"возрастает": ("возраст",), "убывает": ("убыва", "убыв")},
-    {"вписанный": ("вписан",), "описанный": ("описан",), "центральный": ("центральн",)},
-    {"острый": ("остр",), "тупой": ("туп",)},
-    {"внутренний": ("внутрен",), "внешний": ("внешн",)},
-    {"периметр": ("периметр",), "площадь": ("площад",)},
-    {"радиус": ("радиус",), "диаметр": ("диаметр",)},
-    {"высота": ("высот",), "медиана": ("медиан",), "биссектриса": ("биссектрис",)},
-    {"четный": ("четн",), "нечетный": ("нечетн",)},
-    {"положительный": ("положительн",), "отрицательный": ("отрицательн",)},
-    {"параллельный": ("параллельн",), "перпендикулярный": ("перпендикулярн",)},
-    {"сумма": ("сумм",), "разность": ("разност",), "произведение": ("произведен",)},
+from problems.tokens import Token
+from problems.words import (
+    AS_CYRILLIC,
+    Word,
+    missing,
+    one_edit,
+    phrases_differ,
+    same_kind,
+    strangers,
+    words_differ,
 )
-_RIVAL_OF = {
-    start: (group, name)
-    for group, words in enumerate(RIVALS)
-    for name, starts in words.items()
-    for start in starts
-}
-_LATIN_WHOLE = frozenset(s for s in _RIVAL_OF if s.isascii())
 
-_LOOK = r"[\dоОзЗбlі]"  # a digit or a letter OCR makes of one
-# A number standing apart (a decimal one too: `0,5`, `о,25`), else a word.
-_TOKEN = re.compile(rf"(?<![^\W_])(?:{_LOOK}+[.,])?{_LOOK}*\d{_LOOK}*(?![^\W_])|[^\W_]+")
-_LINE_BREAK_HYPHEN = re.compile(r"(\w)[-\u00ad‐‑]\s*\n\s*(\w)")
-_NUMBERISH = frozenset("0123456789oоOОзЗбlIiі|.,")
-_AS_DIGIT = str.maketrans(
-    {"o": "0", "о": "0", "O": "0", "О": "0", "з": "3", "З": "3", "б": "6", "l": "1", "I": "1",
-     "i": "1", "і": "1", "|": "1"}
-)  # fmt: skip
-# Cyrillic capitals that look like Latin ones: a label the site (or a user) wrote in Cyrillic.
-_AS_LATIN = str.maketrans("АВСЕНКМОРТХ", "ABCEHKMOPTX")
-# A number inside a token: from a digit on, or from look-alikes that do not end a word.
-_NUMBER_RUN = re.compile(
-    r"\d[\dоОзЗбl]*(?![^\W_])|\d+|(?<![^\W\d_])[оОзЗбl]+\d[\dоОзЗбl]*(?![^\W_])"
-)
-_LABEL = re.compile(r"[A-Z]+[0-9]*(?:[A-Z]+[0-9]*)*")
-_CYRILLIC = re.compile(r"[а-яё]")
-_LOOKALIKE_LETTERS = str.maketrans(
-    {"a": "а", "e": "е", "o": "о", "p": "р", "c": "с", "x": "х", "y": "у", "k": "к", "m": "м",
-     "t": "т", "h": "н", "b": "в", "u": "и", "n": "п", "0": "о", "3": "з", "6": "б", "4": "ч"}
-)  # fmt: skip
+Kind = Literal["number", "label", "word", "asked", "unit"]
+Verdict = Literal["same", "ambiguous", "same_prototype", "other"]
+QUESTION: tuple[Kind, ...] = ("asked", "unit")  # a difference of these: another problem
+
 _EQUALS = frozenset({"равен", "равна", "равно", "равны"})
 
 
 @dataclass(frozen=True)
-class Token:
-    kind: Kind | Literal["text"]
-    key: str  # what is compared: digits, Latin capitals, a rival's name, a folded word
-    shown: str  # as written
-    glued: bool = False  # a number read off a word it was glued to (`равенl20`): uncertain
-
-
-@dataclass(frozen=True)
 class Difference:
-    """A value of the query and the problem's value in its place."""
+    """A value of the query and the problem's value in its place; of kind `asked` or
+    `unit`, the query's question (or unit) and the problem's."""
 
     kind: Kind
     query: str
@@ -101,87 +55,173 @@ class Difference:
     of: str = ""  # the label a number belongs to: `BC` of `BC = 7`
 
 
-def tokens(text: str) -> list[Token]:
-    """The text's tokens in order: numbers, labels, rival words, and the other words."""
-    text = _LINE_BREAK_HYPHEN.sub(r"\1\2", text)
-    text = unicodedata.normalize("NFKC", text).replace("ё", "е").replace("Ё", "Е")
-    found: list[Token] = []
-    for match in _TOKEN.finditer(text):
-        found.extend(_classify(match.group(), _sentence_start(text, match.start())))
-    return found
-
-
-def _sentence_start(text: str, at: int) -> bool:
-    before = text[:at].rstrip()
-    return not before or before[-1] in ".!?"
-
-
-def _classify(raw: str, first: bool, glued: bool = False) -> list[Token]:
-    if set(raw) <= _NUMBERISH and any(ch.isdigit() for ch in raw):  # `16`, `l6`, `о,25`
-        return [Token("number", raw.translate(_AS_DIGIT).replace(".", ","), raw, glued)]
-    latin = raw.translate(_AS_LATIN)
-    if _LABEL.fullmatch(latin) and (raw.isascii() or len(raw) > 1 or not first):
-        return [Token("label", latin, raw)]  # a capital Cyrillic `В` opening a sentence: a word
-    lower = raw.lower()
-    if _CYRILLIC.search(lower):
-        word = lower.translate(_LOOKALIKE_LETTERS)  # `уг0л`, `pавнa`
-        if any(ch.isdigit() for ch in word) or _edge_number(raw) or _edge_number(raw[::-1]):
-            # `на90`, `30градусов`, `равенl20`: words and numbers glued
-            return [t for part in _unglued(raw) for t in _classify(part, False, glued=True)]
-        return [_word(word, raw)]
-    return [_word(lower, raw)]
-
-
-def _edge_number(raw: str) -> bool:
-    """Whether a word starts with a number: not one look-alike digit (`0дна` is `Одна`)."""
-    return raw[0].isdigit() and (raw[0] not in "0346" or raw[1].isdigit())
-
-
-def _unglued(raw: str) -> list[str]:
-    parts, last = [], 0
-    for match in _NUMBER_RUN.finditer(raw):
-        parts += [raw[last : match.start()], match.group()]
-        last = match.end()
-    return [part for part in [*parts, raw[last:]] if part]
-
-
-def _word(word: str, raw: str) -> Token:
-    if word.isascii():
-        rival = _RIVAL_OF.get(word) if word in _LATIN_WHOLE else None
-    else:
-        rival = next((_RIVAL_OF[s] for s in _starts(word) if s in _RIVAL_OF), None)
-    if rival is not None:
-        return Token("word", f"{rival[0]}:{rival[1]}", raw)
-    return Token("text", ocr_fold(word), raw)
-
-
-def _starts(word: str) -> list[str]:
-    return [word[:n] for n in range(len(word), 2, -1)]
-
-
 @dataclass(frozen=True)
 class Comparison:
     differences: list[Difference]
     coverage: float  # the share of the query's tokens found in place in the problem
+    covered: float = 0.0  # the share of the problem's tokens found in place in the query
+    extra: int = 0  # the query's values and words the problem holds nowhere, unpaired
 
 
 def compare(asked: list[Token], problem: list[Token]) -> Comparison:
-    """The query's values that stand where the problem has others (in query order), and
-    how much of the query the problem holds in place."""
+    """The query's values and data words that stand where the problem has others (in
+    query order), then its question and unit when the problem's differ; and how much of
+    the query the problem holds in place."""
     asked = _unmerged(asked, {t.key for t in problem if t.kind == "label"})
     q_keys = [(t.kind, t.key) for t in asked]
     p_keys = [(t.kind, t.key) for t in problem]
     matcher = SequenceMatcher(None, q_keys, p_keys, autojunk=False)
     held = 0
     found: list[Difference] = []
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+    placed: set[int] = set()  # the query's values paired with one of the problem's
+    words: list[tuple[Token, Token]] = []
+    stretches = _stretches(matcher.get_opcodes(), asked, problem)
+    for n, (op, i1, i2, j1, j2) in enumerate(stretches):
         if op == "equal":
             held += i2 - i1
+            found += _rooted(stretches[n - 1] if n else None, asked, problem, i1, j1)
         elif op == "replace":
             pairs = _values_paired(asked[i1:i2], problem, j1, j2)
             held += len(pairs)
+            placed |= {id(q) for q, _ in pairs}
             found += [_difference(q, problem, j) for q, j in pairs if _differ(q, problem[j])]
-    return Comparison(found, held / len(asked) if asked else 0.0)
+            words += _words_differing(asked[i1:i2], problem[j1:j2])
+    foreign, unpaired = _strangers(asked, problem, {id(t) for pair in words for t in pair})
+    found += [Difference("word", q.shown, p.shown) for q, p in [*words, *foreign]]
+    return Comparison(
+        found + _question(asked, problem),
+        held / len(asked) if asked else 0.0,
+        held / len(problem) if problem else 0.0,
+        unpaired + _unplaced(asked, problem, placed),
+    )
+
+
+Opcode = tuple[str, int, int, int, int]
+
+
+def _rooted(
+    before: Opcode | None, asked: list[Token], problem: list[Token], i: int, j: int
+) -> list[Difference]:
+    """`равен 3` against `равен корень из 3`: one text alone has `корень из` before a number
+    both share, so the values differ (3, √3)."""
+    if before is None or asked[i].kind != "number":
+        return []
+    op, i1, i2, j1, j2 = before
+    if op == "insert" and _root(problem[j1:j2]):
+        return [Difference("number", asked[i].shown, _shown(problem[j1 : j + 1]))]
+    if op == "delete" and _root(asked[i1:i2]):
+        return [Difference("number", _shown(asked[i1 : i + 1]), problem[j].shown)]
+    return []
+
+
+def _root(stretch: list[Token]) -> bool:
+    """Whether a stretch is `корень из` (as the site reads √ aloud), damaged too."""
+    if len(stretch) != 2 or any(t.kind != "text" for t in stretch):
+        return False
+    word, of = (t.shown.lower().translate(AS_CYRILLIC) for t in stretch)
+    return of == "из" and (word in ("корень", "корня") or one_edit(word, "корень"))
+
+
+def _shown(stretch: list[Token]) -> str:
+    return " ".join(t.shown for t in stretch)
+
+
+def _stretches(opcodes: Sequence[Opcode], asked: list[Token], problem: list[Token]) -> list[Opcode]:
+    """The alignment's stretches, a lone value shared by chance joined to the stretches
+    around it when both texts hold as many other values of each kind there: in `CH равна
+    4, BC = √17` against `CH равна 8, BH = 4` the two 4s are not one value, the pairs are
+    4/8, BC/BH, 17/4."""
+    out: list[Opcode] = []
+    for op in opcodes:
+        if len(out) >= 2 and op[0] != "equal" and out[-2][0] != "equal":
+            lone, before = out[-1], out[-2]
+            if lone[0] == "equal" and lone[2] - lone[1] == 1 and asked[lone[1]].kind != "text":
+                q_extra = [*asked[before[1] : before[2]], *asked[op[1] : op[2]]]
+                p_extra = [*problem[before[3] : before[4]], *problem[op[3] : op[4]]]
+                if _values(q_extra) and _values(q_extra) == _values(p_extra):
+                    del out[-2:]
+                    op = ("replace", before[1], op[2], before[3], op[4])
+        out.append(op)
+    return out
+
+
+def _values(stretch: list[Token]) -> list[str]:
+    return sorted(t.kind for t in stretch if t.kind != "text")
+
+
+def _words_differing(asked: list[Token], problem: list[Token]) -> list[tuple[Token, Token]]:
+    """The data words of a stretch the two texts do not share that name other things,
+    paired in order when both sides hold as many (`синус A` where the problem has
+    `косинус A`)."""
+    q_words = [t for t in asked if t.kind == "text" and t.part == "data"]
+    p_words = [t for t in problem if t.kind == "text" and t.part == "data"]
+    if len(q_words) != len(p_words):
+        return []
+    return [
+        (q, p)
+        for q, p in zip(q_words, p_words, strict=True)
+        if words_differ(_word_of(q), _word_of(p))
+    ]
+
+
+def _strangers(
+    asked: list[Token], problem: list[Token], paired: set[int]
+) -> tuple[list[tuple[Token, Token]], int]:
+    """The data words of each text that the other holds nowhere, in any form (`высоты BD и
+    CE пересекаются` against `BD и CE — медианы, пересекающиеся`), paired by part of speech
+    in order; and how many of the query's found no pair. Words paired already are left."""
+    q_all = [_word_of(t) for t in asked if t.kind == "text"]
+    p_all = [_word_of(t) for t in problem if t.kind == "text"]
+    q_data = [t for t in asked if t.kind == "text" and t.part == "data" and id(t) not in paired]
+    p_data = [t for t in problem if t.kind == "text" and t.part == "data" and id(t) not in paired]
+    mine = strangers([_word_of(t) for t in q_data], p_all)
+    theirs = missing([_word_of(t) for t in p_data], q_all)
+    pairs = []
+    for i in mine:
+        j = next((j for j in theirs if same_kind(_word_of(q_data[i]), _word_of(p_data[j]))), None)
+        if j is not None:
+            pairs.append((q_data[i], p_data[j]))
+            theirs.remove(j)
+    return pairs, len(mine) - len(pairs)
+
+
+def _unplaced(asked: list[Token], problem: list[Token], placed: set[int]) -> int:
+    """The query's values that the problem holds nowhere and no difference names. A value
+    read off a glued word, or a lone 0, 3, 4 or 6 (as often a damaged `о`, `з`, `ч`, `б`),
+    is not sure enough to count."""
+    theirs = {t.key for t in problem if t.kind != "text"}
+    return sum(
+        t.kind != "text"
+        and id(t) not in placed
+        and t.key not in theirs
+        and not t.glued
+        and t.key not in ("0", "3", "4", "6")
+        for t in asked
+    )
+
+
+def _question(asked: list[Token], problem: list[Token]) -> list[Difference]:
+    """The query's question and unit, when the problem's name another quantity, object or
+    unit (`problems.words.phrases_differ`); one the query lacks is a gap."""
+    found = []
+    for kind in QUESTION:
+        mine = [t for t in asked if t.part == kind]
+        theirs = [t for t in problem if t.part == kind]
+        if mine and theirs and phrases_differ(_words(mine), _words(theirs), verbs=kind == "asked"):
+            found.append(Difference(kind, _phrase(mine), _phrase(theirs)))
+    return found
+
+
+def _words(part: list[Token]) -> list[Word]:
+    return [_word_of(t) for t in part if t.kind == "text"]
+
+
+def _word_of(token: Token) -> Word:
+    return Word.of(token.shown, glued=token.glued)
+
+
+def _phrase(part: list[Token]) -> str:
+    return " ".join(t.shown for t in part)
 
 
 def _values_paired(
@@ -198,7 +238,7 @@ def _values_paired(
     for op, a1, a2, b1, b2 in kinds.get_opcodes():
         if op in ("equal", "replace") and a2 - a1 == b2 - b1:
             for q, j in zip(q_values[a1:a2], p_index[b1:b2], strict=True):
-                if q.kind == problem[j].kind and _rivals(q, problem[j]):
+                if q.kind == problem[j].kind:
                     pairs.append((q, j))
     return pairs
 
@@ -208,9 +248,9 @@ def _unmerged(asked: list[Token], labels: set[str]) -> list[Token]:
     labels when they make it: a space lost between them (`ABCAC` is `ABC AC`)."""
     out: list[Token] = []
     for token in asked:
-        parts = _split_label(token.key, labels, 3) if token.kind == "label" else None
-        if parts and token.key not in labels:
-            out += [Token("label", part, part) for part in parts]
+        pieces = _split_label(token.key, labels, 3) if token.kind == "label" else None
+        if pieces and token.key not in labels:
+            out += [Token("label", piece, piece, part=token.part) for piece in pieces]
         else:
             out.append(token)
     return out
@@ -249,18 +289,11 @@ def _differ(asked: Token, mine: Token) -> bool:
     return not (dropped or swapped)
 
 
-def _rivals(a: Token, b: Token) -> bool:
-    """Numbers and labels always compare; words only within their group."""
-    return a.kind != "word" or a.key.split(":")[0] == b.key.split(":")[0]
-
-
 def _difference(asked: Token, problem: list[Token], at: int) -> Difference:
     mine = problem[at]
     if mine.kind == "label":  # in Latin capitals: the site writes some in Cyrillic ones
         return Difference("label", asked.key, mine.key)
-    if mine.kind == "number":
-        return Difference("number", asked.shown, mine.shown, _owner(problem, at))
-    return Difference("word", asked.shown, mine.shown)
+    return Difference("number", asked.shown, mine.shown, _owner(problem, at))
 
 
 def _owner(problem: list[Token], at: int) -> str:
@@ -278,8 +311,13 @@ _FOLDED_EQUALS = frozenset(ocr_fold(word) for word in _EQUALS)
 
 def verdict_of(comparison: Comparison, score: float, *, close: float, held: float) -> Verdict:
     """`same`: the problem holds the query's text in place (a score of `close` or more and
-    `held` of the query's tokens in place) and its values; `same_prototype`: its text
-    (either of the two) with other values; `other`: another text."""
+    `held` of the query's tokens in place), all its values and words and its question;
+    `same_prototype`: its text (either of the two) and question with other values;
+    `other`: another text, or another question or unit (`ambiguous` is the caller's:
+    several problems hold the query)."""
+    if any(d.kind in QUESTION for d in comparison.differences):
+        return "other"
     if comparison.differences:
         return "same_prototype" if score >= close or comparison.coverage >= held else "other"
-    return "same" if score >= close and comparison.coverage >= held else "other"
+    close_enough = score >= close and comparison.coverage >= held
+    return "same" if close_enough and not comparison.extra else "other"

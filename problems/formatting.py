@@ -5,10 +5,9 @@ The same dicts back the MCP tools' structured output and the REST API.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import copy
+from datetime import datetime
 from typing import Any
-
-from django.utils import timezone
 
 from problems import selectors
 from problems.catalog import CategoryOutcome
@@ -18,7 +17,7 @@ from problems.fuzzy import FuzzyMatch, FuzzyOutcome
 from problems.models import Problem, Test, Topic
 from problems.photo import PhotoOutcome
 from problems.services import BatchItem, SearchOutcome
-from problems.stored import Staleness
+from problems.stored import RETRYING, Staleness, fetched_when
 from problems.subjects import Site
 
 
@@ -27,22 +26,12 @@ def problem_url(problem: Problem) -> str:
     return problem_page_url(site, problem.problem_id)
 
 
-def _when(moment: datetime | None) -> str:
-    if moment is None:
-        return "at an unknown time"
-    days = (timezone.now() - moment).days
-    ago = "today" if days < 1 else "1 day ago" if days == 1 else f"{days} days ago"
-    return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC ({ago})"
+_when = fetched_when
 
 
 def stale_warning(stale: Staleness) -> str:
     """The warning of an answer served from the stored copy: why, and how old it is."""
-    if stale.refresh:
-        return (
-            f"refresh failed: {stale.reason}; answered from the stored copy fetched "
-            f"{_when(stale.fetched_at)}, which may be out of date"
-        )
-    return f"stored copy fetched {_when(stale.fetched_at)}: {stale.reason}"
+    return stale.warning()
 
 
 def stale_as_dict(stale: Staleness | None) -> dict[str, Any]:
@@ -65,6 +54,8 @@ def stale_markdown(stale: Staleness | None) -> list[str]:
             f"> **Stored copy**, fetched {when}: the site could not be read "
             f"({stale.reason}). It may be out of date."
         )
+    if stale.retrying:
+        line += f" (Meanwhile {RETRYING}.)"
     return [line, ""]
 
 
@@ -102,6 +93,23 @@ def problem_as_dict(problem: Problem, stale: Staleness | None = None) -> dict[st
     }
 
 
+KEY_HIDDEN = "hidden"  # solution.kind of a problem given without its answer and solution
+KEY_HIDDEN_NOTE = (
+    "*(hidden: check the learner's answer with sdamgia_check_answer, or ask again with "
+    "reveal=true)*"
+)
+
+
+def problem_hidden(problem: Problem) -> Problem:
+    """`problem` as a learner may see it: no answer and no solution (solution.kind "hidden"),
+    the same shape otherwise. A copy, never saved."""
+    hidden = copy.copy(problem)
+    hidden.answer, hidden.answers = "", []
+    hidden.solution_text, hidden.solution_html, hidden.solution_figures = "", "", []
+    hidden.solution_kind = KEY_HIDDEN
+    return hidden
+
+
 SOLUTION_NOTES = {
     "prototype": "*(the site shows the solution of the prototype problem)*",
     "missing": "*(the site has no solution for this problem yet)*",
@@ -121,12 +129,15 @@ def problem_markdown(
     lines += [f"{heading}# Condition", problem.condition_text or "*(empty)*"]
     lines += [f"![figure]({url})" for url in problem.figures]
     lines.append("")
-    lines += [f"{heading}# Solution", SOLUTION_NOTES.get(problem.solution_kind, "")]
-    if problem.solution_text:
-        lines.append(problem.solution_text)
-    lines += ["", f"{heading}# Answer", problem.answer or "*(no short answer on the site)*"]
-    if len(problem.answers) > 1:
-        lines.append("Accepted alternatives: " + " | ".join(problem.answers))
+    if problem.solution_kind == KEY_HIDDEN:
+        lines += [f"{heading}# Answer and solution", KEY_HIDDEN_NOTE]
+    else:
+        lines += [f"{heading}# Solution", SOLUTION_NOTES.get(problem.solution_kind, "")]
+        if problem.solution_text:
+            lines.append(problem.solution_text)
+        lines += ["", f"{heading}# Answer", problem.answer or "*(no short answer on the site)*"]
+        if len(problem.answers) > 1:
+            lines.append("Accepted alternatives: " + " | ".join(problem.answers))
     if problem.analogs:
         lines += ["", f"**Analogs**: {', '.join(problem.analogs)}"]
     if problem.codifier:
@@ -212,6 +223,7 @@ def fuzzy_as_dict(outcome: FuzzyOutcome) -> dict[str, Any]:
             }
             for m in outcome.matches
         ],
+        "fits": outcome.fits,
         "phrases": outcome.phrases,
         "site_candidates": outcome.site_candidates,
         "fetched": outcome.fetched,
@@ -243,6 +255,13 @@ def fuzzy_markdown(outcome: FuzzyOutcome) -> str:
     elif not outcome.site_asked:
         head += " — a stored problem matched confidently; `refresh: true` asks the site too"
     lines = [head, ""]
+    if outcome.fits > 1:
+        lines += [
+            f"> **Ambiguous**: {outcome.fits} problems hold the query and it does not tell "
+            "them apart; none of them is known to be the problem asked. Ask for the whole "
+            "condition.",
+            "",
+        ]
     for n, match in enumerate(outcome.matches, start=1):
         lines.append(f"{n}. **{match.problem.problem_id}** — {_match_line(match)}")
     if not outcome.matches:
@@ -252,22 +271,31 @@ def fuzzy_markdown(outcome: FuzzyOutcome) -> str:
     return "\n".join(lines)
 
 
-DIFFERENCE_NAMES = {"number": "other numbers", "label": "other labels", "word": "other words"}
+DIFFERENCE_NAMES = {
+    "asked": "asks for another thing",
+    "unit": "another unit or form of the answer",
+    "number": "other numbers",
+    "label": "other labels",
+    "word": "other words",
+}
 
 
 def _match_line(match: FuzzyMatch) -> str:
-    """A match as the model must read it: what differs first, then the verdict."""
+    """A match as the model must read it: every difference first, then the verdict."""
     score = f"score {match.score:.2f}: {match.snippet}"
-    if match.verdict == "other":
-        return f"another problem, {score}"
+    differs = differences_line(match.differences)
     if match.verdict == "same":
         return f"same text and values, {score}"
-    differs = differences_line(match.differences)
-    return f"{differs} — NOT the problem asked (its text, other values), {score}"
+    if match.verdict == "ambiguous":
+        return f"holds the query, as other problems do — AMBIGUOUS, {score}"
+    if match.verdict == "same_prototype":
+        return f"{differs} — NOT the problem asked (its text, other values), {score}"
+    return f"{differs} — NOT the problem asked, {score}" if differs else f"another problem, {score}"
 
 
 def differences_line(differences: list[Difference]) -> str:
-    """«other numbers: BC = 7, not 8; other words: косинус, not синус»."""
+    """«asks for another thing: угол CAD, not дугу CAD; other numbers: BC = 7, not 8»:
+    every difference, by kind."""
     parts = []
     for kind, name in DIFFERENCE_NAMES.items():
         pairs = [

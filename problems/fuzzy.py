@@ -1,10 +1,12 @@
 """`problems_search_fuzzy`: find problems by a (possibly OCR-damaged) condition text.
 
-Each match carries what differs from the query — numbers, labels, words that change the
-task (`problems.differences`) — and a verdict: `same`, `same_prototype` (the text with
-other values) or `other`. First the stored problems (`problems.index`): a confident match
-— a high score, well ahead of the runner-up, a query of enough telling words, all of them
-in it in order, and nothing different — is the answer, without asking the site
+Each match carries what differs from the query — numbers, labels, words of the data, the
+question asked and the answer's unit (`problems.differences`) — and a verdict: `same`,
+`ambiguous` (it holds the query, and so does another stored problem of another text: the
+query does not tell them apart), `same_prototype` (the text with other values) or `other`
+(another text, or another question). First the stored problems (`problems.index`): a
+confident match — a high score, well ahead of the runner-up, a query of enough telling
+words, all of them in it in order, and `same` — is the answer, without asking the site
 (`refresh=True` always asks). Otherwise the candidates are the
 site's search with 1–3 distinctive phrases of the text (the union of the first pages),
 plus every problem of the site already in the database. Candidates not yet stored are
@@ -23,7 +25,7 @@ from core import background
 from core.exceptions import DomainError, InvalidInput, UpstreamError
 from problems import index
 from problems.client import SdamgiaClient, gather_settled, run_with_client, site_base_url
-from problems.differences import Difference, Token, Verdict, compare, tokens, verdict_of
+from problems.differences import QUESTION, Difference, Verdict, compare, verdict_of
 from problems.entities import ListingPage
 from problems.exceptions import SdamgiaBadPage
 from problems.matching import (
@@ -45,6 +47,7 @@ from problems.repair import (
 )
 from problems.services import Progress, problems_store
 from problems.subjects import Site
+from problems.tokens import Token, stored_tokens, tokens
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +62,8 @@ MARGIN = 0.03  # … and this far ahead of the runner-up answers without the sit
 TELLING = 4  # … when the query holds this many telling words (numbers, labels, long words)
 CLOSE = 0.8  # a match this good, or holding HELD of the query's tokens in place, is the
 HELD = 0.75  # query's text (`same` or `same_prototype`); below both, `other`
+POOL = 50  # stored candidates (scoring FIT_FLOOR or more) compared with the query to find
+FIT_FLOOR = 0.5  # those that hold it: a short fragment scores low against a long problem
 
 
 @dataclass
@@ -67,6 +72,8 @@ class FuzzyMatch:
     score: float
     verdict: Verdict = "other"
     differences: list[Difference] = field(default_factory=list)
+    holds: bool = False  # nothing differs and it holds HELD of the query's tokens in place …
+    whole: bool = False  # … and the query HELD of its own: the query is all of it
 
     @property
     def snippet(self) -> str:
@@ -77,6 +84,7 @@ class FuzzyMatch:
 @dataclass
 class FuzzyOutcome:
     matches: list[FuzzyMatch] = field(default_factory=list)
+    fits: int = 0  # stored problems (distinct texts) the query fits: 1, `same`; 2+, `ambiguous`
     phrases: list[str] = field(default_factory=list)
     site_candidates: int = 0
     fetched: int = 0
@@ -109,13 +117,15 @@ def problems_search_fuzzy(
         raise InvalidInput("limit must be between 1 and 50", field="limit")
     query = Query.from_text(text)
     asked = tokens(text)
+    pinned = anchors(words_repair(text, edits=False))
+    generic = len(pinned) < TELLING
     local: list[tuple[Candidate, float]] = []
     if not refresh:
-        local = index.search(site, query, threshold=0, limit=max(limit, 10))
-        if _confident(text, asked, local):
-            outcome = FuzzyOutcome(site_asked=False, local_candidates=index.size(site))
-            kept = [(c, s) for c, s in local if s >= threshold][:limit]
-            outcome.matches = _matches(asked, kept)
+        local = _stored(site, query, text, generic=generic, threshold=0, limit=limit)
+        found, fits = _compared(asked, local, limit, floor=0 if generic else FIT_FLOOR)
+        if _confident(pinned, local, found):
+            outcome = FuzzyOutcome(site_asked=False, local_candidates=index.size(site), fits=fits)
+            outcome.matches = _listed(found, threshold, limit)
             return outcome
     outcome = FuzzyOutcome()
     site_ids = _site_candidates(site, query, text, outcome, [c for c, _ in local[:3]])
@@ -128,45 +138,122 @@ def problems_search_fuzzy(
     if missing:
         outcome.fetch_errors = _fetch_missing(site, missing, progress)
         outcome.fetched = len(missing) - len(outcome.fetch_errors)
-    ranked = index.search(site, query, threshold=threshold, limit=limit)
-    outcome.matches = _matches(asked, ranked)
+    floor = 0 if generic else min(threshold, FIT_FLOOR)
+    ranked = _stored(site, query, text, generic=generic, threshold=floor, limit=limit)
+    found, outcome.fits = _compared(asked, ranked, limit, floor=floor)
+    outcome.matches = _listed(found, threshold, limit)
     outcome.local_candidates = index.size(site)
     return outcome
 
 
-def _confident(text: str, asked: list[Token], ranked: Sequence[tuple[Candidate, float]]) -> bool:
+def _stored(
+    site: Site, query: Query, text: str, *, generic: bool, threshold: float, limit: int
+) -> list[tuple[Candidate, float]]:
+    """The stored candidates, ranked (`index.search`, POOL at least); a generic query's
+    (fewer than TELLING telling words) with the problems holding its text whole, which no
+    rare term finds (`index.holding`), whatever their score."""
+    ranked = index.search(site, query, threshold=threshold, limit=max(limit, POOL))
+    if not generic:
+        return ranked
+    seen = {c.key for c, _ in ranked}
+    holding = index.holding(site, matching_form(text), limit=POOL)
+    ranked += [(c, score(query, c)) for c in holding if c.key not in seen]
+    return sorted(ranked, key=lambda pair: (-pair[1], pair[0].key))  # as `matching.rank`
+
+
+def _confident(
+    pinned: list[Anchor], ranked: Sequence[tuple[Candidate, float]], found: dict[object, FuzzyMatch]
+) -> bool:
     """Whether the best stored match is the answer: its score, its lead over the runner-up
     of another text (a problem stored twice under two numbers is one answer), a query of
     TELLING words or more (`Найдите угол B. Ответ дайте в градусах.` is in a hundred
-    problems), every one of them in it, in order (`repair.anchors`), and no difference
-    (a sibling of the prototype with another number, label or function is another
-    problem)."""
+    problems), every one of them in it, in order (`repair.anchors`), and verdict `same`:
+    no difference (a sibling with another number, label or word, a problem asking another
+    quantity or unit is another problem), and no other stored text holding the query."""
     if not ranked or ranked[0][1] < CONFIDENT:
         return False
     best, top = ranked[0]
     runner_up = next((s for c, s in ranked[1:] if c.folded != best.folded), 0.0)
     if top - runner_up < MARGIN:
         return False
-    pinned = anchors(words_repair(text, edits=False))
     if len(pinned) < TELLING or not anchors_held(pinned, best.folded):
         return False
-    matches = _matches(asked, ranked[:1])
-    return bool(matches) and matches[0].verdict == "same"
+    return best.key in found and found[best.key].verdict == "same"
 
 
-def _matches(asked: list[Token], ranked: Sequence[tuple[Candidate, float]]) -> list[FuzzyMatch]:
-    """The ranked candidates' rows, each with what differs from the query (a row deleted
-    meanwhile is left out)."""
-    rows = Problem.objects.in_bulk([c.key for c, _ in ranked])
-    return [_match(asked, rows[c.key], s) for c, s in ranked if c.key in rows]
+def _compared(
+    asked: list[Token], ranked: Sequence[tuple[Candidate, float]], limit: int, *, floor: float
+) -> tuple[dict[object, FuzzyMatch], int]:
+    """The first `limit` ranked candidates and every other scoring `floor` or more that
+    may hold the query, in rank order, each with what differs from the query and its
+    verdict (a row deleted meanwhile is left out); and how many stored texts the query
+    fits (`_ambiguity`)."""
+    listed = {c.key: (c, s) for c, s in ranked[:limit]}
+    more = {c.key: (c, s) for c, s in ranked[limit:] if s >= floor}
+    rows = Problem.objects.only(*_FIELDS).in_bulk([*listed, *more])
+    mine: set[tuple[str, str]] = {(t.kind, t.key) for t in asked}
+    found = {}
+    for key, (_, s) in [*listed.items(), *more.items()]:
+        row = rows.get(key)
+        if row is not None and (key in listed or _may_hold(asked, mine, row)):
+            found[key] = _match(asked, row, s)
+    texts = {key: c.folded for key, (c, _) in [*listed.items(), *more.items()]}
+    return found, _ambiguity(found, texts)
+
+
+_FIELDS = ("subject", "exam", "problem_id", "condition_text", "source_text")  # what a match shows
+
+
+def _may_hold(asked: list[Token], mine: set[tuple[str, str]], problem: Problem) -> bool:
+    """Whether `problem` has HELD of the query's tokens anywhere (a match holding the query
+    has them in place): the others need no comparison to be left out of `_ambiguity`."""
+    theirs = {(t.kind, t.key) for t in stored_tokens(_text(problem))} & mine
+    return sum(t.glued or (t.kind, t.key) in theirs for t in asked) >= HELD * len(asked)
+
+
+def _listed(found: dict[object, FuzzyMatch], threshold: float, limit: int) -> list[FuzzyMatch]:
+    """The first `limit` matches scoring `threshold` or more: those holding the query first
+    (`same`, `ambiguous`), those asking another quantity or unit last, by score within
+    each (a generic query's holders score low against a long problem)."""
+    kept = [match for match in found.values() if match.score >= threshold]
+    return sorted(kept, key=_standing)[:limit]  # stable: by score within a standing
+
+
+def _standing(match: FuzzyMatch) -> int:
+    if match.verdict in ("same", "ambiguous"):
+        return 0
+    return 2 if any(d.kind in QUESTION for d in match.differences) else 1
+
+
+def _ambiguity(found: dict[object, FuzzyMatch], texts: dict[object, str]) -> int:
+    """How many texts the query fits. A match holding the query (nothing different, most of
+    it in place) fits. One text fitting is `same`, whatever its score (a query of a part
+    of it); two or more — a fragment, a generic sentence the query does not tell apart —
+    are each `ambiguous`, unless exactly one of them is the whole query and `same` (the
+    others hold it and more: `other`). A problem stored twice under two numbers is one
+    text."""
+    holders = {key: match for key, match in found.items() if match.holds}
+    fitting = {texts[key] for key in holders}
+    whole = {texts[key] for key, m in holders.items() if m.whole and m.verdict == "same"}
+    for key, match in holders.items():
+        if len(fitting) == 1 or texts[key] in whole:
+            match.verdict = "same" if len(fitting) == 1 or len(whole) == 1 else "ambiguous"
+        else:
+            match.verdict = "other" if len(whole) == 1 else "ambiguous"
+    return 1 if len(fitting) == 1 or len(whole) == 1 else len(fitting)
 
 
 def _match(asked: list[Token], problem: Problem, score: float) -> FuzzyMatch:
     """A match of `problem` to the query's tokens: its differences and verdict."""
-    text = " ".join(part for part in (problem.source_text, problem.condition_text) if part)
-    comparison = compare(asked, tokens(text))
+    comparison = compare(asked, list(stored_tokens(_text(problem))))
     verdict = verdict_of(comparison, score, close=CLOSE, held=HELD)
-    return FuzzyMatch(problem, score, verdict, comparison.differences)
+    holds = not (comparison.differences or comparison.extra) and comparison.coverage >= HELD
+    whole = holds and comparison.covered >= HELD
+    return FuzzyMatch(problem, score, verdict, comparison.differences, holds, whole)
+
+
+def _text(problem: Problem) -> str:
+    return " ".join(part for part in (problem.source_text, problem.condition_text) if part)
 
 
 def _fetch_missing(site: Site, ids: Sequence[str], progress: Progress | None) -> dict[str, str]:

@@ -72,6 +72,17 @@ def candidates(site: Site, query: Query) -> list[Candidate]:
     return [Candidate.from_normalized(pk, text) for pk, text in rows]
 
 
+def holding(site: Site, normalized: str, *, limit: int) -> list[Candidate]:
+    """Up to `limit` stored problems of `site` whose matching form holds `normalized`
+    whole: the holders of a generic query (`Найдите угол B. Ответ дайте в градусах.`),
+    which no rare term finds. The site's rows are scanned: for short queries only."""
+    stored = Problem.objects.filter(
+        subject=site.subject, exam=site.exam, search_text__contains=normalized
+    )
+    rows = stored.order_by("pk").values_list("pk", "search_text")[:limit]
+    return [Candidate.from_normalized(pk, text) for pk, text in rows]
+
+
 def size(site: Site) -> int:
     """How many problems of `site` are stored: counted at most once a minute (the shared
     cache keeps it; a count reads the site's whole index — 50 ms at 200,000 problems)."""

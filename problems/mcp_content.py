@@ -13,6 +13,8 @@ from problems.models import Category, Problem
 from problems.subjects import ALIASES, EXAMS, SUBJECTS, exam_resolve, site_resolve
 
 EXAM_NAMES = {"ege": ("егэ", "ege"), "oge": ("огэ", "oge")}
+SHEET_URI = "sdamgia://variant/{id}/pdf"  # the sheet; + "/solutions": with them
+PDF = "application/pdf"
 
 
 def register(registry: ToolRegistry) -> None:
@@ -27,6 +29,13 @@ def register(registry: ToolRegistry) -> None:
     registry.resource("sdamgia://variant/{id}", name="sdamgia_variant", title="Variant")(
         variant_resource
     )
+    registry.resource(
+        SHEET_URI, name="sdamgia_variant_pdf", title="Printed variant", mime_type=PDF
+    )(sheet_resource)
+    registry.resource(
+        f"{SHEET_URI}/solutions", name="sdamgia_variant_pdf_solutions",
+        title="Printed variant with solutions", mime_type=PDF,
+    )(solved_sheet_resource)  # fmt: skip
     registry.lister(recent_problems)
     registry.completer("subject")(subject_complete)
     registry.completer("exam")(exam_complete)
@@ -72,6 +81,29 @@ def variant_resource(id: str, caller: AbstractBaseUser) -> str:
     return variants.variant_markdown(
         variants.variant_get(user_id=int(caller.pk or 0), public_id=id)
     )
+
+
+def sheet_uri(public_id: str, with_solutions: bool) -> str:
+    """The resource of a variant's printed sheet (`sdamgia_variant_pdf` links to it)."""
+    uri = SHEET_URI.format(id=public_id)
+    return f"{uri}/solutions" if with_solutions else uri
+
+
+def sheet_resource(id: str, caller: AbstractBaseUser) -> bytes:
+    """A variant of yours printed: the PDF (conditions, answer boxes, the answer key)."""
+    return _sheet(id, caller, with_solutions=False)
+
+
+def solved_sheet_resource(id: str, caller: AbstractBaseUser) -> bytes:
+    """A variant of yours printed with its solutions after the answer key: the PDF."""
+    return _sheet(id, caller, with_solutions=True)
+
+
+def _sheet(public_id: str, caller: AbstractBaseUser, *, with_solutions: bool) -> bytes:
+    from problems import sheets  # reportlab: off the server's start-up
+
+    found = variants.variant_get(user_id=int(caller.pk or 0), public_id=public_id)
+    return sheets.variant_sheet(variant=found, with_solutions=with_solutions).data
 
 
 def catalog_resource(subject: str, exam: str) -> str:

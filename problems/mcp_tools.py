@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import base64
+import dataclasses
+from typing import Annotated
 
+from django.conf import settings
 from mcp.server.mcpserver import Context
-from mcp_types import CallToolResult
+from mcp_types import BlobResourceContents, CallToolResult, EmbeddedResource, ResourceLink
 from pydantic import Field
 
 from core.identity import mcp_caller
@@ -15,6 +18,7 @@ from core.tooling import Format, respond, respond_json, thread_progress
 from problems import catalog, formatting, fuzzy, mcp_content, photo, schemas, services, variants
 from problems.models import Problem
 from problems.sheet_links import sheet_link
+from problems.sheet_store import StoredSheet
 from problems.stored import Answer
 from problems.subjects import site_resolve
 
@@ -37,7 +41,7 @@ Exam = Annotated[str, Field(json_schema_extra={"enum": ["ege", "oge"]})]
 Refresh = bool  # bypass the stored copy
 Limit = Annotated[int, Field(ge=1, le=50)]
 Offset = Annotated[int, Field(ge=0, le=1000)]
-DigitsId = Annotated[str, Field(pattern=r"^\d{1,20}$", max_length=20)]
+DigitsId = schemas.DigitsId  # ASCII digits: REST validates with the same type
 Threshold = Annotated[float, Field(ge=0, le=1, description="Minimum similarity.")]
 VariantId = Annotated[
     str, Field(min_length=1, max_length=32, description="From sdamgia_make_variant (yours).")
@@ -212,10 +216,7 @@ def search_by_image(
 )
 def batch_get_problems(
     subject: Subject,
-    problem_ids: Annotated[
-        list[DigitsId],
-        Field(min_length=1, max_length=50, description="Problem numbers, 1–50 of them."),
-    ],
+    problem_ids: schemas.ProblemIds,  # schemas.BatchGet: the REST API's body
     exam: Exam = "ege",
     response_format: Format = "markdown",
     refresh: Refresh = False,
@@ -319,9 +320,10 @@ def random_problem(
     exam: Exam = "ege",
     exclude_seen: Annotated[bool, Field(description="Not one given to you before.")] = True,
     response_format: Format = "markdown",
+    reveal: bool = False,  # the answer and solution too (the description says so)
     ctx: Context | None = None,
 ) -> CallToolResult:
-    """A random problem of a task number or a catalog category, as sdamgia_get_problem gives it."""
+    """A random problem of a task number or a catalog category, as sdamgia_get_problem gives it; answer and solution only with reveal."""
     site = site_resolve(subject=subject, exam=exam)
     read = variants.problem_random(
         user_id=caller_id(ctx),
@@ -330,6 +332,8 @@ def random_problem(
         category_id=category_id,
         exclude_seen=exclude_seen,
     )
+    if not reveal:
+        read = dataclasses.replace(read, value=formatting.problem_hidden(read.value))
     return problem_respond(read, response_format)
 
 
@@ -342,16 +346,10 @@ def random_problem(
 )
 def make_variant(
     subject: Subject,
-    tasks: Annotated[
-        dict[Annotated[str, Field(pattern=r"^\d{1,3}$")], Annotated[int, Field(ge=1, le=20)]]
-        | Literal["full"],
-        Field(description='{"task number": count}, or "full": one of each task.'),
-    ],
+    tasks: schemas.Tasks,  # schemas.MakeVariant: the REST API's body, the same types
     exam: Exam = "ege",
-    seed: Annotated[
-        int | None, Field(ge=0, le=variants.SEED_MAX, description="Same seed, same problems.")
-    ] = None,
-    source: Literal["bank", "site"] = "bank",
+    seed: schemas.Seed = None,
+    source: schemas.Source = "bank",
     ctx: Context | None = None,
 ) -> CallToolResult:
     """Make a variant: problems by task number from the stored bank, or by the site's constructor; their conditions, no answers."""
@@ -386,12 +384,12 @@ def make_variant(
 def variant_pdf(
     variant: VariantId, with_solutions: bool = False, ctx: Context | None = None
 ) -> CallToolResult:
-    """A variant as a PDF to print (conditions, answer boxes, the answer key on its own page); its link."""
+    """A variant as a PDF to print (conditions, answer boxes, the answer key on its own page): embedded when small, else a resource link; its web link."""
     from problems import sheets  # reportlab: off the server's start-up
 
     found = variants.variant_get(user_id=caller_id(ctx), public_id=variant)
-    name = sheets.variant_pdf(variant=found, with_solutions=with_solutions)
-    return respond_json(schemas.SheetLink(url=absolute_url(sheet_link(name))))
+    sheet = sheets.variant_sheet(variant=found, with_solutions=with_solutions)
+    return sheet_respond(sheet, mcp_content.sheet_uri(found.public_id, with_solutions))
 
 
 @registry.tool(
@@ -421,6 +419,32 @@ def problem_respond(read: Answer[Problem], response_format: str) -> CallToolResu
         formatting.problem_markdown(read.value, stale=read.stale),
         response_format,
     )
+
+
+def sheet_respond(sheet: StoredSheet, uri: str) -> CallToolResult:
+    """A printed sheet for any client: the PDF embedded (`application/pdf`) up to
+    `SDAMGIA_PDF_EMBED_MAX` bytes, else a link to the resource `uri` that gives it; the web
+    link (served by the web process only) for a browser."""
+    size = len(sheet.data)
+    embedded = size <= settings.SDAMGIA_PDF_EMBED_MAX
+    url = absolute_url(sheet_link(sheet.name))
+    result = respond_json(schemas.SheetLink(url=url, resource=uri, size=size, embedded=embedded))
+    if embedded:
+        blob = base64.b64encode(sheet.data).decode("ascii")
+        result.content.append(
+            EmbeddedResource(
+                type="resource",
+                resource=BlobResourceContents(uri=uri, mime_type=mcp_content.PDF, blob=blob),
+            )
+        )
+    else:
+        name = sheet.name.rsplit("/", 1)[-1]
+        result.content.append(
+            ResourceLink(
+                type="resource_link", uri=uri, name=name, mime_type=mcp_content.PDF, size=size
+            )
+        )
+    return result
 
 
 def caller_id(ctx: Context | None) -> int:

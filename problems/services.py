@@ -22,7 +22,13 @@ from django.utils import timezone
 
 from core.exceptions import DomainError, InvalidInput
 from problems import answers, selectors
-from problems.client import SdamgiaClient, gather_settled, run_with_client, site_base_url
+from problems.client import (
+    SdamgiaClient,
+    first_attempt_only,
+    gather_settled,
+    run_with_client,
+    site_base_url,
+)
 from problems.entities import ParsedProblem
 from problems.exceptions import ProblemNotFound, SdamgiaBadPage, SdamgiaUnavailable
 from problems.matching import index_terms, keyword_terms, matching_form
@@ -34,7 +40,7 @@ from problems.parsing import (
     says_not_found,
 )
 from problems.schemas import AnswerChecked
-from problems.stored import Answer, Staleness, fetch_or_stored
+from problems.stored import Answer, Retry, Staleness, fetch_or_stored, stored_refresh_later
 from problems.subjects import Site
 from problems.subjects import site_resolve as site_resolve  # re-exported for other apps
 
@@ -42,7 +48,8 @@ BATCH_MAX = 50
 BATCH_CONCURRENCY = 10
 SEARCH_MAX_PAGES = 20
 SEARCH_CACHE_SECONDS = 6 * 3600
-_DIGITS = re.compile(r"^\d{1,20}$")
+REFRESH_TASK = "problems.problems_refresh"  # stored copies served stale, fetched again
+_DIGITS = re.compile(r"^\d{1,20}$", re.ASCII)  # ids are ASCII digits: «١٢٣» is refused
 
 Progress = Callable[[int, int], None]
 
@@ -51,7 +58,7 @@ def problem_id_check(problem_id: str, *, field: str = "problem_id") -> str:
     """A problem id is 1–20 digits; InvalidInput naming `field` otherwise."""
     value = str(problem_id).strip()
     if not _DIGITS.match(value):
-        raise InvalidInput(f"{field} must be 1–20 digits, got {problem_id!r}", field=field)
+        raise InvalidInput(f"{field} must be 1–20 digits 0-9, got {problem_id!r}", field=field)
     return value
 
 
@@ -197,6 +204,7 @@ def problem_read(*, site: Site, problem_id: str, refresh: bool = False) -> Answe
         lambda: selectors.problems_by_ids(site=site, problem_ids=[problem_id]).get(problem_id),
         lambda problem: problem.fetched_at,
         refresh=refresh,
+        retry=Retry(REFRESH_TASK, (site.subject, site.exam, [problem_id])),
     )
 
 
@@ -258,7 +266,8 @@ def problems_get_many(
     """Up to 50 problems in request order, each with its problem or its own error.
 
     An id the site fails on (`SdamgiaUnavailable`) is answered by its stored copy of any
-    age, marked stale; a site's "not found" stays an error.
+    age, marked stale, and fetched again in the background; a site's "not found" stays an
+    error. When every id asked of the site has a copy, the site gets one attempt's time.
     """
     if not problem_ids:
         raise InvalidInput("problem_ids must hold at least one id", field="problem_ids")
@@ -275,12 +284,22 @@ def problems_get_many(
         else selectors.problems_by_ids(site=site, problem_ids=ids, fresh_after=fresh_after)
     )
     missing = [pid for pid in dict.fromkeys(ids) if pid not in cached]
-    errors = problems_fetch_missing(site=site, problem_ids=missing, progress=progress)
+    with first_attempt_only(lambda: _copies_of_all(site, missing)):
+        errors = problems_fetch_missing(site=site, problem_ids=missing, progress=progress)
     stored = selectors.problems_by_ids(site=site, problem_ids=missing) if missing else {}
-    return [
+    items = [
         _batch_item(pid, cached.get(pid) or stored.get(pid), errors.get(pid), refresh)
         for pid in ids
     ]
+    stale = list(dict.fromkeys(item.problem_id for item in items if item.stale))
+    if stale:
+        stored_refresh_later(Retry(REFRESH_TASK, (site.subject, site.exam, stale)))
+    return items
+
+
+def _copies_of_all(site: Site, problem_ids: list[str]) -> bool:
+    """Whether each of `problem_ids` has a stored copy (of any age)."""
+    return len(selectors.problems_by_ids(site=site, problem_ids=problem_ids)) == len(problem_ids)
 
 
 def _batch_item(
@@ -289,7 +308,7 @@ def _batch_item(
     if error is None:
         return BatchItem(problem_id, problem=problem)
     if problem is not None and isinstance(error, SdamgiaUnavailable):
-        stale = Staleness(problem.fetched_at, error.message, refresh)
+        stale = Staleness(problem.fetched_at, error.message, refresh, retrying=True)
         return BatchItem(problem_id, problem=problem, stale=stale)
     return BatchItem(problem_id, error=error.message, error_code=error.code)
 
@@ -328,7 +347,8 @@ def problems_search(
     wanted = offset + limit
     if len(ids) < wanted and not exhausted:
         try:
-            ids, exhausted, pages_read = _search_pages(site, query, ids, pages_read, wanted)
+            with first_attempt_only(selectors.problem_list(site=site).exists):
+                ids, exhausted, pages_read = _search_pages(site, query, ids, pages_read, wanted)
         except SdamgiaUnavailable as exc:
             if not selectors.problem_list(site=site).exists():
                 raise
@@ -415,17 +435,19 @@ def answer_check(*, site: Site, problem_id: str, answer: str, reveal: bool) -> A
     judge it (`problems.answers`); the right answer only when `reveal`."""
     if not answer.strip():
         raise InvalidInput("answer must not be empty", field="answer")
-    problem = problem_read(site=site, problem_id=problem_id).value
+    read = problem_read(site=site, problem_id=problem_id)
+    problem = read.value
     if not problem.answer.strip():
         raise InvalidInput(
             f"problem_id: problem {problem.problem_id} has no short answer on the site (a task "
             "with a detailed solution): it cannot be checked automatically",
             field="problem_id",
         )
-    any_order = answers.any_order_asked(problem.condition_text)
-    right = answers.answer_correct(answer, problem.answer, any_order=any_order)
+    right = answers.answer_correct(answer, problem.answer, condition=problem.condition_text)
     return AnswerChecked(
         problem_id=problem.problem_id,
         verdict="correct" if right else "incorrect",
         answer=problem.answer if reveal else None,
+        stale=True if read.stale else None,
+        warnings=[read.stale.warning()] if read.stale else None,
     )

@@ -1,4 +1,6 @@
-"""Celery adapters of the problem bank: the fuzzy-search fan-out and the crawler."""
+"""Celery adapters of the problem bank: the fuzzy-search fan-out, the crawler, and the
+retries in the background of what a reader answered from its stored copy
+(`problems.stored`)."""
 
 from __future__ import annotations
 
@@ -45,3 +47,54 @@ def category_crawl_task(subject: str, exam: str, category_id: str, refresh: bool
 def crawl_work_task(crawl_id: str) -> int:
     """One worker's loop of a shared crawl (`problems.crawl`); the categories it read."""
     return crawl.crawl_work(crawl_id)
+
+
+# A site that did not answer a reader is asked again with the whole policy of the client
+# (SDAMGIA_RETRIES within SDAMGIA_DEADLINE), then, on a worker, again after a back-off.
+REFRESH_RETRIES = 5
+REFRESH_BACKOFF = 10  # seconds before the first retry on a worker, doubling
+REFRESH_BACKOFF_MAX = 600
+
+
+@shared_task(
+    name="problems.problems_refresh",
+    autoretry_for=(UpstreamError,),
+    retry_backoff=REFRESH_BACKOFF,
+    retry_backoff_max=REFRESH_BACKOFF_MAX,
+    max_retries=REFRESH_RETRIES,
+)
+def problems_refresh_task(subject: str, exam: str, problem_ids: list[str]) -> int:
+    """Fetch and store `problem_ids` again; the number stored. The first failure worth a
+    retry is raised (the whole list is asked again: storing is idempotent)."""
+    errors = services.problems_fetch_missing(
+        site=Site(subject=subject, exam=exam), problem_ids=problem_ids
+    )
+    for error in errors.values():
+        if isinstance(error, UpstreamError):
+            raise error
+    return sum(1 for error in errors.values() if error is None)
+
+
+@shared_task(
+    name="problems.catalog_refresh",
+    autoretry_for=(UpstreamError,),
+    retry_backoff=REFRESH_BACKOFF,
+    retry_backoff_max=REFRESH_BACKOFF_MAX,
+    max_retries=REFRESH_RETRIES,
+)
+def catalog_refresh_task(subject: str, exam: str) -> int:
+    """Read a site's catalog again; the number of its topics."""
+    return len(catalog.catalog_get(site=Site(subject=subject, exam=exam), refresh=True))
+
+
+@shared_task(
+    name="problems.test_refresh",
+    autoretry_for=(UpstreamError,),
+    retry_backoff=REFRESH_BACKOFF,
+    retry_backoff_max=REFRESH_BACKOFF_MAX,
+    max_retries=REFRESH_RETRIES,
+)
+def exam_test_refresh_task(subject: str, exam: str, test_id: str) -> str:
+    """Read a test's page again; its id."""
+    site = Site(subject=subject, exam=exam)
+    return catalog.exam_test_get(site=site, test_id=test_id, refresh=True).test_id

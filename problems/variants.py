@@ -27,12 +27,11 @@ from problems.entities import TestPage
 from problems.exceptions import SdamgiaBadPage
 from problems.models import CategoryProblem, Problem, SeenProblem, Topic, Variant
 from problems.parsing import PageStructureError, parse_test_page
+from problems.schemas import COUNT_MAX
 from problems.stored import Answer
 from problems.subjects import Site
 
 RECENT = 5
-SEED_MAX = 2**62  # a seed given (one drawn has 48 bits)
-COUNT_MAX = 20
 PROBLEMS_MAX = 60
 LISTINGS_PER_DRAW = 2  # category listings read from the site for one random problem
 LISTING_ALL = 100_000
@@ -176,9 +175,7 @@ def variant_check(*, user_id: int, public_id: str, answers: Mapping[str, str]) -
             verdict = "missing"
         else:
             right = answers_rules.answer_correct(
-                given[pid],
-                problem.answer,
-                any_order=answers_rules.any_order_asked(problem.condition_text),
+                given[pid], problem.answer, condition=problem.condition_text
             )
             verdict = "correct" if right else "incorrect"
         tasks.append({"number": number, "problem_id": pid, "verdict": verdict})

@@ -82,9 +82,10 @@ async def exercise(client: Client, world: dict[str, Any], ours: AgentRun) -> Non
         "normagpt://run/{id}": (f"normagpt://run/{ours.public_id}", "queued"),
     }
     # anki://deck/{name} needs a running Anki (tests/anki_bridge/test_review.py); a variant
-    # is read in tests/problems/test_variants.py
+    # is read in tests/problems/test_variants.py, its sheet in test_sheet_delivery.py
     assert templates == {
-        *reads, "norms://page/{id}/image", "anki://deck/{name}", "sdamgia://variant/{id}"
+        *reads, "norms://page/{id}/image", "anki://deck/{name}", "sdamgia://variant/{id}",
+        "sdamgia://variant/{id}/pdf", "sdamgia://variant/{id}/pdf/solutions",
     }  # fmt: skip
     for uri, expected in reads.values():
         assert expected in (await client.read_resource(uri)).contents[0].text, uri  # type: ignore[union-attr]

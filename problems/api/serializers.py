@@ -7,7 +7,6 @@ from rest_framework import serializers
 from problems.formatting import problem_url
 from problems.models import Problem
 from problems.photo import MAX_BASE64_CHARS, MAX_URL_CHARS
-from problems.variants import SEED_MAX
 
 
 class ProblemListSerializer(serializers.ModelSerializer):
@@ -68,21 +67,6 @@ class ImageSearchSerializer(serializers.Serializer):
     threshold = serializers.FloatField(min_value=0, max_value=1, default=0.6)
     limit = serializers.IntegerField(min_value=1, max_value=50, default=20)
     refresh = serializers.BooleanField(default=False)
-
-
-class BatchSerializer(SiteQuerySerializer):
-    problem_ids = serializers.ListField(
-        child=serializers.RegexField(r"^\d{1,20}$"), min_length=1, max_length=50
-    )
-
-
-class VariantRequestSerializer(serializers.Serializer):
-    tasks = serializers.JSONField(help_text='{"task number": count} or "full"')
-    seed = serializers.IntegerField(required=False, min_value=0, max_value=SEED_MAX)
-    source = serializers.ChoiceField(  # type: ignore[assignment]  # declared fields leave the class
-        choices=["bank", "site"], default="bank",
-        help_text="bank: drawn from the stored problems; site: the site's constructor",
-    )  # fmt: skip
 
 
 class VariantSerializer(serializers.Serializer):

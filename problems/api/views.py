@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiParameter, extend_schema
+from pydantic import BaseModel, ValidationError
 from rest_framework import generics
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -14,6 +15,7 @@ from rest_framework.response import Response
 from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
+from core.exceptions import InvalidInput
 from core.throttling import UPSTREAM_ANON
 from problems import catalog, formatting, fuzzy, photo, schemas, services, variants
 from problems.api import serializers as s
@@ -21,6 +23,8 @@ from problems.models import Problem, Variant
 from problems.sheet_links import sheet_link
 from problems.subjects import Site, site_resolve
 
+M = TypeVar("M", bound=BaseModel)
+RULES = {"missing": "required", "extra_forbidden": "unknown field (not accepted)"}
 SITE_PARAMS = [
     OpenApiParameter("subject", str, OpenApiParameter.PATH, description="Subject code or alias"),
     OpenApiParameter("exam", str, OpenApiParameter.PATH, description="ege or oge"),
@@ -31,6 +35,28 @@ def _query(serializer_class: type[Serializer], request: Request) -> dict[str, An
     serializer = serializer_class(data=request.query_params)
     serializer.is_valid(raise_exception=True)
     return dict(serializer.validated_data)
+
+
+def _body(model: type[M], request: Request) -> M:
+    """The request body validated by the pydantic model its MCP tool validates with (one
+    schema for both); InvalidInput naming each field and its rule otherwise."""
+    try:
+        return model.model_validate(request.data)
+    except ValidationError as exc:
+        raise _invalid(exc) from None
+
+
+def _invalid(exc: ValidationError) -> InvalidInput:
+    errors = [
+        {
+            "field": ".".join(str(part) for part in error["loc"]) or "body",
+            "rule": RULES.get(error["type"], error["msg"]),
+        }
+        for error in exc.errors(include_url=False)
+    ]
+    message = "; ".join(f"{e['field']}: {e['rule']}" for e in errors)
+    field = errors[0]["field"].split(".")[0]
+    return InvalidInput(message, field=field, extra={"errors": errors})
 
 
 class SiteView(APIView):
@@ -82,15 +108,12 @@ class ProblemDetailApi(SiteView):
 
 
 class ProblemBatchApi(SiteView):
-    @extend_schema(parameters=SITE_PARAMS, request=s.BatchSerializer, responses=schemas.BatchOut)
+    @extend_schema(parameters=SITE_PARAMS, request=schemas.BatchGet, responses=schemas.BatchOut)
     def post(self, request: Request, subject: str, exam: str) -> Response:
         """Up to 50 problems; each failing id has its own error."""
-        serializer = s.BatchSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
+        body = _body(schemas.BatchGet, request)
         items = services.problems_get_many(
-            site=self.site(),
-            problem_ids=serializer.validated_data["problem_ids"],
-            refresh=serializer.validated_data["refresh"],
+            site=self.site(), problem_ids=body.problem_ids, refresh=body.refresh
         )
         return Response(formatting.batch_as_dict(items))
 
@@ -174,21 +197,19 @@ class VariantMakeApi(APIView):
     permission_classes = (IsAuthenticated,)
 
     @extend_schema(
-        parameters=SITE_PARAMS, request=s.VariantRequestSerializer, responses=s.VariantSerializer
+        parameters=SITE_PARAMS, request=schemas.MakeVariant, responses=s.VariantSerializer
     )
     def post(self, request: Request, subject: str, exam: str) -> Response:
         """A variant: {"tasks": {"1": 2, "5": 1}} or {"tasks": "full"}; from the stored
         problems with a `seed` (the same seed, the same problems), or with `"source":
         "site"` made by the site's constructor (its test stored too)."""
-        serializer = s.VariantRequestSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        body = _body(schemas.MakeVariant, request)
         made = variants.variant_create(
             user_id=_owner(request),
             site=site_resolve(subject=subject, exam=exam),
-            tasks=data["tasks"],
-            seed=data.get("seed"),
-            source=data["source"],
+            tasks=body.tasks,
+            seed=body.seed,
+            source=body.source,
         )
         return Response(s.VariantSerializer(made).data, status=201)
 

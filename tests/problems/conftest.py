@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from core import background
 from tests.conftest import ROOT
 from tests.problems.fake_site import FakeSite, serve
 
@@ -29,6 +30,9 @@ def fake_site(settings) -> Iterator[FakeSite]:  # type: ignore[no-untyped-def]
     settings.SDAMGIA_TIMEOUT = 3
     settings.SDAMGIA_MAX_BODY_BYTES = 2 * 1024 * 1024
     yield fake
+    # A stale answer asks the site again in the background (`problems.stored`): that work
+    # ends here, against this test's site and rows, not the next test's.
+    background.drain(timeout=30)
     server.shutdown()
     server.server_close()
 

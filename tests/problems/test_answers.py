@@ -1,6 +1,12 @@
 """Checked answers (issue 30, item 3): the answer of every fixture problem, spelled three
 other ways, is right; three near misses are wrong. And `sdamgia_check_answer` end to end
-over stdio on the stand-in site."""
+over stdio on the stand-in site.
+
+Issue 50, item 4: every wording of "any order" is read («порядок цифр в ответе не важен»
+as «в любом порядке»; «в порядке возрастания» keeps the order), and where the condition
+asks for a digit string «1, 3, 4», «1 3 4» and «1;3;4» are «134»; where it does not, «134»
+is a number. The fixture problems (planimetry) answer numbers only: the conditions below
+are the exams' wordings of digit-string tasks."""
 
 from __future__ import annotations
 
@@ -13,7 +19,8 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from problems.answers import answer_correct, any_order_asked, number
+from core.mcp_server import build_server
+from problems.answers import AnswerForm, answer_correct, answer_form, number
 from problems.parsing import parse_problem_page
 from tests.conftest import MANAGE, PYTHON, ROOT, subprocess_env, text_of
 from tests.problems.blocks import block
@@ -80,39 +87,126 @@ def test_every_fixture_answer_and_its_spellings_are_right_and_near_misses_wrong(
             assert not answer_correct(miss, answer), (problem_id, answer, miss)
 
 
+# Conditions' closing sentences, in the wordings of the exams' tasks with a digit-string
+# answer (the 172 fixture problems are planimetry: each answer a number, none of these).
+ANY_ORDER = "Выберите верные утверждения. Запишите в ответе их номера в любом порядке."
+NOT_IMPORTANT = "Выберите все верные утверждения. Порядок цифр в ответе не важен."
+ASCENDING = (
+    "Какие из следующих утверждений верны? В ответе запишите номера выбранных утверждений "
+    "без пробелов, запятых и других дополнительных символов. Если ответов несколько, "
+    "записывайте их номера в порядке возрастания."
+)
+MATCHING = (
+    "Установите соответствие между величинами и их значениями. Запишите в ответ цифры, "
+    "расположив их в порядке, соответствующем буквам."
+)
+NUMBER = "Найдите площадь треугольника, стороны которого равны 13, 14 и 15."
+
+
 @pytest.mark.parametrize(
-    ("given", "stored", "any_order", "right"),
+    ("given", "stored", "condition", "right"),
     [
-        ("2", "2 или 3", False, True),
-        ("3", "2|3", False, True),
-        ("4", "2|3", False, False),
-        ("314", "134", True, True),
-        ("1, 3, 4", "134", True, True),
-        ("314", "134", False, False),
-        ("0134", "0134", False, True),
-        ("134", "0134", False, False),
-        ("Ёлка", "елка", False, True),
-        ("северный полюс", "Северный Полюс", False, True),
-        ("северныйполюс", "Северный Полюс", False, True),
-        ("южный", "северный", False, False),
-        ("1 000", "1000", False, True),
-        ("12 34", "1234", False, False),
-        ("- 0,5", "−0,5", False, True),
-        ("1 / 4", "0,25", False, True),
-        ("-0,5", "−1/2", False, True),
-        ("", "5", False, False),
-        ("1/0", "0", False, False),
+        ("2", "2 или 3", NUMBER, True),
+        ("3", "2|3", NUMBER, True),
+        ("4", "2|3", NUMBER, False),
+        ("314", "134", ANY_ORDER, True),
+        ("1, 3, 4", "134", ANY_ORDER, True),
+        ("314", "134", NUMBER, False),
+        ("0134", "0134", NUMBER, True),
+        ("134", "0134", NUMBER, False),
+        ("Ёлка", "елка", NUMBER, True),
+        ("северный полюс", "Северный Полюс", NUMBER, True),
+        ("северныйполюс", "Северный Полюс", NUMBER, True),
+        ("южный", "северный", NUMBER, False),
+        ("1 000", "1000", NUMBER, True),
+        ("12 34", "1234", NUMBER, False),
+        ("- 0,5", "−0,5", NUMBER, True),
+        ("1 / 4", "0,25", NUMBER, True),
+        ("-0,5", "−1/2", NUMBER, True),
+        ("", "5", NUMBER, False),
+        ("1/0", "0", NUMBER, False),
     ],
 )
-def test_the_rules(given: str, stored: str, any_order: bool, right: bool) -> None:
-    assert answer_correct(given, stored, any_order=any_order) is right
+def test_the_rules(given: str, stored: str, condition: str, right: bool) -> None:
+    assert answer_correct(given, stored, condition=condition) is right
 
 
-def test_any_order_is_read_from_the_condition() -> None:
-    assert any_order_asked("Цифры в ответе могут повторяться. Запишите в любом порядке.")
-    # the order asked is the answer's order: «213» is not «123»
-    assert not any_order_asked("Расположите числа в порядке возрастания, запишите номера.")
-    assert not any_order_asked("Установите соответствие между величинами и их значениями.")
+@pytest.mark.parametrize(
+    ("condition", "form"),
+    [
+        (ANY_ORDER, AnswerForm(digits=True, any_order=True)),
+        (NOT_IMPORTANT, AnswerForm(digits=True, any_order=True)),
+        ("Укажите номера верных ответов. Порядок цифр не важен.", AnswerForm(True, True)),
+        ("Порядок записи цифр значения не имеет.", AnswerForm(True, True)),
+        ("Порядок записи цифр в ответе не имеет значения.", AnswerForm(True, True)),
+        ("Запишите цифры в произвольном порядке.", AnswerForm(True, True)),
+        ("Запишите номера независимо от их порядка.", AnswerForm(True, True)),
+        # the order asked is the answer's order: «213» is not «123»
+        (ASCENDING, AnswerForm(digits=True, any_order=False)),
+        ("Цифры укажите в порядке возрастания. Запишите номера ответов.", AnswerForm(True)),
+        ("Расположите числа в порядке убывания, запишите их номера.", AnswerForm(True)),
+        (MATCHING, AnswerForm(digits=True, any_order=False)),
+        (
+            "Выберите два верных ответа и запишите цифры, под которыми они указаны.",
+            AnswerForm(True),
+        ),
+        (NUMBER, AnswerForm(digits=False, any_order=False)),
+        ("В ответе укажите количество чисел, сами числа писать не нужно.", AnswerForm()),
+    ],
+)
+def test_the_answers_form_is_read_from_the_condition(condition: str, form: AnswerForm) -> None:
+    assert answer_form(condition) == form
+
+
+@pytest.mark.parametrize(
+    ("condition", "right", "wrong"),
+    [
+        (NOT_IMPORTANT, ["134", "431", "1, 3, 4", "4 3 1", "1;3;4", "3.1.4"], ["13", "1344"]),
+        (ANY_ORDER, ["341", "1, 3, 4", "1 ; 3 ; 4"], ["135", "1, 3"]),
+        (ASCENDING, ["134", "1, 3, 4", "1 3 4", "1;3;4"], ["431", "3, 1, 4"]),
+        (MATCHING, ["134", "1,3,4", "1 3 4"], ["143", "4 3 1"]),
+        (NUMBER, ["134", "134,0", " 134 "], ["1, 3, 4", "1 3 4", "1;3;4", "431"]),
+    ],
+)
+def test_a_digit_string_is_compared_as_its_condition_asks(
+    condition: str, right: list[str], wrong: list[str]
+) -> None:
+    for given in right:
+        assert answer_correct(given, "134", condition=condition), (condition, given)
+    for given in wrong:
+        assert not answer_correct(given, "134", condition=condition), (condition, given)
+
+
+async def _verdicts(calls: list[tuple[str, str]]) -> list[dict[str, object]]:
+    async with Client(build_server(["problems"]), read_timeout_seconds=30) as client:
+        results = [
+            await client.call_tool(
+                "sdamgia_check_answer",
+                {"subject": "math", "problem_id": problem_id, "answer": answer},
+            )
+            for problem_id, answer in calls
+        ]
+    return [r.structured_content for r in results]  # type: ignore[misc]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_check_answer_reads_any_order_and_separators_from_the_condition(fake_site) -> None:  # type: ignore[no-untyped-def]
+    for pid, condition in (("601", NOT_IMPORTANT), ("602", ASCENDING), ("603", NUMBER)):
+        fake_site.add_problem("math-ege", pid, block(pid, condition, answer="134"))
+    calls = [
+        ("601", "431"),
+        ("601", "1, 3, 4"),
+        ("601", "4 1 3"),
+        ("602", "1, 3, 4"),
+        ("602", "1;3;4"),
+        ("602", "431"),
+        ("603", "1, 3, 4"),
+        ("603", "134"),
+    ]
+    verdicts = [v["verdict"] for v in asyncio.run(_verdicts(calls))]
+    assert verdicts == [
+        "correct", "correct", "correct", "correct", "correct", "incorrect", "incorrect", "correct",
+    ]  # fmt: skip
 
 
 async def _checks(params: StdioServerParameters) -> list[object]:

@@ -1,6 +1,8 @@
 """Issue 25, items 1, 2 and 5: a fuzzy match says what differs from the query (numbers,
 labels, words that change the task) and its verdict; a match with differences, or a query
-of few telling words, never answers confidently from the store."""
+of few telling words, never answers confidently from the store. (Issue 50 made another
+asked quantity — `синус` for `косинус` in the question — a difference of kind `asked`,
+verdict `other`: tests/problems/test_question.py.)"""
 
 from __future__ import annotations
 
@@ -16,10 +18,11 @@ from mcp_types import CallToolResult
 from bench.damage import damage
 from core.mcp_server import build_server
 from problems import fuzzy
-from problems.differences import Difference, compare, tokens
+from problems.differences import Difference, compare
 from problems.entities import ParsedProblem
 from problems.services import problems_store
 from problems.subjects import Site
+from problems.tokens import tokens
 from tests.conftest import MANAGE, PYTHON, ROOT, subprocess_env, text_of
 from tests.problems.blocks import block
 
@@ -28,8 +31,9 @@ ASKED = "В треугольнике ABC угол C равен 90°, AC = 24, BC
 TWINS = {  # id → (text, its difference from ASKED)
     "71": (ASKED.replace("BC = 8", "BC = 7"), Difference("number", "8", "7", "BC")),
     "72": (ASKED.replace("синус A", "синус B"), Difference("label", "A", "B")),
-    "73": (ASKED.replace("синус", "косинус"), Difference("word", "синус", "косинус")),
+    "73": (ASKED.replace("синус", "косинус"), Difference("asked", "синус A", "косинус A")),
 }
+VERDICTS = {"number": "same_prototype", "label": "same_prototype", "asked": "other"}
 # 27922, with the label the short query asks about in it only as a part of AB and ABC
 OBTUSE = (
     "Сторона AB треугольника ABC c тупым углом C равна радиусу описанной около него "
@@ -106,14 +110,14 @@ def test_a_stored_twin_comes_with_its_difference_never_confident(  # type: ignor
     assert data["site_asked"] is True  # not answered from the store
     first = data["matches"][0]
     assert first["id"] == pid
-    assert first["verdict"] == "same_prototype"
+    assert first["verdict"] == VERDICTS[expected.kind]
     assert first["differences"] == [
         {"kind": expected.kind, "query": expected.query, "problem": expected.problem,
          "of": expected.of}
     ]  # fmt: skip
     line = next(line for line in markdown.splitlines() if line.startswith("1. "))
     said = {"number": "other numbers: BC = 7, not 8", "label": "other labels: B, not A",
-            "word": "other words: косинус, not синус"}[expected.kind]  # fmt: skip
+            "asked": "asks for another thing: косинус A, not синус A"}[expected.kind]  # fmt: skip
     assert line.startswith(f"1. **{pid}** — {said} — NOT the problem asked")
     assert "matched confidently" not in markdown
 
@@ -123,7 +127,7 @@ def test_a_stored_twin_comes_with_its_difference_never_confident(  # type: ignor
     verdicts = {m["id"]: (m["verdict"], len(m["differences"])) for m in data["matches"]}
     assert data["matches"][0]["id"] == "70"
     assert verdicts["70"] == ("same", 0)
-    assert verdicts.get(pid) == ("same_prototype", 1), data
+    assert verdicts.get(pid) == (VERDICTS[expected.kind], 1), data
 
 
 @pytest.mark.django_db(transaction=True)
@@ -134,7 +138,7 @@ def test_every_twin_stored_the_exact_problem_is_same(fake_site) -> None:  # type
     assert outcome.matches[0].problem.problem_id == "70"
     assert (found["70"].verdict, found["70"].differences) == ("same", [])
     for pid, (_, expected) in TWINS.items():
-        assert (found[pid].verdict, found[pid].differences) == ("same_prototype", [expected])
+        assert (found[pid].verdict, found[pid].differences) == (VERDICTS[expected.kind], [expected])
 
 
 @pytest.mark.django_db(transaction=True)
@@ -195,7 +199,7 @@ def test_over_stdio_twins_carry_their_differences_and_few_words_ask_the_site(  #
     assert asked["matches"][0]["id"] == "70"  # found on the site, stored, ranked first
     assert (found["70"]["verdict"], found["70"]["differences"]) == ("same", [])
     for pid, (_, expected) in TWINS.items():
-        assert found[pid]["verdict"] == "same_prototype"
+        assert found[pid]["verdict"] == VERDICTS[expected.kind]
         assert found[pid]["differences"] == [
             {"kind": expected.kind, "query": expected.query, "problem": expected.problem,
              "of": expected.of}

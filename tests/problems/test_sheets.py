@@ -4,21 +4,26 @@ answer key (and the solutions when asked). Printed over REST and from the admin.
 
 from __future__ import annotations
 
+import ctypes
 import io
+import json
+import re
 from pathlib import Path
 from unittest import mock
 
 import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.files.storage import default_storage
 from django.test import Client
 from django.utils import timezone
-from PIL import Image
+from PIL import Image, ImageDraw
 from pytest_httpserver import HTTPServer
 from rest_framework.test import APIClient
 
 from problems.models import Problem, Variant
+from problems.parsing import parse_problem_block
 from problems.sheets import variant_pdf_bytes
 
 pytestmark = pytest.mark.django_db
@@ -74,7 +79,8 @@ def test_the_sheet_holds_the_conditions_then_the_answer_key(variant: Variant) ->
     for number, pid in enumerate(variant.problem_ids, start=1):
         assert f"{number} {pid} {ANSWERS[pid]}" in after, after
     assert text.count("Ответ:") == 3  # an answer box per problem
-    assert "missing.png" in text  # the figure that could not be fetched is named
+    assert "[рисунок недоступен]" in text  # the figure that could not be fetched is named
+    assert "missing.png" not in text  # as missing, never by its address
     assert "get_file" not in text  # the one fetched is drawn, not named
     assert "Решения" not in text
     assert "Решение задачи" not in text
@@ -133,3 +139,160 @@ def test_a_sheet_link_that_is_altered_guessed_or_expired_is_refused(
         expired = Client().get(link)
     assert expired.status_code == 404
     assert "expired" in expired.content.decode()
+
+
+# Issue 51, items 1–3: real problem blocks of the site, their figures and formula images
+# served as the site serves them (SVG under names and types that say PNG), printed.
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sdamgia"
+SVG = FIXTURES / "svg"
+SITE_FORMULAS = "https://ege.sdamgia.ru"
+
+
+def _blocks() -> dict[str, str]:
+    items = json.loads((FIXTURES / "math-ege_type1_problem_blocks_2023-01.json").read_text())
+    blocks = {str(item["problem_id"]): item["block_html"] for item in items["items"]}
+    blocks["27340"] = (FIXTURES / "math-ege_problem_27340_block_2023-01.html").read_text()
+    return blocks
+
+
+def _colour(index: int) -> str:
+    return (
+        f"#{(37 * index + 11) % 256:02x}{(91 * index + 5) % 256:02x}{(index * 13) % 200 + 40:02x}"
+    )
+
+
+def _path_colours(document: pdfium.PdfDocument) -> tuple[set[str], int, list[str]]:
+    """The fill and stroke colours of every path object, the number of image objects, and
+    the objects that stick out of the page."""
+    colours: set[str] = set()
+    images = 0
+    outside: list[str] = []
+    for page in document:
+        width, height = page.get_size()
+        for obj in page.get_objects():
+            left, bottom, right, top = obj.get_bounds()
+            if left < -1 or bottom < -1 or right > width + 1 or top > height + 1:
+                outside.append(f"{obj.type} {obj.get_bounds()}")
+            if obj.type == pdfium_c.FPDF_PAGEOBJ_IMAGE:
+                images += 1
+            if obj.type != pdfium_c.FPDF_PAGEOBJ_PATH:
+                continue
+            for getter in (pdfium_c.FPDFPageObj_GetFillColor, pdfium_c.FPDFPageObj_GetStrokeColor):
+                r, g, b, a = (ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint())
+                if getter(obj.raw, r, g, b, a):
+                    colours.add(f"#{r.value:02x}{g.value:02x}{b.value:02x}")
+    return colours, images, outside
+
+
+@pytest.fixture
+def site_variant(httpserver: HTTPServer, settings, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """27340 and 27244 with SVG figures, 27357 with a PNG figure, 27761 with a figure the
+    site cannot give; each formula image in a colour of its own, to be told apart."""
+    settings.SDAMGIA_IMAGE_ALLOW_PRIVATE = True
+    settings.MEDIA_ROOT = str(tmp_path)
+    base = httpserver.url_for("/")
+    blocks = _blocks()
+    expected: dict[str, str] = {}  # URL path → the colour it is drawn in
+    served: dict[str, bytes] = {}
+    for pid in ("27340", "27244", "27357", "27761"):
+        parsed = parse_problem_block(blocks[pid], base_url=base)
+        fields = {
+            name: getattr(parsed, name).replace(SITE_FORMULAS, base.rstrip("/"))
+            for name in ("condition_text", "condition_html", "solution_text", "solution_html")
+        }
+        for url in [
+            *parsed.formulas,
+            *re.findall(r'src="([^"]+/formula/[^"]+)"', parsed.solution_html),
+        ]:
+            path = url.removeprefix(SITE_FORMULAS)
+            if path in expected:
+                continue
+            fraction = "дробь" in blocks[pid].split(path, 1)[0][-400:] or len(expected) % 2
+            template = SVG / ("formula_fraction.svg" if fraction else "formula_inline.svg")
+            expected[path] = _colour(len(expected) + 1)
+            served[path] = template.read_bytes().replace(b"#000000", expected[path].encode())
+        (figure,) = parsed.figures
+        path = figure.removeprefix(base.rstrip("/"))
+        if pid in ("27340", "27244"):
+            expected[path] = _colour(len(expected) + 1)
+            served[path] = (
+                (SVG / "figure_triangle.svg")
+                .read_bytes()
+                .replace(b"#000000", expected[path].encode())
+            )
+        elif pid == "27357":
+            png = io.BytesIO()
+            raster = Image.new("RGB", (240, 180), "white")
+            ImageDraw.Draw(raster).polygon([(20, 160), (220, 160), (80, 20)], outline="black")
+            raster.save(png, "PNG")
+            served[path] = png.getvalue()
+        Problem.objects.create(
+            subject="math", exam="ege", problem_id=pid, type_number="1",
+            answer=parsed.answer, figures=[url.replace(SITE_FORMULAS, base.rstrip("/")) for url in parsed.figures],
+            formulas=parsed.formulas, solution_kind=parsed.solution_kind,
+            fetched_at=timezone.now(), **fields,
+        )  # fmt: skip
+
+    def respond(request):  # type: ignore[no-untyped-def]
+        from werkzeug import Response
+
+        body = served.get(request.full_path.rstrip("?")) or served.get(request.path)
+        if body is None:
+            return Response("no such file", status=404)
+        return Response(body, content_type="image/png")  # the site's word, not the truth
+
+    httpserver.expect_request(re.compile(".*")).respond_with_handler(respond)
+    owner = get_user_model().objects.create_user(username="teacher", password="x")
+    variant = Variant.objects.create(
+        owner=owner, subject="math", exam="ege", tasks={"1": 4}, seed=7,
+        problem_ids=["27340", "27244", "27357", "27761"],
+    )  # fmt: skip
+    return variant, expected
+
+
+def test_figures_and_formulas_are_drawn_never_named_or_spoken(site_variant) -> None:  # type: ignore[no-untyped-def]
+    variant, expected = site_variant
+    data = variant_pdf_bytes(variant=variant, with_solutions=True)
+    document = pdfium.PdfDocument(data)
+    # for a reviewer to look at (not read by the test)
+    Path("/tmp/sheet_pages").mkdir(exist_ok=True)
+    for old in Path("/tmp/sheet_pages").glob("page-*.png"):
+        old.unlink()
+    for number, page in enumerate(document, start=1):
+        page.render(scale=1.5).to_pil().save(f"/tmp/sheet_pages/page-{number}.png")
+    text = pdf_text(data)
+    assert "[рисунок:" not in text
+    for spoken in ("дробь", "числитель", "знаменатель", "конец дроби", "корень из"):
+        assert spoken not in text, spoken
+    for address in ("sdamgia", "get_file", "/formula/", "http"):
+        assert address not in text, address
+    assert "[формула недоступна]" not in text  # every formula was served: every one drawn
+    colours, images, outside = _path_colours(document)
+    missing = {path: colour for path, colour in expected.items() if colour not in colours}
+    assert not missing, f"drawn nowhere as vector paths: {missing}"
+    assert images == 1  # the PNG figure, as an image
+    assert text.count("[рисунок недоступен]") == 1  # 27761's, which the site did not give
+    assert not outside, outside  # every figure fits the page
+
+
+def test_the_sheet_has_a_header_a_footer_and_the_key_on_its_own_page(site_variant) -> None:  # type: ignore[no-untyped-def]
+    variant, _ = site_variant
+    document = pdfium.PdfDocument(variant_pdf_bytes(variant=variant, with_solutions=True))
+    pages = [" ".join(page.get_textpage().get_text_range().split()) for page in document]
+    first = pages[0]
+    assert first.startswith("Математика, профильный ЕГЭ")
+    assert (
+        f"Вариант {variant.public_id} · {timezone.localtime(variant.created_at):%d.%m.%Y}" in first
+    )
+    for label in ("Фамилия, имя:", "Класс:", "Дата:"):
+        assert label in first
+    for number, page in enumerate(pages, start=1):
+        assert page.endswith(f"вариант {variant.public_id} — стр. {number} из {len(pages)}")
+    key = next(n for n, page in enumerate(pages) if "Ответы" in page)
+    solutions = next(n for n, page in enumerate(pages) if "Решения · вариант" in page)
+    assert key < solutions
+    assert not any("Ответ:" in page for page in pages[key:solutions])  # no condition there
+    assert "Решение" not in " ".join(pages[key:solutions])
+    assert "1 27340 0,5" in pages[key]
+    assert "2 27244 8" in pages[key]

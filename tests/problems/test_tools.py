@@ -67,6 +67,7 @@ TOOLS = {
         "exam",
         "exclude_seen",
         "response_format",
+        "reveal",
     },
 }
 

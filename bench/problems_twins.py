@@ -1,0 +1,461 @@
+"""Twins of the real problems for bench/problems.py: what the fuzzy search says of problems
+that differ from the query in one thing or several, and of queries that several problems
+hold.
+
+Each twin is a real problem (tests/fixtures/sdamgia) with one change at a known place:
+another number, another point label, another word of the data (синус/косинус,
+вписанный/описанный…), another asked quantity (`Найдите дугу CAD` for `угол CAD`, inflected
+with pymorphy3, adjectives agreeing), another unit (`в радианах` for `в градусах`). The
+real problems and one twin of each kind are stored (and on the stand-in site); the queries
+are the real problems as stored, variants stored nowhere (another change, or two or three
+at once), fragments several stored problems hold (a sentence, the question with its unit),
+and damaged copies of the real problems. Since every text is the real one with changes at
+known places, what differs between a query and a match is known exactly: each must be
+named, with both sides, in the match's `differences` and in the Markdown.
+
+The word lists here make twins; the search itself has none (it compares lemmas).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from bench.damage import SENTENCE, damage_kept, holds_every
+from core.russian import morphology
+from problems import formatting, fuzzy, matching
+from problems.differences import Difference
+from problems.entities import ParsedProblem
+from problems.services import problems_store
+from problems.subjects import Site
+from tests.problems.blocks import block
+from tests.problems.fake_site import FakeSite
+
+MATH = Site("math", "ege")
+# Asked quantities a twin may ask instead (lemmas; inflected into the question's case).
+QUANTITIES = [
+    "угол", "дуга", "высота", "сторона", "гипотенуза", "катет", "диагональ", "площадь",
+    "периметр", "радиус", "синус", "косинус", "медиана", "хорда", "биссектриса",
+]  # fmt: skip
+# Words of the data and the word a twin puts in their place (stems with one inflection).
+RIVAL_STEMS = [
+    ("косинус", "синус"), ("синус", "косинус"), ("тангенс", "котангенс"),
+    ("вписанн", "описанн"), ("описанн", "вписанн"), ("наибольш", "наименьш"),
+    ("больш", "меньш"), ("меньш", "больш"), ("внутренн", "внешн"), ("внешн", "внутренн"),
+    ("прямоугольн", "равнобедренн"), ("равнобедренн", "прямоугольн"), ("ромб", "квадрат"),
+    ("высот", "медиан"), ("медиан", "высот"), ("биссектрис", "медиан"),
+]  # fmt: skip
+UNITS = {"градусах": ("радианах", "минутах")}  # the unit: its stored twin's, a variant's
+_LEAD = re.compile(r"(Найдите|Вычислите|Чему (?:равен|равна|равно|равны))\s+")
+_WORD = re.compile(r"[А-Яа-яЁё]+")
+
+
+@dataclass(frozen=True)
+class Change:
+    """`text[start:end]` (of the real problem) becomes `new`; a difference of `kind`."""
+
+    start: int
+    end: int
+    old: str
+    new: str
+    kind: str
+
+
+@dataclass(frozen=True)
+class Twin:
+    real: str  # the real problem's id
+    changes: tuple[Change, ...]
+
+    def text(self, real: str) -> str:
+        for change in sorted(self.changes, key=lambda c: -c.start):
+            real = real[: change.start] + change.new + real[change.end :]
+        return real
+
+
+def expected(query: Twin, mine: Twin) -> list[Change]:
+    """What differs between two texts made from one real problem: at each place either
+    changed, the query's value (`old`) against the problem's (`new`)."""
+    spans = {(c.start, c.end): c for c in (*query.changes, *mine.changes)}
+    q = {(c.start, c.end): c.new for c in query.changes}
+    m = {(c.start, c.end): c.new for c in mine.changes}
+    found = []
+    for span, change in sorted(spans.items()):
+        asked, theirs = q.get(span, change.old), m.get(span, change.old)
+        if asked != theirs:
+            found.append(Change(*span, asked, theirs, change.kind))
+    return found
+
+
+def named(change: Change, differences: list[Difference]) -> bool:
+    """Whether a difference names `change`, both sides (a question or unit: within the
+    phrases it names)."""
+    for d in differences:
+        if d.kind != change.kind:
+            continue
+        if change.kind in ("asked", "unit"):
+            if folded(change.old) in folded(d.query) and folded(change.new) in folded(d.problem):
+                return True
+        elif (d.query, d.problem) == (change.old, change.new):
+            return True
+    return False
+
+
+def in_markdown(change: Change, line: str) -> bool:
+    """Whether a match's Markdown line states `change` («…: 7, not 8»)."""
+    return folded(change.new) in folded(line) and folded(change.old) in folded(line)
+
+
+def folded(text: str) -> str:
+    """Normalized and OCR-folded: the site's Cyrillic `АВ` is the query's `AB`."""
+    return matching.ocr_fold(matching.normalize(text))
+
+
+def sentences_within(part: str, text: str) -> bool:
+    """Whether `text` holds the sentences of `part`, whole and in a row (`Найдите высоту
+    ромба.` is not in `Найдите высоту ромба, сторона которого…`)."""
+    mine = [folded(s) for s in SENTENCE.split(part.strip())]
+    theirs = [folded(s) for s in SENTENCE.split(text.strip())]
+    return any(theirs[i : i + len(mine)] == mine for i in range(len(theirs)))
+
+
+def within(part: str, text: str) -> bool:
+    """Whether `text` holds `part`, whole words (`синус A` is not in `синус ACB`)."""
+    return f" {folded(part)} " in f" {folded(text)} "
+
+
+# --- making changes --------------------------------------------------------------------
+
+
+def number(text: str, rng: random.Random, step: int) -> Change | None:
+    found = list(re.finditer(r"(?<![\d,.])\d+(?![\d,.])", text))
+    if not found:
+        return None
+    m = rng.choice(found)
+    return Change(m.start(), m.end(), m.group(), str(int(m.group()) + step), "number")
+
+
+def label(text: str, rng: random.Random, step: int) -> Change | None:
+    found = list(re.finditer(r"(?<![A-Za-z])[A-Z](?![A-Za-z0-9])", text))
+    if not found:
+        return None
+    m = found[-1]  # the one asked about, usually
+    other = "ABCDEHKMOP".replace(m.group(), "")[step - 1]
+    return Change(m.start(), m.end(), m.group(), other, "label")
+
+
+def word(text: str, rng: random.Random, step: int) -> Change | None:
+    """A word of the data (before the question) replaced by its rival."""
+    lead = _LEAD.search(text)
+    data = text[: lead.start()] if lead else text
+    found = []
+    for stem, rival in RIVAL_STEMS:
+        for m in re.finditer(rf"(?<![а-яё]){stem}[а-яё]*", data):
+            new = rival + m.group()[len(stem) :]
+            if morphology().word_is_known(new):  # not `равнобедренник`
+                found.append((m.start(), m.group(), new))
+    if not found:
+        return None
+    start, whole, new = min(found)
+    return Change(start, start + len(whole), whole, new, "word")
+
+
+def unit(text: str, rng: random.Random, step: int) -> Change | None:
+    for old, news in UNITS.items():
+        m = re.search(rf"\bв {old}\b", text)
+        if m:
+            return Change(m.start() + 2, m.end(), old, news[step - 1], "unit")
+    return None
+
+
+def asked(text: str, rng: random.Random, step: int) -> Change | None:
+    """The asked noun (and its adjectives) replaced by another quantity, in the question's
+    case; `step` 3: `косинус` of the asked angle (`Найдите косинус угла B`)."""
+    phrase = _asked_phrase(text)
+    if phrase is None:
+        return None
+    start, end, adjectives, noun, case = phrase
+    lemma = noun.normal_form
+    if step == 3:
+        if lemma != "угол":
+            return None
+        inner = [_inflect(a, {"gent", "sing", "masc"}) for a in adjectives]
+        new = " ".join(["косинус", *inner, _inflect(noun, {"gent", "sing"})])
+        return Change(start, end, text[start:end], new, "asked")
+    others = [q for q in QUANTITIES if q != lemma]
+    target = others[(sum(map(ord, text)) + step) % len(others)]
+    new_noun = morphology().parse(target)[0]
+    gender = new_noun.tag.gender
+    grammemes = {case, "sing"} | ({"inan"} if case == "accs" and gender == "masc" else set())
+    words = [_inflect(a, grammemes | {gender}) for a in adjectives]
+    new = " ".join([*words, _inflect(new_noun, {case, "sing"})])
+    return Change(start, end, text[start:end], new, "asked")
+
+
+def _asked_phrase(text: str) -> tuple[int, int, list, object, str] | None:  # type: ignore[type-arg]
+    """The asked noun after the question's lead, with the adjectives before it."""
+    lead = _LEAD.search(text)
+    if lead is None:
+        return None
+    case = "nomn" if lead.group(1).startswith("Чему") else "accs"
+    adjectives, start = [], lead.end()
+    at = start
+    for m in _WORD.finditer(text, start):
+        if m.start() != at:
+            return None  # punctuation, a label or a number between: not a plain phrase
+        parsed = morphology().parse(m.group())[0]
+        if parsed.tag.POS == "NOUN" and case in parsed.tag and "sing" in parsed.tag:
+            return start, m.end(), adjectives, parsed, case
+        if parsed.tag.POS != "ADJF":
+            return None
+        adjectives.append(parsed)
+        at = m.end() + 1
+    return None
+
+
+def _inflect(parsed: object, grammemes: set[str]) -> str:
+    done = parsed.inflect(grammemes)  # type: ignore[attr-defined]
+    return done.word if done else parsed.word  # type: ignore[attr-defined]
+
+
+Maker = Callable[[str, random.Random, int], Change | None]
+STORED: dict[str, Maker] = {
+    "number": number, "label": label, "word": word, "asked": asked, "unit": unit,
+}  # fmt: skip
+NOWHERE: dict[str, list[tuple[Maker, int]]] = {  # a variant: its changes (maker, step)
+    "number": [(number, 2)],
+    "label": [(label, 2)],
+    "word + number": [(word, 1), (number, 2)],
+    "asked": [(asked, 2)],
+    "asked: косинус of the angle": [(asked, 3)],
+    "unit": [(unit, 2)],
+    "number + label + word": [(number, 3), (label, 3), (word, 1)],
+    "number + label + asked": [(number, 3), (label, 3), (asked, 2)],
+}
+
+
+def _made(text: str, makers: list[tuple[Maker, int]], seed: str) -> tuple[Change, ...] | None:
+    changes = []
+    for maker, step in makers:
+        change = maker(text, random.Random(seed), step)
+        if change is None or any(c.start < change.end and change.start < c.end for c in changes):
+            return None
+        changes.append(change)
+    return tuple(changes)
+
+
+# --- the run ---------------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    queries: int = 0
+    differ: int = 0  # matches whose text differs from the query (damaged: from its source)
+    same_wrong: int = 0  # … and still `same` (exact queries: or `ambiguous`, not holding it)
+    changes: int = 0  # differences the twins of its real problem have (known by construction)
+    named: int = 0  # … named in `differences`, both sides
+    said: int = 0  # … stated in the Markdown
+    exact: int = 0  # matches whose text is the query's (damaged: holds what it kept)
+    exact_same: int = 0  # … `same` (damaged: or `ambiguous`)
+    fragments_right: int = 0  # fragments: every holder listed `ambiguous`, none `same`, site asked
+    nothing: int = 0  # … nothing listed (a query of no telling word: no stored candidate)
+    confident: int = 0
+    confident_wrong: int = 0
+    top1: int = 0  # damaged queries: the first match holds what the query kept
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, other: Tally) -> None:
+        for name, value in vars(other).items():
+            if isinstance(value, int):
+                setattr(self, name, getattr(self, name) + value)
+
+
+def store_family(
+    conditions: dict[str, str], limit: int, fake: FakeSite
+) -> tuple[dict[str, Twin], set[str]]:
+    """The real problems (their first `limit`) and a twin of each kind, stored and on the
+    stand-in site: problem id → twin, and their texts (normalized)."""
+    family: dict[str, Twin] = {}
+    for n, (pid, text) in enumerate(list(conditions.items())[:limit]):
+        family[pid] = Twin(pid, ())
+        for k, maker in enumerate(STORED.values()):
+            change = maker(text, random.Random(pid), 1)
+            if change is not None:
+                family[str(3_000_000 + 10 * n + k)] = Twin(pid, (change,))
+    texts: dict[str, str] = {}
+    seen: set[str] = set()
+    for tid, twin in family.items():
+        body = twin.text(conditions[twin.real])
+        if matching.normalize(body) not in seen:
+            seen.add(matching.normalize(body))
+            texts[tid] = body
+    family = {tid: family[tid] for tid in texts}
+    for tid, body in texts.items():
+        fake.add_problem("math-ege", tid, block(tid, body))
+    problems_store(
+        site=MATH, parsed=[ParsedProblem(problem_id=p, condition_text=t) for p, t in texts.items()]
+    )
+    return family, seen
+
+
+def queries_of(
+    conditions: dict[str, str], family: dict[str, Twin], stored: set[str], damaged: int
+) -> dict[str, list[tuple[Twin | None, str, list[str]]]]:
+    """name → (the query as a twin of its real problem or None for a fragment, its text,
+    the sentences it keeps)."""
+    reals = [t for t in family.values() if not t.changes]
+    made: dict[str, list[tuple[Twin | None, str, list[str]]]] = {
+        "as stored": [(t, conditions[t.real], []) for t in reals]
+    }
+    for name, makers in NOWHERE.items():
+        rows = []
+        for real in reals:
+            changes = _made(conditions[real.real], makers, real.real)
+            twin = Twin(real.real, changes) if changes else None
+            text = twin.text(conditions[real.real]) if twin else ""
+            if twin and matching.normalize(text) not in stored:
+                rows.append((twin, text, []))
+        made[f"stored nowhere: {name}"] = rows
+    fragments = _fragments(family, conditions)
+    made["fragments held by 2+ problems"] = [(None, f, []) for f in fragments]
+    rng = random.Random(50)
+    rows = []
+    for _ in range(damaged):
+        real = rng.choice(reals)
+        query, kept = damage_kept(conditions[real.real], rng)
+        rows.append((real, query[:1000], kept))
+    made["damaged copies (OCR, typos, a sentence lost)"] = rows
+    return made
+
+
+def _fragments(family: dict[str, Twin], conditions: dict[str, str]) -> list[str]:
+    """Sentences of the real problems (and their question with its unit) that two stored
+    texts or more hold, whole, none of them being that sentence alone."""
+    stored = {
+        folded(t.text(conditions[t.real])): t.text(conditions[t.real]) for t in family.values()
+    }
+    reals = [t for t in family.values() if not t.changes]
+    found: dict[str, str] = {}
+    for real in reals:
+        sentences = SENTENCE.split(conditions[real.real].strip())
+        pieces = [*sentences, " ".join(sentences[-2:])] if len(sentences) > 2 else sentences
+        for piece in pieces:
+            key = folded(piece)
+            if len(key) < 10 or key in stored or key in found:
+                continue
+            if sum(sentences_within(piece, text) for text in stored.values()) >= 2:
+                found[key] = piece
+    return list(found.values())
+
+
+def run(
+    conditions: dict[str, str], limit: int, damaged: int, fake: FakeSite
+) -> tuple[list[list[str]], list[str], dict[str, Tally]]:
+    """The twins' table (one row per kind of query), the first misses of each kind, and
+    the tallies by kind: exact queries, fragments, damaged ones."""
+    family, stored = store_family(conditions, limit, fake)
+    rows, misses = [], []
+    totals = {"exact": Tally(), "fragments": Tally(), "damaged": Tally()}
+    for name, queries in queries_of(conditions, family, stored, damaged).items():
+        tally = Tally()
+        for twin, query, kept in queries:
+            outcome = fuzzy.problems_search_fuzzy(site=MATH, condition_text=query, limit=5)
+            _judge(tally, outcome, twin, query, kept, family, conditions)
+        rows.append(_row(name, tally))
+        misses += [f"{name}: {note}" for note in tally.notes]
+        kind = next((k for k in ("fragments", "damaged") if name.startswith(k)), "exact")
+        totals[kind].add(tally)
+    return rows, misses, totals
+
+
+def _judge(
+    tally: Tally,
+    outcome: fuzzy.FuzzyOutcome,
+    twin: Twin | None,
+    query: str,
+    kept: list[str],
+    family: dict[str, Twin],
+    conditions: dict[str, str],
+) -> None:
+    tally.queries += 1
+    markdown = formatting.fuzzy_markdown(outcome).splitlines()
+    q = matching.normalize(query)
+    if twin is None:  # a fragment: every holder ambiguous, none same, the site asked
+        holders = [m for m in outcome.matches if sentences_within(query, m.problem.condition_text)]
+        right = outcome.site_asked and all(m.verdict == "ambiguous" for m in holders)
+        right = right and not any(m.verdict == "same" for m in outcome.matches)
+        right = right and (outcome.fits >= 2 or not outcome.matches)
+        tally.fragments_right += right
+        tally.nothing += not outcome.matches
+        tally.confident += not outcome.site_asked
+        tally.confident_wrong += not outcome.site_asked
+        verdicts = [(m.problem.problem_id, m.verdict) for m in outcome.matches]
+        _note(tally, not right, f"{query!r} | fits {outcome.fits}: {verdicts}")
+        return
+    first = outcome.matches[0].problem.condition_text if outcome.matches else ""
+    if kept:
+        tally.top1 += holds_every(first, kept)
+    if not outcome.site_asked:
+        tally.confident += 1
+        wrong = not holds_every(first, kept) if kept else matching.normalize(first) != q
+        tally.confident_wrong += wrong
+        if wrong:
+            tally.notes.insert(0, f"confident-wrong: {query!r} → {first!r}")
+    for n, match in enumerate(outcome.matches, start=1):
+        text = match.problem.condition_text
+        # damaged: what the damage dropped (a sentence, a value) is not the query's
+        differs = not holds_every(text, kept) if kept else folded(text) != folded(query)
+        if not differs:
+            right = match.verdict == "same" or (bool(kept) and match.verdict == "ambiguous")
+            tally.exact += 1
+            tally.exact_same += right
+            _note(tally, not right, f"{query[-90:]!r} | {match.verdict}: {match.differences}")
+            continue
+        tally.differ += 1
+        holds = not kept and within(query, text)  # the query is a part of it
+        wrong = match.verdict == "same" or (not kept and not holds and match.verdict == "ambiguous")
+        tally.same_wrong += wrong
+        _note(tally, wrong, f"{query[-90:]!r} | {match.verdict}: {text[-90:]!r}")
+        mine = family.get(match.problem.problem_id)
+        if kept or mine is None or mine.real != twin.real:
+            continue  # what differs is known for the twins of the query's real problem
+        changes = expected(twin, mine)
+        line = next(line for line in markdown if line.startswith(f"{n}. "))
+        tally.changes += len(changes)
+        tally.named += sum(named(c, match.differences) for c in changes)
+        tally.said += sum(in_markdown(c, line) for c in changes)
+        missed = [c for c in changes if not named(c, match.differences)]
+        _note(tally, bool(missed), f"{query[-90:]!r} | unnamed {missed}: {match.differences}")
+
+
+def _note(tally: Tally, miss: bool, note: str) -> None:
+    if miss and len(tally.notes) < 4:
+        tally.notes.append(note)
+
+
+def _row(name: str, t: Tally) -> list[str]:
+    def share(part: int, whole: int) -> str:
+        return f"{100 * part / whole:.1f}%" if whole else "-"
+
+    fragments = name.startswith("fragments")
+    return [
+        name,
+        str(t.queries),
+        str(t.differ),
+        str(t.same_wrong),
+        share(t.named, t.changes),
+        share(t.said, t.changes),
+        share(t.exact_same, t.exact),
+        f"{share(t.fragments_right, t.queries)} ({t.nothing} found nothing)" if fragments else "-",
+        share(t.top1, t.queries) if name.startswith("damaged") else "-",
+        str(t.confident),
+        str(t.confident_wrong),
+    ]
+
+
+HEADER = [
+    "queries", "count", "matches that differ", "of them same (or ambiguous, not holding it)",
+    "differences named", "… in the Markdown", "query's own text: same", "fragments ambiguous",
+    "top-1", "confident", "confident-wrong",
+]  # fmt: skip

@@ -1,0 +1,113 @@
+"""A condition's text as the fuzzy search compares it: numbers, labels and words in
+order, each marked as the data, the question or the answer's unit (`problems.question`).
+
+The case is kept to tell a label from a word (`B` is a point, `в` a preposition; the site
+writes some labels in Cyrillic capitals, `АВ`). OCR damage is read back where it can be:
+look-alike letters in a number are digits (`l6` is 16, `о,25` is 0,25), numbers glued to
+words are cut off them (`равенl20`, `на90`) and marked uncertain, a word broken by a
+hyphenated line break is joined, `√` is read as the site reads it (`корень из`). Pure
+functions.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Literal
+
+from problems.matching import ocr_fold
+from problems.question import Part, lead_split, parts
+from problems.words import AS_CYRILLIC, NOTATION
+
+_LOOK = r"[\dоОзЗбlі]"  # a digit or a letter OCR makes of one
+# A number standing apart (a decimal one too: `0,5`, `о,25`), else a word.
+_TOKEN = re.compile(rf"(?<![^\W_])(?:{_LOOK}+[.,])?{_LOOK}*\d{_LOOK}*(?![^\W_])|[^\W_]+")
+_LINE_BREAK_HYPHEN = re.compile(r"(\w)[-\u00ad‐‑]\s*\n\s*(\w)")
+_NUMBERISH = frozenset("0123456789oоOОзЗбlIiі|.,")
+_AS_DIGIT = str.maketrans(
+    {"o": "0", "о": "0", "O": "0", "О": "0", "з": "3", "З": "3", "б": "6", "l": "1", "I": "1",
+     "i": "1", "і": "1", "|": "1"}
+)  # fmt: skip
+# Cyrillic capitals that look like Latin ones: a label the site (or a user) wrote in Cyrillic.
+_AS_LATIN = str.maketrans("АВСЕНКМОРТХ", "ABCEHKMOPTX")
+# A number inside a token: from a digit on, or from look-alikes that do not end a word.
+_NUMBER_RUN = re.compile(
+    r"\d[\dоОзЗбl]*(?![^\W_])|\d+|(?<![^\W\d_])[оОзЗбl]+\d[\dоОзЗбl]*(?![^\W_])"
+)
+_LABEL = re.compile(r"[A-Z]+[0-9]*(?:[A-Z]+[0-9]*)*")
+_CYRILLIC = re.compile(r"[а-яё]")
+_MIXED = re.compile(r"[0-9A-Z]")  # in a Cyrillic word: damage or a word glued to another
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: Literal["number", "label", "text"]
+    key: str  # what is compared: digits, Latin capitals, a folded word
+    shown: str  # as written
+    # read off a word it was glued to (`равенl20`), or a word with digits or Latin capitals
+    # in it (`3раза`, `Cравнен`): uncertain, never a difference of its own
+    glued: bool = False
+    part: Part = "data"  # of the data, the question or the answer's unit (`question.parts`)
+
+
+@lru_cache(maxsize=4096)
+def stored_tokens(text: str) -> tuple[Token, ...]:
+    """`tokens` of a stored problem's text, kept: the same problems meet many queries."""
+    return tuple(tokens(text))
+
+
+def tokens(text: str) -> list[Token]:
+    """The text's tokens in order — numbers, labels and words —, each marked as data, the
+    question or the answer's unit (`question.parts`)."""
+    text = _LINE_BREAK_HYPHEN.sub(r"\1\2", text)
+    text = unicodedata.normalize("NFKC", text).replace("ё", "е").replace("Ё", "Е")
+    text = text.replace("√", " корень из ")  # as the site reads a formula aloud
+    found: list[tuple[Token, bool]] = []
+    for match in _TOKEN.finditer(text):
+        opens = _sentence_start(text, match.start())
+        written = match.group()
+        words = lead_split(written) if opens or written[:1].isupper() else [written]
+        pieces = [t for w in words for t in _classify(w, opens)]
+        found += [(token, opens and n == 0) for n, token in enumerate(pieces)]
+    roles = parts([(token.shown, opens) for token, opens in found])
+    return [replace(token, part=role) for (token, _), role in zip(found, roles, strict=True)]
+
+
+def _sentence_start(text: str, at: int) -> bool:
+    before = text[:at].rstrip()
+    return not before or before[-1] in ".!?"
+
+
+def _classify(raw: str, first: bool, glued: bool = False) -> list[Token]:
+    if set(raw) <= _NUMBERISH and any(ch.isdigit() for ch in raw):  # `16`, `l6`, `о,25`
+        return [Token("number", raw.translate(_AS_DIGIT).replace(".", ","), raw, glued)]
+    latin = raw.translate(_AS_LATIN)
+    if _LABEL.fullmatch(latin) and (raw.isascii() or len(raw) > 1 or not first):
+        return [Token("label", latin, raw)]  # a capital Cyrillic `В` opening a sentence: a word
+    lower = raw.lower()
+    if _CYRILLIC.search(lower):
+        word = lower.translate(AS_CYRILLIC)  # `уг0л`, `pавнa`
+        if any(ch.isdigit() for ch in word) or _edge_number(raw) or _edge_number(raw[::-1]):
+            # `на90`, `30градусов`, `равенl20`: words and numbers glued
+            return [t for piece in _unglued(raw) for t in _classify(piece, False, glued=True)]
+        return [_word(word, raw, glued or _MIXED.search(raw) is not None)]
+    return [_word(lower, raw, glued)]
+
+
+def _edge_number(raw: str) -> bool:
+    """Whether a word starts with a number: not one look-alike digit (`0дна` is `Одна`)."""
+    return raw[0].isdigit() and (raw[0] not in "0346" or raw[1].isdigit())
+
+
+def _unglued(raw: str) -> list[str]:
+    pieces, last = [], 0
+    for match in _NUMBER_RUN.finditer(raw):
+        pieces += [raw[last : match.start()], match.group()]
+        last = match.end()
+    return [piece for piece in [*pieces, raw[last:]] if piece]
+
+
+def _word(word: str, raw: str, glued: bool) -> Token:
+    return Token("text", ocr_fold(NOTATION.get(word, word)), raw, glued)  # `sin` is `синус`
