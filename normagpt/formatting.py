@@ -16,6 +16,7 @@ from django.utils.safestring import SafeString, mark_safe
 from core.links import absolute_url
 from normagpt.editions import amendment_label
 from normagpt.models import AgentRun, ClaimCheck, NormClause, NormPage, Thread
+from normagpt.parsing import clause_label
 from normagpt.questions import question_read
 from normagpt.search import SearchHit
 from normagpt.threads import runs_of
@@ -173,7 +174,7 @@ def run_markdown(run: AgentRun) -> str:
             lines += [
                 f"- {s['document']}"
                 + (f" ({s['edition']})" if s.get("edition") else "")
-                + f", п. {s['clause'] or '—'}"
+                + f", {clause_label(s['clause'])}"
                 + (f" в ред.: {s['amendment']}" if s.get("amendment") else "")
                 + f", стр. {s['page']}"
                 + (f" — {url}" if (url := page_url(s["page_id"], s["clause"])) else "")

@@ -21,7 +21,14 @@ from django.db import DatabaseError, connection, transaction
 
 from normagpt.clauses import clauses_split
 from normagpt.models import NormClause, NormDocument, NormDocumentAlias, NormPage, NormTerm
-from normagpt.parsing import alias_key, clauses_find, code_aliases, search_stems, text_clean
+from normagpt.parsing import (
+    alias_key,
+    clauses_find,
+    code_aliases,
+    search_stems,
+    text_clean,
+    title_aliases,
+)
 
 ALL_CLAUSES = ""  # the NormTerm row counting the clauses
 # the NormTerm row counting the changes of the counts: a search process keeps the counts it
@@ -254,14 +261,15 @@ def terms_recount() -> int:
 
 
 def aliases_refresh(document: NormDocument) -> None:
-    """The automatic aliases of the document: the short forms of its code (those a person
-    added stay)."""
+    """The automatic aliases of the document: the short forms of its code, and the names a
+    code of law is known by, read from its title («ЖК РФ»; those a person added stay)."""
     NormDocumentAlias.objects.filter(document=document, automatic=True).delete()
     kept = set(NormDocumentAlias.objects.filter(document=document).values_list("key", flat=True))
+    names = [*title_aliases(document.title), *code_aliases(document.code)]
     NormDocumentAlias.objects.bulk_create(
         [
-            NormDocumentAlias(document=document, alias=name, key=alias_key(name), automatic=True)
-            for name in code_aliases(document.code)
-            if alias_key(name) not in kept
+            NormDocumentAlias(document=document, alias=name, key=key, automatic=True)
+            for key, name in {alias_key(name): name for name in names}.items()
+            if key not in kept
         ]
     )

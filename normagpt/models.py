@@ -16,6 +16,8 @@ from django.db import models
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from normagpt.parsing import clause_label
+
 # Served back at MEDIA_URL + this prefix by normagpt.views.document_file.
 DOCUMENT_UPLOAD_TO = "normagpt/documents/"
 
@@ -300,7 +302,7 @@ class NormClause(models.Model):
         indexes = [models.Index(fields=["number", "document"], name="normclause_number")]
 
     def __str__(self) -> str:
-        label = f"табл. {self.number}" if self.kind == self.Kind.TABLE else f"п. {self.number}"
+        label = clause_label(self.number, table=self.kind == self.Kind.TABLE)
         return f"{self.document.code}, {label}"
 
 

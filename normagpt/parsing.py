@@ -46,8 +46,29 @@ def text_clean(text: str) -> str:
 _LATIN_LOOKALIKE = str.maketrans("ABCEHKMOPTXaceopxy", "АВСЕНКМОРТХасеорху")
 
 
+# A law's article is stored as it is cited: «ст. 26», «ст. 15.1», «ст. 55.16-1» («Статья 26»,
+# «статьи 26», «ст.26» read alike): a number of its own kind, never a clause «26».
+ARTICLE_NUMBER = r"\d{1,3}(?:\.\d{1,2})?(?:-\d{1,2})?"
+_ARTICLE = re.compile(rf"^(?:ст\.?|стать[а-яё]*)\s*({ARTICLE_NUMBER})\.?$", re.I)
+
+
+def article_number(number: str) -> str:
+    """The stored form of a law's article: «26» → «ст. 26»."""
+    return f"ст. {number}"
+
+
+def clause_label(number: str, *, table: bool = False) -> str:
+    """A clause as a person cites it: «п. 5.8», «табл. 9.1», a law's article as it is
+    («ст. 26»); «п. —» for a text without a number."""
+    if table:
+        return f"табл. {number or '—'}"
+    return number if number.startswith("ст.") else f"п. {number or '—'}"
+
+
 def number_normal(number: str) -> str:
     """A clause or table number in the one form stored and compared (see above)."""
+    if number[:1] in "сСcC" and (article := _ARTICLE.match(" ".join(number.split()))):
+        return article_number(article.group(1))
     parts = " ".join(number.split()).translate(_LATIN_LOOKALIKE).split(".")
     for i, part in enumerate(parts):
         if i and part in ("З", "з"):
@@ -101,6 +122,51 @@ def code_aliases(code: str) -> list[str]:
         names.append(f"{kind} {base.split('.')[0]}")
     unique = {alias_key(name): name for name in names if len(alias_key(name)) >= 3}
     return list(unique.values())
+
+
+# the codes of law a norm question meets, by their adjective's stem: (the adjective as the
+# title writes it, the abbreviation a citation uses: «ЖК РФ», «ГрК РФ»)
+_CODEXES = {
+    "жилищн": ("Жилищный", "ЖК"),
+    "градостроительн": ("Градостроительный", "ГрК"),
+    "земельн": ("Земельный", "ЗК"),
+    "гражданск": ("Гражданский", "ГК"),
+    "водн": ("Водный", "ВК"),
+    "лесн": ("Лесной", "ЛК"),
+}
+_CODEX_TITLE = re.compile(r"^\W*([А-ЯЁа-яё]+)\s+кодекс\s+Российской\s+Федерации", re.I)
+# a code named in a text: «Жилищный кодекс», «Жилищного кодекса РФ», «ЖК РФ», «ГрК»
+CODEX_PATTERN = (
+    rf"(?P<codex>(?:{'|'.join(_CODEXES)})[а-яё]*\s+кодекс[а-яё]*"
+    r"(?:\s+(?:Российской\s+Федерации|РФ))?"
+    rf"|(?:{'|'.join(a for _, a in _CODEXES.values())})\s*РФ|ГрК)"
+)
+
+
+def title_aliases(title: str) -> list[str]:
+    """The names a code of law is known by, read from its title: «Жилищный кодекс Российской
+    Федерации» → «Жилищный кодекс», «Жилищный кодекс РФ», «ЖК РФ» (a known code's
+    abbreviation; «ГрК» alone too, three letters); [] for other titles."""
+    match = _CODEX_TITLE.match(" ".join(title.split()))
+    if match is None:
+        return []
+    adjective = match.group(1).capitalize()
+    known = next((v for k, v in _CODEXES.items() if adjective.lower().startswith(k)), None)
+    names = [f"{adjective} кодекс Российской Федерации", f"{adjective} кодекс"]
+    names.append(f"{adjective} кодекс РФ")
+    if known is not None:
+        names += [f"{known[1]} РФ", *([known[1]] if len(known[1]) >= 3 else [])]
+    return names
+
+
+def codex_name(written: str) -> str:
+    """The short name of a code of law as written in a text («Жилищного кодекса РФ», «ЖК
+    РФ», «ГрК»): «ЖК РФ», «ГрК РФ» (an alias `title_aliases` gives it)."""
+    low = written.lower()
+    for stem, (_, abbreviation) in _CODEXES.items():
+        if low.startswith((stem, abbreviation.lower())):
+            return f"{abbreviation} РФ"
+    return written
 
 
 def code_matches(named: str, code: str) -> bool:
@@ -226,6 +292,17 @@ _DOCUMENT_REF = re.compile(
 )
 
 
+# a law's article cited, with the part and item it names: «ст. 26», «статья 26», «статьи 51»,
+# «ч. 2 ст. 26», «п. 3 ч. 1 ст. 51» (the article is what is looked up: one clause holds it)
+ARTICLE_REF = re.compile(
+    r"(?:\b(?:пп?\.|пункт[а-я]*)\s*\d{1,3}(?:\.\d{1,2})?\)?\s*,?\s*)?"
+    r"(?:\b(?:ч\.|част[а-я]*)\s*\d{1,3}(?:\.\d{1,2})?\s*,?\s*)?"
+    rf"\b(?:ст\.|стать[а-яё]*)\s*({ARTICLE_NUMBER})(?![\d.]*\d|[а-яёa-z])",
+    re.I,
+)
+_CODEX_REF = re.compile(rf"\b{CODEX_PATTERN}(?!\w)", re.I)
+
+
 @dataclass(frozen=True)
 class ClauseRef:
     kind: str  # "clause" or "table"
@@ -265,6 +342,12 @@ def query_parse(keywords: list[str]) -> Query:
     for keyword in keywords:
         text = " ".join(keyword.split())
         if _DIGIT.search(text):  # every reference holds a number: most keywords hold none
+            if "ст" in text.lower():  # a law's article, of a code named by its name
+                clauses += [ClauseRef("clause", number_normal(f"ст. {m.group(1)}"))
+                            for m in ARTICLE_REF.finditer(text)]  # fmt: skip
+                text = ARTICLE_REF.sub(" ", text)
+                documents += [codex_name(m.group(0)) for m in _CODEX_REF.finditer(text)]
+                text = _CODEX_REF.sub(" ", text)
             for pattern, kind in ((_TABLE_REF, "table"), (_CLAUSE_REF, "clause")):
                 clauses += [ClauseRef(kind, m.group(1).upper()) for m in pattern.finditer(text)]
                 text = pattern.sub(" ", text)

@@ -7,7 +7,9 @@ appendix's letter, Cyrillic or a Latin lookalike, read as stored: `number_normal
 its code («СП 63.13330.2018», «ГОСТ 10180-2012», «63.13330») or, for the documents known by
 their names, by the short name `code_aliases` gives them: «ПУЭ» («Правил ПУЭ», «Правила
 устройства электроустановок»), «123-ФЗ» («Федерального закона от 22.07.2008 № 123-ФЗ»,
-«ФЗ-123»).
+«ФЗ-123»). A law's article as «ст. 26», «статья 26», «ч. 2 ст. 26» (the article: one clause
+holds it, numbered «ст. 26»), of a code named by its name or abbreviation («Жилищного
+кодекса», «ЖК РФ», «ГрК РФ»: the short name `title_aliases` gives the code).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from normagpt.parsing import number_normal
+from normagpt.parsing import ARTICLE_REF, CODEX_PATTERN, article_number, codex_name, number_normal
 from normagpt.units import UNIT_PATTERN
 
 # a clause's number: «10.3.2», or an appendix's «Г.13», «А.2.2» (its letter capital, Cyrillic
@@ -60,7 +62,7 @@ _LAW = (
 )
 _DOCUMENT = re.compile(
     r"\b(?:СП|ГОСТ(?:\s*Р)?|СНиП|СанПиН|СТО)\s*\d[\d.\-–—]*\d|\b\d{1,3}\.\d{5,7}(?:\.\d{4})?\b"
-    rf"|\b(?:{_PUE}|{_LAW})(?!\w)",
+    rf"|\b(?:{_PUE}|{_LAW}|{CODEX_PATTERN})(?!\w)",
     re.I,
 )
 _LIST_ITEM = re.compile(_NUMBER)
@@ -80,7 +82,7 @@ def references_find(claim: str) -> list[Reference]:
     documents = [(m.start(), m.end(), _document_name(m)) for m in _DOCUMENT.finditer(claim)]
     found: list[tuple[int, int, str, str]] = []  # start, end, kind, numbers
     taken: list[tuple[int, int]] = []
-    for pattern, kind in ((_TABLE_REF, "table"), (_CLAUSE_REF, "clause")):
+    for pattern, kind in ((ARTICLE_REF, "article"), (_TABLE_REF, "table"), (_CLAUSE_REF, "clause")):
         for match in pattern.finditer(claim):
             numbers = match.group(1) or (match.group(2) if pattern is _CLAUSE_REF else "")
             if numbers and not _inside(match.start(), taken):
@@ -93,6 +95,10 @@ def references_find(claim: str) -> list[Reference]:
     references = []
     for start, end, kind, numbers in sorted(found):
         document = _document_near(start, end, documents)
+        if kind == "article":  # «ч. 2 ст. 26»: the article, which one clause holds
+            written = claim[start:end].strip(" ,;")
+            references.append(Reference("clause", article_number(numbers), document, written))
+            continue
         pattern = _LIST_ITEM if kind == "clause" else re.compile(_TABLE_NUMBER)
         for number in pattern.findall(numbers):
             references.append(
@@ -113,6 +119,8 @@ def _document_name(match: re.Match[str]) -> str:
     if law:
         return f"{law}-ФЗ"
     written = match.group(0)
+    if match.group("codex"):
+        return codex_name(written)
     return "ПУЭ" if re.search(r"ПУЭ|электроустановок", written, re.I) else written
 
 
@@ -138,6 +146,6 @@ def naming_blanked(text: str) -> str:
     """`text` with what cites clauses, tables and documents blanked, and the numbers that
     name a clause, a row or an appendix's part (same length): what is left of its numbers
     are values."""
-    for pattern in (_DOCUMENT, _TABLE_REF, _CLAUSE_REF, _BARE_CLAUSE, _NAMING):
+    for pattern in (_DOCUMENT, ARTICLE_REF, _TABLE_REF, _CLAUSE_REF, _BARE_CLAUSE, _NAMING):
         text = pattern.sub(lambda match: " " * len(match.group(0)), text)
     return text

@@ -13,6 +13,7 @@ from django.db.models import QuerySet
 
 from normagpt.exceptions import ThreadNotFound
 from normagpt.models import AgentRun, Thread
+from normagpt.parsing import clause_label
 
 CHARS_PER_TOKEN = 2  # cl100k on Russian norm prose: about 2 characters a token (measured)
 ANSWER_CHARS = 1500  # one earlier answer at most, before the budget
@@ -57,7 +58,7 @@ def turns(thread: Thread) -> list[dict[str, Any]]:
             "answer": run.final_answer,
             "sources": [
                 f"{s['document']}"
-                + (f" п. {s['clause']}" if s.get("clause") else "")
+                + (f" {clause_label(s['clause'])}" if s.get("clause") else "")
                 + f", стр. {s['page']}"
                 for s in run.sources
             ],

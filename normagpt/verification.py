@@ -44,7 +44,7 @@ from normagpt.conditions.graded import grade_condition
 from normagpt.editions import clause_marks
 from normagpt.indexing import ALL_CLAUSES
 from normagpt.models import NormAmendment, NormClause, NormPage, NormTerm
-from normagpt.parsing import code_matches
+from normagpt.parsing import clause_label, code_matches
 from normagpt.search import documents_named
 from normagpt.wording import words_absent
 
@@ -114,8 +114,8 @@ class _Cited:
     @property
     def label(self) -> str:
         clause = self.first
-        what = "табл." if self.reference.kind == "table" else "п."
-        return f"{what} {self.reference.number} {clause.document.code}"
+        table = self.reference.kind == "table"
+        return f"{clause_label(self.reference.number, table=table)} {clause.document.code}"
 
 
 class Checker:
@@ -181,9 +181,8 @@ class Checker:
         for index, finding in enumerate(findings, start=start):
             quote = str(finding.get("quote") or "").strip()
             clause = str(finding.get("clause") or "").strip()
-            claim = (
-                f"{finding.get('document', '')} п. {clause}, стр. {finding.get('page')}: «{quote}»"
-            )
+            where = f"{clause_label(clause)}, стр. {finding.get('page')}"
+            claim = f"{finding.get('document', '')} {where}: «{quote}»"
             result = ClaimResult(index, "finding", claim, UNCONFIRMED)
             document = str(finding.get("document", ""))
             tables = [r for r in c.references_find(clause) if r.kind == "table"]

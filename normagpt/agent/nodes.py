@@ -21,6 +21,7 @@ from normagpt.agent.store import Store, citations_check, findings_all, findings_
 from normagpt.calculate import expression_evaluate
 from normagpt.editions import amendment_label, clause_marks, edition_status
 from normagpt.models import NormClause, NormDocument, NormPage
+from normagpt.parsing import clause_label
 from normagpt.schemas import FinalAnswer, Plan, StepResult, Verdict
 from normagpt.search import SearchHit, pages_search
 
@@ -285,11 +286,7 @@ def hit_label(hit: SearchHit) -> str:
     found = hit.clauses[0].clause if hit.clauses else None
     what = ""
     if found is not None and found.number:
-        what = (
-            f", табл. {found.number}"
-            if found.kind == NormClause.Kind.TABLE
-            else f", п. {found.number}"
-        )
+        what = ", " + clause_label(found.number, table=found.kind == NormClause.Kind.TABLE)
     return f"{hit.page.document.code}{what}, стр. {hit.page.number}"
 
 

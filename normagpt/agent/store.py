@@ -9,7 +9,7 @@ from typing import Any
 from django.utils import timezone
 
 from normagpt.claims import references_find
-from normagpt.parsing import code_matches
+from normagpt.parsing import clause_label, code_matches
 from normagpt.verification import Checker, answer_lead, answer_marked, results_summary
 
 Store = dict[str, Any]
@@ -97,7 +97,8 @@ def citations_check(
     answer = answer_marked(output["answer"], results, lead=lead)
     if dropped:
         names = "; ".join(
-            f"{s['document']} п. {s.get('clause') or '—'}, стр. {s['page']} ({s['reason']})"
+            f"{s['document']} {clause_label(s.get('clause') or '')}, стр. {s['page']} "
+            f"({s['reason']})"
             for s in dropped
         )
         answer += f"\n\n> Ссылки удалены, они не подтверждаются найденными страницами: {names}."
@@ -168,7 +169,7 @@ def fallback_answer(shared: Store, reason: str) -> dict[str, Any]:
     head = f"**Ответ не завершён:** {reason}."
     lines, sources = [], []
     for f in findings:
-        clause = f" п. {f['clause']}" if f.get("clause") else ""
+        clause = f" {clause_label(f['clause'])}" if f.get("clause") else ""
         lines.append(f"- {f['document']}{clause}, стр. {f['page']}: «{f.get('quote', '')}»")
         sources.append(
             {"document": f["document"], "clause": f.get("clause", ""), "page": f["page"]}

@@ -8,11 +8,13 @@ above it make its heading path. A table is a unit of its own: its caption and ev
 cell kept. Front matter (a cover, the preface, the table of contents, an introduction) and
 what the reader could not number are kept page by page as unnumbered text. Running headers,
 footers and page numbers are left out (`lines`); how numbers follow each other and what opens
-a part are in `numbers`; the reading itself in `reader`.
+a part are in `numbers`; the reading itself in `reader`. A law is numbered by its articles
+instead: `articles` reads it.
 """
 
 from __future__ import annotations
 
+from normagpt.clauses.articles import law_like, law_read
 from normagpt.clauses.lines import boilerplate_lines, document_lines
 from normagpt.clauses.numbers import number_key
 from normagpt.clauses.reader import Clause, Heading, Reader, Structure
@@ -29,8 +31,10 @@ __all__ = [
 
 
 def document_read(pages: list[str]) -> Structure:
-    """The units and headings of a document whose pages' texts are `pages`."""
-    return Reader(document_lines(pages)).run()
+    """The units and headings of a document whose pages' texts are `pages` (a law's by its
+    articles)."""
+    lines = document_lines(pages)
+    return law_read(lines) if law_like(lines) else Reader(lines).run()
 
 
 def clauses_split(pages: list[str]) -> list[Clause]:

@@ -56,6 +56,7 @@ class Line:
     text: str  # stripped
     toc: bool = False  # an entry of the table of contents
     front: bool = False  # the preface
+    gap: bool = False  # a blank line stands before it on its page (where a title ends)
 
 
 def blank(line: str) -> str:
@@ -89,14 +90,15 @@ def document_lines(pages: list[str]) -> list[Line]:
 
 
 def _page_lines(index: int, text: str, skip: set[str]) -> list[Line]:
-    out, offset = [], 0
+    out, offset, gap = [], 0, False
     for raw in text.splitlines(keepends=True):
         start, offset = offset, offset + len(raw)
         line = raw.rstrip("\r\n")
         stripped = line.strip()
         if stripped and blank(line) not in skip:
             lead = len(line) - len(line.lstrip())
-            out.append(Line(index, start + lead, start + lead + len(stripped), stripped))
+            out.append(Line(index, start + lead, start + lead + len(stripped), stripped, gap=gap))
+        gap = not stripped or (gap and blank(line) in skip)
     return out
 
 

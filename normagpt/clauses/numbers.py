@@ -122,7 +122,10 @@ def letter_rank(letter: str) -> int:
 
 def number_key(number: str) -> tuple[float, ...]:
     """«10.3.2» → (0, 10, 3, 2); «Б.1.2» → (2, 1, 2) with the appendix letter's rank first
-    (main text 0); «2.7а» → (0, 2, 7.01): the order in which numbers follow each other."""
+    (main text 0); «2.7а» → (0, 2, 7.01); a law's article «ст. 15.1» → (0, 15, 1), «ст. 55.16-1»
+    → (0, 55, 16.01): the order in which numbers follow each other."""
+    if number.startswith("ст. "):
+        number = re.sub(r"-(\d+)$", lambda m: chr(ord("а") + int(m.group(1)) - 1), number[4:])
     parts = number.split(".")
     head = 0
     if parts and parts[0] and not parts[0][:1].isdigit():
