@@ -260,6 +260,21 @@ def private_cache(settings, request) -> None:  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
+def quiet_broker(redis_url: str) -> str:
+    """The Redis broker, for a test that starts real workers: the work this process's pool
+    still holds from earlier tests done, and the queue they left empty — a stale read's
+    retry in the background (`problems.stored`) must not reach this test's site."""
+    from kombu import Connection
+
+    from core import background
+
+    background.drain(timeout=STARTUP_DEADLINE)
+    with Connection(redis_url) as connection:
+        connection.default_channel.queue_purge("celery")
+    return redis_url
+
+
+@pytest.fixture
 def redis_url() -> str:
     """The Redis the suite runs against (CI sets REDIS_URL); skip, saying why, without one."""
     url = os.environ.get("REDIS_URL", "")

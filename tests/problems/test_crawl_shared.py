@@ -71,7 +71,7 @@ def site_with_categories() -> FakeSite:
 
 
 def test_four_workers_crawl_at_the_sites_pace_and_survive_a_killed_worker(
-    spawn, redis_url, subprocess_db_env, settings
+    spawn, quiet_broker, subprocess_db_env, settings
 ) -> None:  # type: ignore[no-untyped-def]
     fake = site_with_categories()
     server, template = serve(fake)
@@ -83,12 +83,12 @@ def test_four_workers_crawl_at_the_sites_pace_and_survive_a_killed_worker(
     }
     for name, value in limits.items():
         setattr(settings, name, type(getattr(settings, name))(value))
-    settings.REDIS_URL = redis_url
+    settings.REDIS_URL = quiet_broker
     settings.SDAMGIA_CRAWL_WORKERS = WORKERS
     workers = [
         spawn(
             celery_worker_command(f"crawl{i}", "--loglevel", "WARNING"),
-            REDIS_URL=redis_url,
+            REDIS_URL=quiet_broker,
             **subprocess_db_env,
             **limits,
         )

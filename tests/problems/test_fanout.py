@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_uncached_candidates_are_fetched_by_workers(
-    fake_site, spawn, redis_url, subprocess_db_env, settings
+    fake_site, spawn, quiet_broker, subprocess_db_env, settings
 ) -> None:  # type: ignore[no-untyped-def]
     ids = [str(900 + i) for i in range(12)]
     for i, pid in enumerate(ids):
@@ -31,7 +31,7 @@ def test_uncached_candidates_are_fetched_by_workers(
     )
     worker_env = {
         **subprocess_db_env,
-        "REDIS_URL": redis_url,
+        "REDIS_URL": quiet_broker,
         "SDAMGIA_URL_TEMPLATE": settings.SDAMGIA_URL_TEMPLATE,
         "SDAMGIA_MIN_INTERVAL": "0",
     }
