@@ -7,6 +7,7 @@ from __future__ import annotations
 import ctypes
 import io
 import json
+import os
 import re
 from pathlib import Path
 from unittest import mock
@@ -255,12 +256,11 @@ def test_figures_and_formulas_are_drawn_never_named_or_spoken(site_variant) -> N
     variant, expected = site_variant
     data = variant_pdf_bytes(variant=variant, with_solutions=True)
     document = pdfium.PdfDocument(data)
-    # for a reviewer to look at (not read by the test)
-    Path("/tmp/sheet_pages").mkdir(exist_ok=True)
-    for old in Path("/tmp/sheet_pages").glob("page-*.png"):
-        old.unlink()
-    for number, page in enumerate(document, start=1):
-        page.render(scale=1.5).to_pil().save(f"/tmp/sheet_pages/page-{number}.png")
+    # for a reviewer to look at (not read by the test): SHEET_PAGES=DIR keeps each page's PNG
+    if pages := os.environ.get("SHEET_PAGES"):
+        Path(pages).mkdir(parents=True, exist_ok=True)
+        for number, page in enumerate(document, start=1):
+            page.render(scale=1.5).to_pil().save(Path(pages) / f"page-{number}.png")
     text = pdf_text(data)
     assert "[рисунок:" not in text
     for spoken in ("дробь", "числитель", "знаменатель", "конец дроби", "корень из"):
