@@ -22,9 +22,10 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 
 from core.exceptions import InvalidInput, UpstreamError
-from core.image_fetch import ImageProblem, image_fetch
+from core.image_fetch import ImageProblem
 from core.ocr import image_read
 from problems.fuzzy import FuzzyOutcome, problems_search_fuzzy
+from problems.images import site_image_fetch
 from problems.services import Progress
 from problems.subjects import Site
 
@@ -106,13 +107,7 @@ def _bytes(encoded: str) -> bytes:
 
 def _fetched(url: str) -> bytes:
     try:
-        return image_fetch(
-            url,
-            allow_private=settings.SDAMGIA_IMAGE_ALLOW_PRIVATE,
-            private_setting="SDAMGIA_IMAGE_ALLOW_PRIVATE",
-            max_bytes=settings.SDAMGIA_IMAGE_MAX_BYTES,
-            timeout=settings.SDAMGIA_IMAGE_TIMEOUT,
-        )
+        return site_image_fetch(url)
     except ImageProblem as exc:
         if exc.code == "image_refused":
             raise InvalidInput(f"image_url: {exc.message}", field="image_url") from exc

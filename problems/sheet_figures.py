@@ -29,7 +29,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from django.conf import settings
 from django.core.cache import cache
 from lxml import etree
 from PIL import Image as PILImage
@@ -39,7 +38,8 @@ from svglib.fonts import STANDARD_FONT_NAMES, FontMap
 from svglib.svglib import SvgRenderer
 
 from core.fonts import cyrillic_font_styles
-from core.image_fetch import ImageProblem, image_fetch
+from core.image_fetch import ImageProblem
+from problems.images import site_image_fetch
 
 MAX_SVG_BYTES = 2 * 1024 * 1024
 MAX_SVG_ELEMENTS = 20_000
@@ -223,13 +223,7 @@ def figures_fetch(urls: Iterable[str]) -> dict[str, Figure | str]:
         if left <= 0:
             return "the sheet's time for figures ran out"
         try:
-            return image_fetch(
-                url,
-                allow_private=settings.SDAMGIA_IMAGE_ALLOW_PRIVATE,
-                private_setting="SDAMGIA_IMAGE_ALLOW_PRIVATE",
-                max_bytes=settings.SDAMGIA_IMAGE_MAX_BYTES,
-                timeout=min(settings.SDAMGIA_IMAGE_TIMEOUT, left),
-            )
+            return site_image_fetch(url, timeout=left)
         except ImageProblem as exc:
             return exc.message
         except (OSError, ValueError) as exc:

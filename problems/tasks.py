@@ -4,6 +4,8 @@ retries in the background of what a reader answered from its stored copy
 
 from __future__ import annotations
 
+from typing import Any
+
 from celery import shared_task
 
 from core import background
@@ -54,15 +56,15 @@ def crawl_work_task(crawl_id: str) -> int:
 REFRESH_RETRIES = 5
 REFRESH_BACKOFF = 10  # seconds before the first retry on a worker, doubling
 REFRESH_BACKOFF_MAX = 600
+REFRESH: dict[str, Any] = {  # the options of each task asking the site again
+    "autoretry_for": (UpstreamError,),
+    "retry_backoff": REFRESH_BACKOFF,
+    "retry_backoff_max": REFRESH_BACKOFF_MAX,
+    "max_retries": REFRESH_RETRIES,
+}
 
 
-@shared_task(
-    name="problems.problems_refresh",
-    autoretry_for=(UpstreamError,),
-    retry_backoff=REFRESH_BACKOFF,
-    retry_backoff_max=REFRESH_BACKOFF_MAX,
-    max_retries=REFRESH_RETRIES,
-)
+@shared_task(name="problems.problems_refresh", **REFRESH)
 def problems_refresh_task(subject: str, exam: str, problem_ids: list[str]) -> int:
     """Fetch and store `problem_ids` again; the number stored. The first failure worth a
     retry is raised (the whole list is asked again: storing is idempotent)."""
@@ -75,25 +77,13 @@ def problems_refresh_task(subject: str, exam: str, problem_ids: list[str]) -> in
     return sum(1 for error in errors.values() if error is None)
 
 
-@shared_task(
-    name="problems.catalog_refresh",
-    autoretry_for=(UpstreamError,),
-    retry_backoff=REFRESH_BACKOFF,
-    retry_backoff_max=REFRESH_BACKOFF_MAX,
-    max_retries=REFRESH_RETRIES,
-)
+@shared_task(name="problems.catalog_refresh", **REFRESH)
 def catalog_refresh_task(subject: str, exam: str) -> int:
     """Read a site's catalog again; the number of its topics."""
     return len(catalog.catalog_get(site=Site(subject=subject, exam=exam), refresh=True))
 
 
-@shared_task(
-    name="problems.test_refresh",
-    autoretry_for=(UpstreamError,),
-    retry_backoff=REFRESH_BACKOFF,
-    retry_backoff_max=REFRESH_BACKOFF_MAX,
-    max_retries=REFRESH_RETRIES,
-)
+@shared_task(name="problems.test_refresh", **REFRESH)
 def exam_test_refresh_task(subject: str, exam: str, test_id: str) -> str:
     """Read a test's page again; its id."""
     site = Site(subject=subject, exam=exam)

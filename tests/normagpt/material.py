@@ -3,7 +3,71 @@ as the checker finds them, and the ids of the cases written against them."""
 
 from __future__ import annotations
 
+import json
+from functools import cache
+from pathlib import Path
 from typing import Any
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "norms"
+
+
+@cache
+def material(name: str) -> dict[str, Any]:
+    """The material of tests/fixtures/norms/`name`."""
+    return json.loads((FIXTURES / name).read_text(encoding="utf-8"))
+
+
+def texts(name: str, document: str, number: str) -> list[tuple[str, bool]]:
+    """The texts of a clause or table of the material («табл. 38»: every row the reader made
+    of it), each with whether it is a table."""
+    kind = "table" if number.startswith("табл. ") else "clause"
+    number = number.removeprefix("табл. ")
+    found = [
+        (x["text"], kind == "table")
+        for x in material(name)["clauses"]
+        if (x["document"], x["kind"], x["number"]) == (document, kind, number)
+    ]
+    assert found, (document, number)
+    return found
+
+
+def verdict(cited: list[tuple[str, bool]], claim: str, number: str) -> tuple[str, str]:
+    """What the checker says of `claim`'s values and grades against the `cited` texts:
+    'confirmed', 'value_missing' (a value they do not hold) or 'other_condition' with the
+    reason (for which condition they give it)."""
+    from normagpt import claims as c
+    from normagpt.conditions import value_condition
+    from normagpt.conditions.graded import grade_condition
+
+    text = "\n".join(text for text, _ in cited)
+    held = c.values_find(text)
+    reasons = []
+    for value in c.said(claim).values:
+        if c.value_held(value, held) is None:
+            return "value_missing", c.value_text(value)
+        mismatch = value_condition(claim, value, cited)
+        if mismatch is not None:
+            reasons.append(mismatch.reason(number))
+    grades = c.grades_find(text)
+    for grade in c.said(claim).grades:
+        if c.grade_held(grade, grades):
+            continue
+        found, graded = grade_condition(claim, grade, cited)
+        if not found:
+            return "value_missing", grade.text
+        if graded is not None:
+            reasons.append(f"{grade.text} — для «{graded.given_for}»")
+    return ("other_condition", "; ".join(reasons)) if reasons else ("confirmed", "")
+
+
+def verdict_holds(
+    cited: list[tuple[str, bool]], number: str, claim: str, expected: str, words: list[str]
+) -> None:
+    """The case's verdict is `expected`, and its reason says each of `words`."""
+    found, reason = verdict(cited, claim, number)
+    assert found == expected, reason
+    for word in words:
+        assert word in reason
 
 
 def material_store(data: dict[str, Any]) -> None:

@@ -6,9 +6,6 @@ apart («value_on_page» for a table the reader broke)."""
 
 from __future__ import annotations
 
-import json
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,9 +13,10 @@ import pytest
 from normagpt import claims as c
 from normagpt.conditions import clause_segments, table_segments, value_condition
 from normagpt.conditions.words import marks_of, words_of
-from tests.normagpt.material import case_id, material_store
+from tests.normagpt.material import case_id, material_store, texts, verdict_holds
+from tests.normagpt.material import material as norm_material
 
-FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "norms" / "conditions.json"
+FIXTURE = "conditions.json"  # tests/fixtures/norms/
 
 S54, S63, S42 = "СП 54.13330.2016", "СП 63.13330.2018", "СП 42.13330.2016"
 S60, S30, S1 = "СП 60.13330.2020", "СП 30.13330.2020", "СП 1.13130.2020"
@@ -28,36 +26,14 @@ S76, S339, S62 = "СП 76.13330.2016", "СП 339.1325800.2017", "СП 62.13330.2
 G7473, G31359 = "ГОСТ 7473-2010", "ГОСТ 31359-2007"
 
 
-@cache
 def material() -> dict[str, Any]:
-    return json.loads(FIXTURE.read_text(encoding="utf-8"))
+    return norm_material(FIXTURE)
 
 
 def clause(document: str, number: str) -> tuple[str, bool]:
     """A clause's text, and whether it is a table («табл. 8.1» names a table)."""
-    kind = "table" if number.startswith("табл. ") else "clause"
-    number = number.removeprefix("табл. ")
-    found = next(
-        x
-        for x in material()["clauses"]
-        if (x["document"], x["kind"], x["number"]) == (document, kind, number)
-    )
-    return found["text"], kind == "table"
-
-
-def verdict(claim: str, document: str, number: str) -> tuple[str, str]:
-    """What the checker says of `claim`'s values against the clause: 'confirmed',
-    'value_missing' (a value the clause does not hold) or 'other_condition' with the reason."""
-    text, table = clause(document, number)
-    held = c.values_find(text)
-    reasons = []
-    for value in c.said(claim).values:
-        if c.value_held(value, held) is None:
-            return "value_missing", c.value_text(value)
-        mismatch = value_condition(claim, value, [(text, table)])
-        if mismatch is not None:
-            reasons.append(mismatch.reason(number))
-    return ("other_condition", "; ".join(reasons)) if reasons else ("confirmed", "")
+    [(text, table)] = texts(FIXTURE, document, number)
+    return text, table
 
 
 # (document, clause, claim, verdict, words the reason holds: the condition the clause gives the
@@ -336,10 +312,7 @@ CASES = [
 def test_a_value_is_confirmed_only_for_the_condition_the_clause_gives_it(
     document: str, number: str, claim: str, expected: str, words: list[str]
 ) -> None:
-    found, reason = verdict(claim, document, number)
-    assert found == expected, reason
-    for word in words:
-        assert word in reason
+    verdict_holds(texts(FIXTURE, document, number), number, claim, expected, words)
 
 
 def test_the_material_holds_right_other_and_wrong_claims_on_many_clauses() -> None:

@@ -10,64 +10,20 @@ overleaf with its heading repeated, a clause holding its table).
 
 from __future__ import annotations
 
-import json
-from functools import cache
-from pathlib import Path
-from typing import Any
-
 import pytest
 
 from normagpt import claims as c
-from normagpt.conditions import clause_segments, table_segments, value_condition
+from normagpt.conditions import clause_segments, table_segments
 from normagpt.conditions.words import words_of
-from tests.normagpt.material import case_id
+from tests.normagpt.material import case_id, verdict_holds
+from tests.normagpt.material import texts as material_texts
 
-FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "norms" / "reading.json"
-
-
-@cache
-def material() -> dict[str, Any]:
-    return json.loads(FIXTURE.read_text(encoding="utf-8"))
+FIXTURE = "reading.json"  # tests/fixtures/norms/
 
 
 def texts(document: str, number: str) -> list[tuple[str, bool]]:
-    """The texts of a clause or table («табл. 38»: every row the reader made of it), each
-    with whether it is a table."""
-    kind = "table" if number.startswith("табл. ") else "clause"
-    number = number.removeprefix("табл. ")
-    found = [
-        (x["text"], kind == "table")
-        for x in material()["clauses"]
-        if (x["document"], x["kind"], x["number"]) == (document, kind, number)
-    ]
-    assert found, (document, number)
-    return found
-
-
-def verdict(claim: str, document: str, number: str) -> tuple[str, str]:
-    """'confirmed', 'value_missing' or 'other_condition' with the reason, for the claim's
-    values and grades against the clause."""
-    cited = texts(document, number)
-    held = c.values_find("\n".join(text for text, _ in cited))
-    reasons = []
-    for value in c.said(claim).values:
-        if c.value_held(value, held) is None:
-            return "value_missing", c.value_text(value)
-        mismatch = value_condition(claim, value, cited)
-        if mismatch is not None:
-            reasons.append(mismatch.reason(number))
-    grades = c.grades_find("\n".join(text for text, _ in cited))
-    for grade in c.said(claim).grades:
-        if c.grade_held(grade, grades):
-            continue
-        from normagpt.conditions.graded import grade_condition
-
-        found, mismatch = grade_condition(claim, grade, cited)
-        if not found:
-            return "value_missing", grade.text
-        if mismatch is not None:
-            reasons.append(f"{grade.text} — для «{mismatch.given_for}»")
-    return ("other_condition", "; ".join(reasons)) if reasons else ("confirmed", "")
+    """The texts of a clause or table («табл. 38»: every row the reader made of it)."""
+    return material_texts(FIXTURE, document, number)
 
 
 S1, S4, S7, S8 = "СП 1.13130.2020", "СП 4.13130.2013", "СП 7.13130.2013", "СП 8.13130.2020"
@@ -195,10 +151,7 @@ CASES = [
 def test_a_value_is_read_in_its_row_column_or_place(
     document: str, number: str, claim: str, expected: str, words: list[str]
 ) -> None:
-    found, reason = verdict(claim, document, number)
-    assert found == expected, reason
-    for word in words:
-        assert word in reason
+    verdict_holds(texts(document, number), number, claim, expected, words)
 
 
 def test_a_table_with_a_number_opening_each_row_gives_each_cell_for_its_row_and_head() -> None:
