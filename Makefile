@@ -12,7 +12,7 @@ PORT ?= 8000
 # TEST_WORKERS=0 runs the suite in one process.
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$(( n < 15 ? n + 1 : 15 )))
 
-.PHONY: run test lint typecheck pytest worker beat mcp mcp-http superuser migrate bench clean lock catalog
+.PHONY: run test lint typecheck pytest worker beat mcp mcp-http superuser migrate bench clean lock catalog conformance
 
 # Set-up output goes to stderr: `make mcp` keeps stdout for JSON-RPC alone. Serving
 # needs the project's dependencies only; the test, lint and bench tools (the `dev` extra,
@@ -45,7 +45,7 @@ lock: $(DEV_STAMP)
 	$(VENV)/bin/uv pip compile pyproject.toml --extra dev --universal --python-version 3.11 \
 	  --generate-hashes --quiet --custom-compile-command "make lock" -o $(DEV_LOCK)
 
-## catalog: record the answers given while `runmcp` starts (after a change to a tool)
+## catalog: record the answers given while `runmcp` starts, and docs/tools.md (after a change to a tool)
 catalog: $(STAMP)
 	$(PY) manage.py runmcp --write-catalog
 
@@ -90,12 +90,20 @@ beat: $(STAMP)
 	@test -n "$$REDIS_URL" || { echo "REDIS_URL is not set: there is no broker to schedule on." >&2; exit 1; }
 	$(PY) -m celery -A config beat --loglevel INFO --schedule $(VENV)/celerybeat-schedule
 
+# The links the MCP servers give (a run's page, a printable sheet) point at the site `make
+# run` serves: the same HOST and PORT, unless SITE_URL says otherwise.
 mcp: $(STAMP)
-	@$(PY) manage.py runmcp
+	@SITE_URL=$${SITE_URL:-http://$(HOST):$(PORT)} $(PY) manage.py runmcp
+
+## conformance: the official MCP conformance suite on stateful and stateless HTTP (Node 22
+## comes from npm when the system's is older; .ci/conformance-baseline.yaml lists the
+## scenarios that need the reference server's own tools)
+conformance: $(STAMP)
+	$(PY) .ci/conformance.py
 
 ## mcp-http: the MCP server alone on streamable HTTP (port 8001)
 mcp-http: $(STAMP)
-	$(PY) manage.py runmcp --transport http
+	SITE_URL=$${SITE_URL:-http://$(HOST):$(PORT)} $(PY) manage.py runmcp --transport http
 
 # With DJANGO_SUPERUSER_USERNAME/_PASSWORD/_EMAIL set: no questions (no terminal needed).
 superuser: migrate
@@ -103,16 +111,17 @@ superuser: migrate
 	  $(PY) manage.py createsuperuser --noinput && echo "superuser $$DJANGO_SUPERUSER_USERNAME created"; \
 	else $(PY) manage.py createsuperuser; fi
 
-# Every benchmark, one after another (each prints its tables; see README for what each measures).
+# Every benchmark, one after another (each prints its tables; docs/benchmarks.md says what each measures).
 bench: $(DEV_STAMP)
 	$(PY) bench/mcp_overhead.py
 	$(PY) bench/ojclient.py
 	$(PY) bench/anki.py
 	$(PY) bench/problems.py
 	$(PY) bench/problems_photo.py
+	$(PY) bench/problems_sheets.py
 	$(PY) bench/normagpt.py
-	$(if $(NORM_DATASET),$(PY) bench/norm_structure.py $(NORM_DATASET),@echo "bench/norm_structure.py: set NORM_DATASET to a checkout of the norms dataset (README)")
-	$(if $(NORM_DATASET),$(PY) bench/norm_answers.py $(NORM_DATASET),@echo "bench/norm_answers.py: set NORM_DATASET to a checkout of the norms dataset (README)")
+	$(if $(NORM_DATASET),$(PY) bench/norm_structure.py $(NORM_DATASET),@echo "bench/norm_structure.py: set NORM_DATASET to a checkout of the norms dataset (docs/normagpt.md)")
+	$(if $(NORM_DATASET),$(PY) bench/norm_answers.py $(NORM_DATASET),@echo "bench/norm_answers.py: set NORM_DATASET to a checkout of the norms dataset (docs/normagpt.md)")
 	$(PY) bench/normagpt_agent.py
 	$(PY) bench/scale.py
 

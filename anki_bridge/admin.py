@@ -1,16 +1,25 @@
 """Admin of the Anki bridge: the journal (by status and deck) with "send again", the media,
-the review sessions and the journal of note edits."""
+the review sessions and the journal of note edits; and the problem bank's "Send to Anki"
+(`problems_admin_extend`), registered from here because this app builds on the problems
+app, not the other way round."""
 
 from __future__ import annotations
 
+from typing import Any
+from urllib.parse import quote
+
+from django.apps import apps
 from django.contrib import admin, messages
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 from anki_bridge.journal import notes_resend
-from anki_bridge.models import Media, Note, NoteChange, ReviewCard, ReviewSession
+from anki_bridge.models import AnkiPackage, Media, Note, NoteChange, ReviewCard, ReviewSession
+from anki_bridge.notemodel import DEFAULT_MODEL
+from anki_bridge.problem_cards import problem_note, problems_add
+from anki_bridge.services import PROBLEMS_MAX
 from core.admin import CasedAdmin
 from core.exceptions import DomainError
 
@@ -139,3 +148,86 @@ class NoteChangeAdmin(CasedAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+
+@admin.register(AnkiPackage)
+class AnkiPackageAdmin(CasedAdmin):
+    """Anki packages users made (anki.export_package), until they expire."""
+
+    accusative = pgettext_lazy("accusative", "Anki package")
+    list_display = ["name", "owner", "notes", "cards", "media", "size", "created_at", "expires_at"]
+    list_filter = ["owner"]
+    search_fields = ["name", "deck", "public_id"]
+    readonly_fields = [
+        "public_id", "owner", "name", "deck", "file", "notes", "cards", "media", "size",
+        "created_at", "expires_at",
+    ]  # fmt: skip
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+@admin.action(description=_("Send to Anki (one note per problem)"))
+def send_to_anki(
+    modeladmin: admin.ModelAdmin[Any], request: HttpRequest, queryset: QuerySet[Any]
+) -> None:
+    """Notes in the default model for the selected problems (at most 50 per run)."""
+    refs = [
+        {"subject": p.subject, "exam": p.exam, "id": p.problem_id} for p in queryset[:PROBLEMS_MAX]
+    ]
+    try:
+        result = problems_add(problems=refs)
+    except DomainError as exc:
+        modeladmin.message_user(request, exc.message, messages.ERROR)
+        return
+    queued = sum(1 for d in result.details if d.status == "queued")
+    for detail in result.details:
+        if detail.status == "error":
+            modeladmin.message_user(request, detail.error or _("failed"), messages.ERROR)
+    modeladmin.message_user(
+        request,
+        _(
+            "Anki: %(added)s added, %(skipped)s skipped, %(queued)s queued "
+            "(delivered when Anki opens)."
+        )
+        % {"added": result.added, "skipped": result.skipped, "queued": queued},
+        messages.SUCCESS if result.added or queued else messages.WARNING,
+    )
+
+
+@admin.action(description=_("Export as an Anki package (.apkg)"))
+def export_package(
+    modeladmin: admin.ModelAdmin[Any], request: HttpRequest, queryset: QuerySet[Any]
+) -> HttpResponse | None:
+    """The selected problems (at most 50) as an `.apkg` download: a card per problem, its
+    condition and figures on the front, the answer and solution on the back; for AnkiDroid,
+    AnkiMobile or Anki with no AnkiConnect (issue 53, item 3)."""
+    from anki_bridge.packages import package_build, package_file_name
+
+    chosen = list(queryset.order_by("exam", "subject", "problem_id")[:PROBLEMS_MAX])
+    try:
+        built = package_build(
+            items=[problem_note(problem) for problem in chosen],
+            deck="СДАМ ГИА",
+            model=DEFAULT_MODEL.name,
+        )
+    except DomainError as exc:
+        modeladmin.message_user(request, exc.message, messages.ERROR)
+        return None
+    response = HttpResponse(built.data, content_type="application/apkg")
+    name = quote(package_file_name(built.deck))
+    response["Content-Disposition"] = f"attachment; filename*=UTF-8''{name}"
+    return response
+
+
+def problems_admin_extend(site: admin.AdminSite) -> None:
+    """Add "Send to Anki" and "Export as an Anki package" to the problem bank's admin on
+    `site` (once; nothing when the problems are not in it). Called when the apps are ready,
+    after every admin module ran."""
+    problem = apps.get_model("problems", "Problem")
+    if not site.is_registered(problem):
+        return
+    model_admin = site.get_model_admin(problem)
+    for action in (send_to_anki, export_package):
+        if action not in (model_admin.actions or []):
+            model_admin.actions = [*(model_admin.actions or []), action]

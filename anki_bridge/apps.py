@@ -5,3 +5,11 @@ from django.utils.translation import gettext_lazy as _
 class AnkiBridgeConfig(AppConfig):
     name = "anki_bridge"
     verbose_name = _("Anki flashcards")
+
+    def ready(self) -> None:
+        # the admin (first in INSTALLED_APPS) has imported every app's admin module by now
+        from django.contrib import admin
+
+        from anki_bridge.admin import problems_admin_extend
+
+        problems_admin_extend(admin.site)

@@ -13,9 +13,11 @@ the invisible U+2068/U+2069 isolation marks its translations wrap values in.
 
 from __future__ import annotations
 
+import glob
 import json
 import logging
-from collections.abc import Mapping, Sequence
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
@@ -122,6 +124,17 @@ def store_media_file(
     return _action("storeMediaFile", filename=filename, data=data_base64)
 
 
+def retrieve_media_file(filename: str) -> Action:
+    """The file of Anki's media folder, base64; `false` when Anki holds no such file."""
+    return _action("retrieveMediaFile", filename=filename)
+
+
+def media_named(filename: str) -> Action:
+    """`[filename]` when Anki's media folder holds it, else `[]` (the add-on globs the
+    pattern: a name without wildcards is one existence check)."""
+    return _action("getMediaFilesNames", pattern=glob.escape(filename))
+
+
 def deck_names_and_ids() -> Action:
     return _action("deckNamesAndIds")
 
@@ -144,6 +157,19 @@ def find_cards(query: str) -> Action:
     return _action("findCards", query=query)
 
 
+def deck_config(deck: str) -> Action:
+    """The options group of `deck` as Anki stores it: `new.perDay`, `rev.perDay`, `newMix`
+    (0 new cards mixed among reviews, 1 after them, 2 before them); `false` for no deck."""
+    return _action("getDeckConfig", deck=deck)
+
+
+def deck_stats(decks: Sequence[str]) -> Action:
+    """Each deck's counts as Anki's deck list shows them, by deck id: new, learning and
+    review cards left today, its limits and today's answers applied. Name only decks that
+    exist: AnkiConnect creates a deck it is asked about."""
+    return _action("getDeckStats", decks=list(decks))
+
+
 def card_reviews(deck: str, since_ms: int) -> Action:
     """The review-log rows of the cards directly in `deck` (not its subdecks) after
     `since_ms`: id, cid, usn, ease, ivl, lastIvl, factor, time, type."""
@@ -156,6 +182,13 @@ def deck_query(deck: str) -> str:
     escaped = deck.replace("\\", "\\\\").replace('"', '\\"')
     escaped = escaped.replace("*", "\\*").replace("_", "\\_")
     return f'"deck:{escaped}"'
+
+
+def deck_spelled(names: Iterable[str], deck: str) -> str | None:
+    """Anki's spelling of `deck` among `names`, matched as Anki matches deck names
+    (ignoring case, NFC); None when Anki has no such deck."""
+    wanted = unicodedata.normalize("NFC", deck).casefold()
+    return next((n for n in names if unicodedata.normalize("NFC", n).casefold() == wanted), None)
 
 
 def set_due_date(cards: Sequence[int], days: int) -> Action:

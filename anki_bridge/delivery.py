@@ -6,7 +6,8 @@ For one deck and model, whatever the batch size:
    (canAddNotesWithErrorDetail; builds without it: every note is tried) and the model's id;
 2. reconciling: a note Anki calls a duplicate after an addNote of ours went unanswered is
    looked up by model and first field (Anki's own duplicate search); a match added since
-   then and held by no other journal row is that note: delivered, not a duplicate;
+   then and held by no other journal row is that note: delivered, not a duplicate (on
+   builds without verdicts the addNote's own `duplicate` answer is reconciled so, step 4);
 3. media, the fast way (`anki_bridge.media_upload`);
 4. `multi` of addNote, one per note (per-note results on every build: `addNotes` is
    all-or-nothing on current builds and loses the indexes of its errors); the ledger marks
@@ -166,6 +167,15 @@ def notes_deliver(
     media_warnings = _store_media(client, ready, ledger)
     misfiled = _add(client, deck, model, context.deck_id, ready, ledger, results, media_warnings)
     added = {n.key: results[n.key].note_id for n in ready if results[n.key].status == "sent"}
+    # Builds without verdicts (the 2023 one) try every note: a note whose earlier addNote
+    # went unanswered comes back a duplicate of itself, to be found as above.
+    lost = [
+        (n, results[n.key].error)
+        for n in ready
+        if n.unanswered_since and results[n.key].status == "duplicate"
+    ]
+    _reconcile(client, context, lost, ledger, results)
+    doubtful += lost
     earlier: dict[int, int | None] = {n.key: n.note_id for n in notes if n.note_id is not None}
     for key, note_id in earlier.items():
         results[key] = Delivered("sent", note_id=note_id)

@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from anki_bridge.images import (
     ImageProblem,
     MediaFile,
+    content_name,
     data_urls_extract,
     decode_base64,
     ensure_img_tag,
@@ -125,7 +126,7 @@ def image_finish(spec: ImageSpec, data: bytes, where: str) -> Loaded:
     except ImageProblem as exc:
         return Loaded(warning=exc.warning(where))
     filename = name_for_bytes(media_name(spec.filename), "jpg" if converted else sniff_ext(data))
-    file = MediaFile(filename=filename, data=data)
+    file = MediaFile(filename=content_name(filename, data), data=data)
     if converted:
         return Loaded(file=file)
     return Loaded(

@@ -15,7 +15,6 @@ import html
 import io
 import re
 import unicodedata
-import uuid
 import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -69,11 +68,36 @@ def ext_from_mime(mime: str) -> str:
 def media_name(filename: str | None) -> str:
     """The name Anki will store: the last path part, NFC, without illegal characters.
 
-    No usable name gives a UUID `.jpg` (seed 002).
+    No usable name gives `image.jpg` (the seed's UUID would make one picture a new file
+    on every call; `content_name` tells pictures apart).
     """
     name = unicodedata.normalize("NFC", (filename or "").replace("\\", "/").split("/")[-1])
     name = ILLEGAL_NAME.sub("", name).strip().lstrip(".")[:120]
-    return name or f"{uuid.uuid4().hex}.jpg"
+    return name or "image.jpg"
+
+
+DIGEST_CHARS = 16  # of a SHA-256: 64 bits, no two pictures of one user ever share them
+NAME_BYTES = 120  # Anki cuts a longer media name (measured with the `anki` package)
+
+
+def content_name(filename: str, data: bytes) -> str:
+    """`filename` with a digest of `data` before its extension (`diagram.png` →
+    `diagram-<16 hex>.png`), at most NAME_BYTES bytes, the stem shortened to fit.
+
+    Anki replaces a file of the same name (the user's own `photo.jpg` among them, and
+    every note that shows it): two different pictures never share such a name, and one
+    picture always has the same name, so it is stored once. A name already ending in
+    this digest is kept as it is.
+    """
+    digest = hashlib.sha256(data).hexdigest()[:DIGEST_CHARS]
+    stem, dot, ext = filename.rpartition(".")
+    if not dot or not stem:
+        stem, ext = filename, ""
+    if stem.endswith(f"-{digest}") and len(filename.encode()) <= NAME_BYTES:
+        return filename
+    tail = f"-{digest}" + (f".{ext}" if ext else "")
+    room = max(NAME_BYTES - len(tail.encode()), 1)
+    return stem.encode()[:room].decode("utf-8", "ignore") + tail
 
 
 def img_html(filename: str) -> str:

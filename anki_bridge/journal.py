@@ -4,7 +4,9 @@ A note is journaled (with its images and its target deck) in one transaction, cl
 the writing call, and delivered outside any transaction. When Anki is unreachable the
 claim is released and the note waits as `pending`; `notes_flush_later` has it delivered
 once Anki answers: by the flush task (Celery) with a broker, by a thread of this process
-without one (`anki_bridge.waiting`). A call that reaches Anki flushes what waits.
+without one (`anki_bridge.waiting`, handed `notes_flush`). A call that reaches Anki
+flushes what waits, and a new MCP server has what a killed one left delivered as it
+starts (`notes_takeover`), whatever its first call.
 `dedup_key` is unique: a key already sent never makes a second note, and a key being
 delivered by another call is not delivered twice.
 
@@ -25,8 +27,9 @@ from datetime import datetime
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import IntegrityError, transaction
+from django.db import DatabaseError, IntegrityError, transaction
 
+from anki_bridge import waiting
 from anki_bridge.client import AnkiClient
 from anki_bridge.delivery import Delivered, Known, Placement, notes_deliver
 from anki_bridge.exceptions import AnkiError, AnkiRefused, AnkiUnavailable
@@ -237,15 +240,27 @@ def notes_flush_later(*, now: bool = False) -> None:
     at a time; it retries with backoff while Anki stays away). Without one: a thread of
     this process that asks Anki every ANKI_WAIT_POLL seconds and flushes when it answers.
     """
-    if not background.broker_available():
-        from anki_bridge import waiting  # it runs this module's flush
-
-        transaction.on_commit(waiting.queue_watch)  # the thread must see the queued rows
+    if not background.broker_available():  # the thread must see the queued rows
+        transaction.on_commit(lambda: waiting.queue_watch(notes_flush))
     elif now:
         if cache.add(FLUSH_NOW_KEY, 1, timeout=FLUSH_NOW_SECONDS):
             background.start(FLUSH_TASK)
     elif cache.add(FLUSH_SCHEDULED_KEY, 1, timeout=settings.ANKI_FLUSH_BACKOFF_MAX):
         background.start(FLUSH_TASK, countdown=settings.ANKI_FLUSH_BACKOFF)
+
+
+def notes_takeover() -> None:
+    """Have the rows no live sender holds delivered in the background: those a killed
+    process left (its lease is over at once, `ledger.free`) or that wait for Anki. Called
+    as a new MCP server starts, so that its first call, a read too, finds them on their
+    way; it costs one query and never waits for Anki."""
+    try:
+        waiting_rows = Note.objects.filter(free(), due()).exists()
+    except DatabaseError:  # a database without the journal yet: nothing was left
+        logger.warning("the Anki journal could not be read at start-up", exc_info=True)
+        return
+    if waiting_rows:
+        notes_flush_later(now=True)
 
 
 def _journal(

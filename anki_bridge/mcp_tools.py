@@ -6,9 +6,9 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 
-from anki_bridge import problem_cards, review, schemas, search, services
+from anki_bridge import journal, mcp_packages, problem_cards, review, schemas, search, services
 from anki_bridge.client import AnkiClient
 from anki_bridge.schemas import NoteInput, ProblemRef
 from core.identity import mcp_caller
@@ -23,6 +23,7 @@ registry = ToolRegistry(
         "Flashcards in the user's Anki through AnkiConnect: read a note model, add notes "
         "(with images and deduplication), read notes back, and an external search."
     ),
+    on_serve=journal.notes_takeover,  # what a killed server left goes now, in the background
 )
 
 
@@ -103,13 +104,8 @@ def stats(
 def add_from_model(
     items: Annotated[
         list[NoteInput | dict[str, Any]],
-        Field(
-            min_length=1,
-            max_length=500,
-            description=(
-                "Notes: {fields, tags, images, dedup_key} or flat fields; names in any case."
-            ),
-        ),
+        Field(min_length=1, max_length=500),
+        WithJsonSchema(schemas.NOTES_JSON_SCHEMA),
     ],
     deck: Deck = None,
     model: Model = None,
@@ -248,7 +244,9 @@ Card = Annotated[int, Field(ge=1)]
 )
 def review_start(
     deck: Annotated[str, Field(min_length=1, description="The deck (its subdecks too).")],
-    include_new: Annotated[bool, Field(description="New cards after the due ones.")] = False,
+    include_new: Annotated[
+        bool, Field(description="New cards too, as the deck's options allow.")
+    ] = False,
     limit: Annotated[int, Field(ge=1, le=200)] = 20,
     ctx: Context | None = None,
 ) -> CallToolResult:
@@ -269,7 +267,8 @@ def review_start(
 )
 def review_next(session: Session, ctx: Context | None = None) -> CallToolResult:
     """The card to show, front only: ask the learner before revealing. done: none left."""
-    return respond_json(review.card_next(user=mcp_caller(ctx), session=session))
+    seen = review.card_next_seen(user=mcp_caller(ctx), session=session)
+    return respond_json(seen.shown, [(image.data, image.mime_type) for image in seen.images])
 
 
 @registry.tool(
@@ -282,7 +281,8 @@ def review_next(session: Session, ctx: Context | None = None) -> CallToolResult:
 )
 def review_reveal(session: Session, card: Card, ctx: Context | None = None) -> CallToolResult:
     """The back of the card shown, after the learner answered, and each rating's next interval."""
-    return respond_json(review.card_reveal(user=mcp_caller(ctx), session=session, card=card))
+    seen = review.card_reveal_seen(user=mcp_caller(ctx), session=session, card=card)
+    return respond_json(seen.shown, [(image.data, image.mime_type) for image in seen.images])
 
 
 @registry.tool(
@@ -295,7 +295,9 @@ def review_reveal(session: Session, card: Card, ctx: Context | None = None) -> C
 def review_rate(
     session: Session,
     card: Card,
-    ease: Annotated[int, Field(ge=1, le=4, description="1 again, 2 hard, 3 good, 4 easy.")],
+    ease: Annotated[
+        int, Field(strict=True, ge=1, le=4, description="1 again, 2 hard, 3 good, 4 easy.")
+    ],
     ctx: Context | None = None,
 ) -> CallToolResult:
     """Rate a revealed card once, through Anki's scheduler."""
@@ -313,7 +315,13 @@ def review_rate(
 def add_notes(
     notes: Annotated[
         list[NoteInput],
-        Field(min_length=1, max_length=500, description="Notes whose field names match the model."),
+        Field(min_length=1, max_length=500),
+        WithJsonSchema(
+            {
+                **schemas.NOTES_JSON_SCHEMA,
+                "description": "As anki.add_from_model's items; field names must match the model.",
+            }
+        ),
     ],
     deck: Deck = None,
     model: Model = None,
@@ -357,10 +365,16 @@ def search_tool(
 def add_problems(
     problems: Annotated[
         list[ProblemRef],
-        Field(
-            min_length=1,
-            max_length=50,
-            description="Problems, e.g. {subject: 'math', exam: 'ege', id: '27340'}.",
+        Field(min_length=1, max_length=50),
+        WithJsonSchema(
+            {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": 50,
+                "items": {"type": "object"},
+                "description": "{subject, exam (ege or oge), id}, e.g. "
+                "{subject: 'math', exam: 'ege', id: '27340'}.",
+            }
         ),
     ],
     deck: Deck = None,
@@ -439,3 +453,6 @@ def _matching(typed: str, names: list[str]) -> list[str]:
     folded = typed.casefold()
     starting = sorted(name for name in names if name.casefold().startswith(folded))
     return starting + sorted(n for n in names if folded in n.casefold() and n not in starting)
+
+
+mcp_packages.register(registry)

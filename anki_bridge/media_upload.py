@@ -13,7 +13,9 @@ request also waits for the add-on's 25 ms timer. So:
 - **data**: the bytes travel base64-encoded in `multi` requests of at most
   REQUEST_BYTES (where the cost per byte is still flat); a larger file goes alone.
 
-The files written for Anki are removed once it has answered.
+The files written for Anki are removed once it has answered. A file whose name Anki
+already holds is not sent (one existence check per file, in one request): names are
+made from the content, so it is the same picture.
 
 `MediaAhead` sends a call's images while the rest are still being prepared: resizing on
 every core overlaps with Anki storing what is ready (and adding the notes that are).
@@ -29,7 +31,7 @@ import queue
 import shutil
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -65,14 +67,16 @@ def strategy() -> str:
 def media_send(client: AnkiClient, files: Mapping[str, bytes]) -> dict[str, str]:
     """Store `files` (name → bytes) in Anki; name → the name Anki stored it under ("" if not).
 
-    AnkiUnavailable propagates (what Anki already stored stays stored).
+    A name Anki already holds is not sent: names are made from the content
+    (`images.content_name`), so that file is this one. AnkiUnavailable propagates (what
+    Anki already stored stays stored).
     """
     if not files:
         return {}
-    stored: dict[str, str] = {}
-    rest = dict(files)
-    if strategy() == "path":
-        stored = _send_paths(client, rest)
+    stored = {name: name for name in media_held(client, list(files))}
+    rest = {name: data for name, data in files.items() if name not in stored}
+    if rest and strategy() == "path":
+        stored.update(_send_paths(client, rest))
         rest = {name: data for name, data in rest.items() if name not in stored}
         if rest and settings.ANKI_MEDIA_UPLOAD == "auto":
             cache.set(PATH_FAILED_KEY, 1, PATH_FAILED_SECONDS)
@@ -179,6 +183,19 @@ class MediaAhead:
                     send()
         finally:
             connections.close_all()  # this thread's own connections, if the cache made any
+
+
+def media_held(client: AnkiClient, names: Sequence[str]) -> set[str]:
+    """The `names` Anki's media folder holds, in one request per PATH_ACTIONS_PER_REQUEST
+    (each an existence check in the add-on); a check Anki refuses counts as absent."""
+    held: set[str] = set()
+    for start in range(0, len(names), PATH_ACTIONS_PER_REQUEST):
+        chunk = names[start : start + PATH_ACTIONS_PER_REQUEST]
+        outcomes = client.multi([ankiconnect.media_named(name) for name in chunk])
+        held.update(
+            n for n, o in zip(chunk, outcomes, strict=True) if o.ok and n in (o.result or [])
+        )
+    return held
 
 
 def _send_paths(client: AnkiClient, files: Mapping[str, bytes]) -> dict[str, str]:

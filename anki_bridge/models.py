@@ -231,3 +231,39 @@ class NoteChange(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.anki_note_id} ({self.get_status_display()})"
+
+
+def _package_id() -> str:
+    return secrets.token_urlsafe(12)
+
+
+class AnkiPackage(models.Model):
+    """An `.apkg` file made for a user without a running Anki (`anki.export_package`):
+    stored in Django's storage under `file`, theirs alone, gone after `expires_at`."""
+
+    public_id = models.CharField(
+        max_length=32, unique=True, default=_package_id, editable=False, verbose_name=_("id")
+    )
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="anki_packages",
+        verbose_name=_("owner"),
+    )
+    name = models.CharField(max_length=120, verbose_name=_("file name"))
+    deck = models.CharField(max_length=255, verbose_name=_("deck"))
+    file = models.CharField(max_length=255, verbose_name=_("stored file"))
+    notes = models.PositiveIntegerField(default=0, verbose_name=_("notes"))
+    cards = models.PositiveIntegerField(default=0, verbose_name=_("cards"))
+    media = models.PositiveIntegerField(default=0, verbose_name=_("media files"))
+    size = models.PositiveBigIntegerField(default=0, verbose_name=_("size, bytes"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    expires_at = models.DateTimeField(db_index=True, verbose_name=_("expires at"))
+
+    class Meta:
+        verbose_name = _("Anki package")
+        verbose_name_plural = _("Anki packages")
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.notes})"

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 TEMPLATE_TAG = re.compile(r"\{\{([^{}]+)\}\}")
+CLOZE_DELETION = re.compile(r"\{\{c\d+::")  # as Anki reads one: `{{C1::…}}` is none
 # Names a template shows that are not fields of the note.
 SPECIAL_FIELDS = frozenset(
     {"frontside", "tags", "type", "deck", "subdeck", "card", "cardflag", "cardid"}
@@ -87,6 +88,24 @@ class NoteModel:
         sides = next(iter(self.templates.values()), {})
         front = set(self._shown(sides.get("Front", "")))
         return next((f for f in self._shown(sides.get("Back", "")) if f not in front), None)
+
+    def cloze_missing(self, fields: Mapping[str, str]) -> str | None:
+        """The field a cloze note must hold a deletion in, when `fields` (names in any
+        case) hold none where the model's `{{cloze:…}}` templates read them; None for a
+        note that has one, or a model that is no cloze. Anki refuses such a note without
+        saying why."""
+        cloze = [
+            self.field_named(tag.split(":")[-1].strip())
+            for sides in self.templates.values()
+            for tag in TEMPLATE_TAG.findall(sides.get("Front", ""))
+            if "cloze" in (part.strip().casefold() for part in tag.split(":")[:-1])
+        ]
+        if not any(cloze):
+            return None
+        if any(CLOZE_DELETION.search(v) for n, v in fields.items() if self.field_named(n) in cloze):
+            return None
+        wanted = next(name for name in cloze if name)
+        return next((n for n in fields if self.field_named(n) == wanted), wanted)
 
     def _shown(self, template: str) -> list[str]:
         """The model's fields a template shows, in order (`{{F}}`, `{{#F}}`, `{{text:F}}`)."""

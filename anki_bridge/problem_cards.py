@@ -21,9 +21,16 @@ from anki_bridge.notemodel import DEFAULT_MODEL
 from anki_bridge.schemas import AddNotesResult, ImageSpec, NoteDetail, NoteInput, ProblemRef
 from anki_bridge.services import PROBLEMS_MAX, notes_add_from_model, result_make
 from core.exceptions import InvalidInput
-from problems.services import Site, problem_source_url, problems_get_many, site_resolve
+from problems.services import (
+    Site,
+    problem_source_url,
+    problems_get_many,
+    site_resolve,
+    variant_problems_list,
+)
 
 if TYPE_CHECKING:
+    from anki_bridge.packages import BuiltPackage
     from problems.services import Problem
 
 EXAM_NAMES = {"ege": "ЕГЭ", "oge": "ОГЭ"}
@@ -37,14 +44,15 @@ def _text_html(text: str) -> str:
     return "<br>".join(html.escape(line) for line in text.strip().splitlines())
 
 
-def problem_note(problem: Problem, *, tags: Iterable[str] = ()) -> NoteInput:
-    """The note of one stored problem (its figures as images to fetch)."""
+def problem_note(problem: Problem, *, tags: Iterable[str] = (), solution: bool = True) -> NoteInput:
+    """The note of one stored problem (its figures as images to fetch); `solution`: the
+    solution and its figures below the answer."""
     site = Site(subject=problem.subject, exam=problem.exam)
     prompt = "<br><br>".join(
         _text_html(part) for part in (problem.source_text, problem.condition_text) if part
     )
     response = [f"<b>Ответ:</b> {html.escape(problem.answer)}" if problem.answer else ""]
-    if problem.solution_text:
+    if solution and problem.solution_text:
         response.append(_text_html(problem.solution_text))
     categories = list(problem.categories.select_related("topic"))
     context = [f"{site.name} ({EXAM_NAMES.get(site.exam, site.exam)})"]
@@ -58,7 +66,7 @@ def problem_note(problem: Problem, *, tags: Iterable[str] = ()) -> NoteInput:
         for n, url in enumerate(problem.figures, start=1)
     ] + [
         ImageSpec(image_url=url, target_field="Response", filename=f"{stem}-s{n}")
-        for n, url in enumerate(problem.solution_figures, start=1)
+        for n, url in enumerate(problem.solution_figures if solution else (), start=1)
     ]
     return NoteInput(
         fields={
@@ -137,3 +145,22 @@ def problems_add(
             detail.index = positions[detail.index]
             details[detail.index] = detail
     return result_make([details[i] for i in range(len(refs))])
+
+
+def variant_package_build(
+    *, user_id: int, variant: str, deck: str | None = None, solutions: bool = True
+) -> BuiltPackage:
+    """A teacher's deck of a variant of `user_id`'s (issue 53, item 2): a card per problem
+    in the variant's order, its condition and figures on the front, the answer (and the
+    solution when `solutions`) on the back; the deck named after the variant unless
+    `deck` is given."""
+    from anki_bridge.packages import package_build
+
+    found, stored = variant_problems_list(user_id=user_id, public_id=variant)
+    notes = [
+        problem_note(problem, tags=[f"variant-{found.public_id}"], solution=solutions)
+        for problem in stored
+    ]
+    site = Site(subject=found.subject, exam=found.exam)
+    default = f"СДАМ ГИА::{site.name} {EXAM_NAMES.get(site.exam, site.exam)}::Вариант {variant}"
+    return package_build(items=notes, deck=deck or default, model=DEFAULT_MODEL.name)

@@ -23,61 +23,56 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-import lxml.html
 from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from anki_bridge.client import AnkiClient, deck_query, find_cards
+from anki_bridge.card_sides import SideImage, html_text, side_images
+from anki_bridge.client import AnkiClient, deck_spelled
 from anki_bridge.exceptions import AnkiError, AnkiUnavailable
 from anki_bridge.models import ReviewCard, ReviewSession
+from anki_bridge.review_queue import queue_today
 from anki_bridge.schemas import ReviewCardOut, ReviewRated, ReviewRevealed, ReviewStarted
 from core.exceptions import Conflict, InvalidInput, NotFound
 
 LIMIT_MAX = 200
-ORDERED_MAX = 1000  # due cards (then new ones) ordered at the start of a session
-INFO_CHUNK = 200  # cards per cardsInfo request
 HOLD_MARGIN = 30  # seconds a rating call holds its card beyond Anki's deadline
 EASES = {1: "again", 2: "hard", 3: "good", 4: "easy"}
 _ANSWER_RULE = re.compile(r"<hr[^>]*id\s*=\s*['\"]?answer['\"]?[^>]*>", re.IGNORECASE)
 State = ReviewCard.State
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
-class _Queue:
-    """The cards of a deck to review, each kind in Anki's order."""
+class Seen(Generic[T]):
+    """What a review tool shows the model: the answer, and the pictures of the side it
+    shows (a picture quiz is reviewed by the image, not by its file name)."""
 
-    learning: list[int]
-    review: list[int]
-    new: list[int]
+    shown: T
+    images: list[SideImage]
 
 
 def session_start(
     *, user: AbstractBaseUser, deck: str, include_new: bool, limit: int
 ) -> ReviewStarted:
-    """A session over `deck` (its subdecks too), as Anki's reviewer orders the cards:
-    learning cards due now, then review cards by due date, then, when asked, new cards in
-    their order; at most `limit`."""
+    """A session over `deck` (its subdecks too) as Anki's reviewer shows it today: learning
+    cards due now, then review cards by due date with, when asked, new cards in their order
+    mixed in as the deck's options say; no more new or review cards than the deck's daily
+    limits leave today (`getDeckStats`, `getDeckConfig`); at most `limit`."""
     if not deck.strip():
         raise InvalidInput("deck must name an Anki deck", field="deck")
     if not 1 <= limit <= LIMIT_MAX:
         raise InvalidInput(f"limit must be 1–{LIMIT_MAX}, got {limit}", field="limit")
     with AnkiClient() as client:
-        if deck not in client.deck_names():  # asked before any search: no deck is created
+        spelled = deck_spelled(client.deck_names(), deck)  # any case, as Anki matches
+        if spelled is None:  # asked before any search: no deck is created
             raise InvalidInput(f"deck: Anki has no deck named {deck!r}", field="deck")
-        queue = _queue(client, deck, include_new=include_new)
-    chosen = [
-        (card, kind)
-        for kind, cards in (
-            (ReviewCard.Kind.LEARNING, queue.learning),
-            (ReviewCard.Kind.REVIEW, queue.review),
-            (ReviewCard.Kind.NEW, queue.new),
-        )
-        for card in cards
-    ][:limit]
+        deck = spelled
+        queue = queue_today(client, deck, include_new=include_new)
+    chosen = queue.ordered()[:limit]
     now = timezone.now()
     ReviewSession.objects.filter(expires_at__lt=now).delete()  # expired ones, anyone's
     with transaction.atomic():
@@ -100,49 +95,24 @@ def session_start(
     )
 
 
-def _queue(client: AnkiClient, deck: str, *, include_new: bool) -> _Queue:
-    within = deck_query(deck)
-    searches = [
-        find_cards(f"{within} is:learn is:due"),
-        find_cards(f"{within} is:due -is:learn"),
-        find_cards(f"{within} is:new -is:suspended -is:buried") if include_new else None,
-    ]
-    outcomes = client.multi([s for s in searches if s is not None])
-    for outcome in outcomes:
-        if not outcome.ok:
-            raise AnkiError(f"Anki could not search the deck {deck!r}: {outcome.error}")
-    learning, review, *new = [list(map(int, o.result)) for o in outcomes]
-    kinds = [learning, review, new[0] if new else []]
-    ordered = _in_due_order(client, [card for cards in kinds for card in cards][:ORDERED_MAX])
-    learning_set, review_set, new_set = (set(cards) for cards in kinds)
-    return _Queue(
-        learning=[c for c in ordered if c in learning_set],
-        review=[c for c in ordered if c in review_set],
-        new=[c for c in ordered if c in new_set],
-    )
-
-
-def _in_due_order(client: AnkiClient, cards: list[int]) -> list[int]:
-    """`cards` by their due (a learning card's time, a review card's day, a new card's
-    position), each kind apart as given; a card Anki no longer holds left out. Read in
-    chunks: each card's info carries its rendered sides and its note type's CSS."""
-    due: dict[int, int] = {}
-    for start in range(0, len(cards), INFO_CHUNK):
-        for info in client.cards_info(cards[start : start + INFO_CHUNK]):
-            if info:
-                due[int(info["cardId"])] = int(info.get("due", 0))
-    return sorted((c for c in cards if c in due), key=lambda c: (due[c], c))
-
-
 def card_next(*, user: AbstractBaseUser, session: str) -> ReviewCardOut:
     """The card shown now: the one shown and not yet revealed, else the next queued one.
     Its front only. `done` when every card went."""
+    return _next(user, session, pictures=False).shown
+
+
+def card_next_seen(*, user: AbstractBaseUser, session: str) -> Seen[ReviewCardOut]:
+    """`card_next` with the front's pictures from Anki's media folder."""
+    return _next(user, session, pictures=True)
+
+
+def _next(user: AbstractBaseUser, session: str, *, pictures: bool) -> Seen[ReviewCardOut]:
     held = _session(user, session)
     with AnkiClient() as client:
         while True:
             card = _current(held)
             if card is None:
-                return _summary(held)
+                return Seen(_summary(held), [])
             info = client.cards_info([card.card_id])[0]
             if not info:  # deleted in Anki meanwhile
                 ReviewCard.objects.filter(pk=card.pk).update(state=State.SKIPPED)
@@ -150,19 +120,32 @@ def card_next(*, user: AbstractBaseUser, session: str) -> ReviewCardOut:
             if card.state == State.QUEUED:
                 ReviewCard.objects.filter(pk=card.pk, state=State.QUEUED).update(state=State.SHOWN)
             left = held.cards.filter(state__in=[State.QUEUED, State.SHOWN]).count()
-            return ReviewCardOut(
+            front = str(info.get("question", ""))
+            shown = ReviewCardOut(
                 session=held.public_id,
                 card=card.card_id,
                 kind=card.kind,
                 position=card.position + 1,
                 remaining=max(0, left - 1),
                 deck=info.get("deckName"),
-                front=html_text(str(info.get("question", ""))),
+                front=html_text(front),
             )
+            return Seen(shown, side_images(client, front) if pictures else [])
 
 
 def card_reveal(*, user: AbstractBaseUser, session: str, card: int) -> ReviewRevealed:
     """The back of the card shown now, and when each rating would bring it back."""
+    return _reveal(user, session, card, pictures=False).shown
+
+
+def card_reveal_seen(*, user: AbstractBaseUser, session: str, card: int) -> Seen[ReviewRevealed]:
+    """`card_reveal` with the back's own pictures (those below the answer rule)."""
+    return _reveal(user, session, card, pictures=True)
+
+
+def _reveal(
+    user: AbstractBaseUser, session: str, card: int, *, pictures: bool
+) -> Seen[ReviewRevealed]:
     held = _session(user, session)
     found = _card(held, card)
     if found.state == State.QUEUED:
@@ -174,22 +157,26 @@ def card_reveal(*, user: AbstractBaseUser, session: str, card: int) -> ReviewRev
         raise Conflict(f"card: {card} is done in this session ({found.get_state_display()})")
     with AnkiClient() as client:
         info = client.cards_info([card])[0]
-    if not info:
-        ReviewCard.objects.filter(pk=found.pk).update(state=State.SKIPPED)
-        raise NotFound(f"card: Anki no longer holds card {card}; call anki.review_next")
-    ReviewCard.objects.filter(pk=found.pk, state=State.SHOWN).update(
-        state=State.REVEALED, revealed_at=timezone.now(), reps_at_reveal=int(info.get("reps", 0))
-    )
-    answer = str(info.get("answer", ""))
-    parts = _ANSWER_RULE.split(answer, maxsplit=1)
-    back = parts[1] if len(parts) == 2 else answer
+        if not info:
+            ReviewCard.objects.filter(pk=found.pk).update(state=State.SKIPPED)
+            raise NotFound(f"card: Anki no longer holds card {card}; call anki.review_next")
+        ReviewCard.objects.filter(pk=found.pk, state=State.SHOWN).update(
+            state=State.REVEALED,
+            revealed_at=timezone.now(),
+            reps_at_reveal=int(info.get("reps", 0)),
+        )
+        answer = str(info.get("answer", ""))
+        parts = _ANSWER_RULE.split(answer, maxsplit=1)
+        back = parts[1] if len(parts) == 2 else answer
+        images = side_images(client, back) if pictures else []
     intervals = list(info.get("nextReviews") or [])
-    return ReviewRevealed(
+    revealed = ReviewRevealed(
         session=held.public_id,
         card=card,
         back=html_text(back),
         next_intervals=dict(zip(EASES.values(), intervals, strict=False)) or None,
     )
+    return Seen(revealed, images)
 
 
 def card_rate(*, user: AbstractBaseUser, session: str, card: int, ease: int) -> ReviewRated:
@@ -352,28 +339,3 @@ def _summary(session: ReviewSession) -> ReviewCardOut:
 
 def _expiry(now: Any) -> Any:
     return now + timedelta(hours=settings.ANKI_REVIEW_SESSION_HOURS)
-
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_HIDDEN = re.compile(r"display\s*:\s*none", re.IGNORECASE)
-
-
-def html_text(html: str) -> str:
-    """The text a card's HTML shows: styles, scripts and hidden parts (a `{{hint:…}}`
-    field, anything styled `display: none`) dropped, images named, lines kept."""
-    html = _CONTROL.sub("", html)  # lxml refuses them; Anki shows nothing for them
-    if not html.strip():
-        return ""
-    root = lxml.html.fragment_fromstring(html, create_parent="div")
-    for gone in root.xpath(".//style|.//script|.//*[contains(concat(' ', @class, ' '), ' hint ')]"):
-        gone.drop_tree()
-    for hidden in root.xpath(".//*[@style]"):
-        if _HIDDEN.search(hidden.get("style", "")) and hidden.getparent() is not None:
-            hidden.drop_tree()
-    for image in root.xpath(".//img"):
-        image.tail = f"[image: {image.get('src', '')}]" + (image.tail or "")
-    for block in root.xpath(".//br|.//div|.//p|.//hr|.//li"):
-        block.tail = "\n" + (block.tail or "")
-    text = root.text_content()
-    lines = [" ".join(line.split()) for line in text.splitlines()]
-    return "\n".join(line for line in lines if line)

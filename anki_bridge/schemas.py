@@ -244,3 +244,20 @@ class NoteUpdated(BaseModel):
     changed: list[str]  # the fields whose value changed
     tags: list[str] | None = None  # the note's tags now, when given
     change: int  # its journal entry (NoteChange)
+
+
+# The schema a client is shown for a list of notes (`items`, `notes`): the shape in one
+# sentence rather than a schema per key of a note and of its images, which cost about
+# 250 tokens in each of three tools on every `tools/list` (issue 54, item 6). Arguments
+# are still validated as `NoteInput` (unknown keys, types and bounds named per field).
+NOTES_JSON_SCHEMA = {
+    "type": "array",
+    "minItems": 1,
+    "maxItems": 500,
+    "items": {"type": "object"},
+    "description": (
+        "Notes: {fields: {name: HTML}, tags, images: [{image_base64 or image_url, "
+        "target_field (Back), filename, max_side (768)}], dedup_key (sent again: no "
+        "second note)}, or flat fields; names in any case."
+    ),
+}

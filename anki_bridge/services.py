@@ -18,7 +18,14 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from anki_bridge import client as ankiconnect
-from anki_bridge.client import AnkiClient, card_reviews, deck_query, find_cards, set_due_date
+from anki_bridge.client import (
+    AnkiClient,
+    card_reviews,
+    deck_query,
+    deck_spelled,
+    find_cards,
+    set_due_date,
+)
 from anki_bridge.delivery import Known, is_model_missing, model_create_default
 from anki_bridge.drafts import drafts_build, items_parse, note_validate, target_given
 from anki_bridge.exceptions import AnkiError, AnkiModelNotFound, AnkiUnavailable
@@ -200,8 +207,11 @@ def stats_get(*, deck: str | None = None, now_ms: int | None = None) -> DeckStat
     now_ms = now_ms if now_ms is not None else int(time.time() * 1000)
     with AnkiClient() as client:
         ids = client.deck_names_and_ids()
-        if deck is not None and deck not in ids:
-            raise InvalidInput(f"Anki has no deck named {deck!r}", field="deck")
+        if deck is not None:
+            spelled = deck_spelled(ids, deck)
+            if spelled is None:
+                raise InvalidInput(f"Anki has no deck named {deck!r}", field="deck")
+            deck = spelled
         scope = deck_query(deck) if deck is not None else "deck:*"
         searches = [f"{scope} {query}".strip() for query in CARD_STATES.values()]
         searches += [f"{scope} rated:1", f"{scope} is:due"]
@@ -265,6 +275,8 @@ def notes_add_from_model(
         reachable = True
     except AnkiUnavailable:
         structure, reachable = model_known(model_name), False
+    if structure is not None:
+        clozes_check(structure, notes, name="items")
     done = dedup_sent(n.dedup_key for n in notes if n.dedup_key)
 
     def fields_of(note: NoteInput) -> tuple[dict[str, str], list[str]]:
@@ -304,6 +316,20 @@ def notes_add_from_model(
         return result_make(submission.finish())
 
 
+def clozes_check(model: NoteModel, notes: Sequence[NoteInput], *, name: str) -> None:
+    """InvalidInput naming the first note of a cloze `model` without a deletion, before
+    anything is sent (Anki would refuse it «for unknown reason»)."""
+    for i, note in enumerate(notes):
+        field = model.cloze_missing(note.fields)
+        if field is not None:
+            where = f"{name}[{i}].fields.{field}"
+            raise InvalidInput(
+                f"{where}: a note of the cloze type «{model.name}» needs a deletion such as "
+                "{{c1::answer}}; nothing was sent to Anki",
+                field=where,
+            )
+
+
 def _key_named(fields: Mapping[str, str], name: str) -> str | None:
     wanted = name.strip().casefold()
     return next((key for key in fields if key.casefold() == wanted), None)
@@ -328,6 +354,8 @@ def notes_add(
         raise InvalidInput("notes must hold at least one note", field="notes")
     parsed = [note_validate(n, f"notes[{i}]") for i, n in enumerate(notes)]
     known = model_known(model_name)
+    if known is not None:
+        clozes_check(known, parsed, name="notes")
     back = known.back_field() if known is not None else None
 
     def back_of(note: NoteInput) -> str | None:
@@ -424,8 +452,9 @@ def notes_delete(
 ) -> DeleteNotesResult:
     """`anki.delete_notes`, in two steps. Without `confirm_token`: what would go (each
     note as Anki holds it now) and a token; nothing is deleted. With the token of exactly
-    these notes, given to this user in the last DELETE_CONFIRM_SECONDS: they are deleted.
-    The token is signed, not stored: any process of the deployment checks it."""
+    these notes, given to this user in the last DELETE_CONFIRM_SECONDS: they are deleted,
+    once. The token is signed, not stored: any process of the deployment checks it; its
+    use is marked in the cache (shared by the processes of a deployment with Redis)."""
     ids = sorted(set(note_ids))
     if not ids:
         raise InvalidInput("note_ids must hold at least one note id", field="note_ids")
@@ -469,8 +498,18 @@ def notes_delete(
             f"({', '.join(map(str, signed['notes']))})",
             field="confirm_token",
         )
-    with AnkiClient() as client:
-        client.delete_notes(ids)
+    used = f"anki:delete-token-used:{hashlib.sha256(confirm_token.encode()).hexdigest()}"
+    if not cache.add(used, 1, DELETE_CONFIRM_SECONDS):  # atomic: one of two racing calls
+        raise InvalidInput(
+            "confirm_token: already used: its notes were deleted; a token deletes once",
+            field="confirm_token",
+        )
+    try:
+        with AnkiClient() as client:
+            client.delete_notes(ids)
+    except BaseException:
+        cache.delete(used)  # Anki did not confirm: a retry with the token may delete them
+        raise
     return DeleteNotesResult(deleted=ids)
 
 
@@ -530,17 +569,6 @@ def notes_described(client: AnkiClient, note_ids: Sequence[int]) -> list[dict[st
             }
         )
     return notes
-
-
-def problems_send(*, problems: list[dict[str, str]]) -> AddNotesResult:
-    """Notes in the default model for СДАМ ГИА problems (`{"subject", "exam", "id"}` each).
-
-    The use case other apps call (the problems admin's "Send to Anki"); the same as the
-    `anki.add_problems` tool with the default deck and no tags.
-    """
-    from anki_bridge.problem_cards import problems_add  # it builds on this module
-
-    return problems_add(problems=problems)
 
 
 def note_update(
@@ -638,34 +666,44 @@ RECENT_FIELD_CHARS = 120
 
 def deck_described(*, name: str) -> str:
     """`anki://deck/{name}`: the deck's counts for today (with its subdecks, as Anki's deck
-    list counts them) and its RECENT_NOTES newest notes, as Markdown."""
+    list counts them) and its RECENT_NOTES newest notes, as Markdown.
+
+    No answer shows before its reveal: a note of one card shows that card's front as Anki
+    renders it (a cloze as `[...]`); a note of several cards shows no text, since each
+    front can be another card's answer (a reversed card's front is the forward card's
+    back; a cloze card shows the other deletions)."""
     with AnkiClient() as client:
-        ids = {deck.casefold(): (deck, did) for deck, did in client.deck_names_and_ids().items()}
-        if name.casefold() not in ids:  # Anki's deck names ignore case
+        ids = client.deck_names_and_ids()
+        spelled = deck_spelled(ids, name)
+        if spelled is None:
             raise NotFound(f"name: Anki has no deck named {name!r}")
-        name, deck_id = ids[name.casefold()]
-        counts = client.deck_stats([name]).get(deck_id, {})
-        newest = sorted(client.find_notes(deck_query(name)), reverse=True)[:RECENT_NOTES]
-        described = notes_described(client, newest) if newest else []
+        counts = client.deck_stats([spelled]).get(ids[spelled], {})
+        newest = sorted(client.find_notes(deck_query(spelled)), reverse=True)[:RECENT_NOTES]
+        infos = [i for i in client.notes_info(newest) if i and "noteId" in i] if newest else []
+        single = [info["cards"][0] for info in infos if len(info.get("cards", [])) == 1]
+        rendered = client.cards_info(single) if single else []
+    fronts = {int(card["cardId"]): str(card.get("question", "")) for card in rendered if card}
     learning, due = int(counts.get("learn_count", 0)), int(counts.get("review_count", 0))
-    shown = sum(1 for info in described if info is not None)
     lines = [
-        f"# {name}",
+        f"# {spelled}",
         "",
         f"New: {counts.get('new_count', 0)} · learning: {learning} · review: {due} · "
         f"due today: {learning + due} · cards: {counts.get('total_in_deck', 0)}",
         "",
-        f"## Newest notes ({shown})" if shown else "No notes yet.",
+        f"## Newest notes ({len(infos)}), fronts only" if infos else "No notes yet.",
     ]
-    for info in described:
-        if info is None:
-            continue
-        first = next(iter(info["fields"].values()), "")
-        text = " ".join(html_text(first).split())
+    for info in infos:
+        cards = list(info.get("cards", []))
+        text = " ".join(html_text(fronts.get(cards[0], "") if len(cards) == 1 else "").split())
         if len(text) > RECENT_FIELD_CHARS:
             text = text[:RECENT_FIELD_CHARS] + "…"
-        tags = f" — tags: {', '.join(info['tags'])}" if info["tags"] else ""
-        lines.append(f"- {text} (note {info['noteId']}, {info['modelName']}){tags}")
+        shown = (
+            text
+            if len(cards) == 1
+            else f"{len(cards)} cards, text hidden: a front may be another card's answer"
+        )
+        tags = f" — tags: {', '.join(info['tags'])}" if info.get("tags") else ""
+        lines.append(f"- {shown} (note {info['noteId']}, {info.get('modelName')}){tags}")
     return "\n".join(lines)
 
 

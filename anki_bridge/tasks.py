@@ -30,3 +30,11 @@ def notes_flush_task() -> dict[str, int]:
     """
     cache.delete(journal.FLUSH_SCHEDULED_KEY)  # notes queued from now on schedule a new one
     return asdict(journal.notes_flush())
+
+
+@shared_task(name="anki_bridge.packages_expire")
+def packages_expire_task() -> int:
+    """Remove the Anki packages past ANKI_PACKAGE_TTL_HOURS (their files and rows)."""
+    from anki_bridge.packages import packages_expire
+
+    return packages_expire()

@@ -2,20 +2,23 @@
 
 With a broker the flush task does this (retried with backoff by Celery). Without one
 (the embedded default: one machine, no worker) nothing else would: `queue_watch` starts,
-at most once per process, a thread that flushes the journal, and while Anki stays away
-asks it again every ANKI_WAIT_POLL seconds; it ends when nothing waits. Leases in the
-journal keep two such threads (or a thread and a call) from delivering one note twice.
+at most once per process, a thread that runs the journal's flush (handed in by
+`anki_bridge.journal`, which this module does not import: it stands below it), and while
+Anki stays away runs it again every ANKI_WAIT_POLL seconds; it ends when nothing waits.
+Leases in the journal keep two such threads (or a thread and a call) from delivering one
+note twice.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 
 from django.conf import settings
 from django.db import close_old_connections, connection
 
-from anki_bridge import journal, ledger
+from anki_bridge import ledger
 from anki_bridge.exceptions import AnkiUnavailable
 from core.exceptions import DomainError
 
@@ -28,12 +31,15 @@ _thread: threading.Thread | None = None
 _stop = threading.Event()
 _wake = threading.Event()
 _running = False  # set and cleared under _lock: a wake-up is never lost to a thread ending
+_flush: Callable[[], object] = lambda: None  # noqa: E731 (set by the first queue_watch)
 
 
-def queue_watch() -> None:
-    """Have a thread of this process deliver the queue now: wake it, or start one."""
-    global _thread, _running
+def queue_watch(flush: Callable[[], object]) -> None:
+    """Have a thread of this process deliver the queue now with `flush` (the journal's,
+    raising AnkiUnavailable while Anki is away): wake it, or start one."""
+    global _thread, _running, _flush
     with _lock:
+        _flush = flush
         _wake.set()
         if _running:
             return
@@ -74,7 +80,7 @@ def _watch() -> None:
                 continue
             pause = settings.ANKI_WAIT_POLL
             try:
-                outcome = journal.notes_flush()
+                outcome = _flush()
                 logger.info("delivered the queue: %s", outcome)
             except AnkiUnavailable:
                 pass

@@ -65,10 +65,12 @@ django.setup()
 
 import httpx  # noqa: E402
 from django.conf import settings  # noqa: E402
+from django.contrib.auth import get_user_model  # noqa: E402
 from django.core.cache import cache  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from PIL import Image  # noqa: E402
 
+from anki_bridge import review  # noqa: E402
 from anki_bridge.client import create_model, new_elsewhere_query  # noqa: E402
 from anki_bridge.images import image_prepare  # noqa: E402
 from anki_bridge.models import Media, Note  # noqa: E402
@@ -79,6 +81,7 @@ from tests.anki_bridge.ankiconnect_server import FakeAnki  # noqa: E402
 MODEL = DEFAULT_MODEL.name
 DECK = "Bench"
 REPEAT = 7
+BENCH_MEDIA = "toolhub-bench-"  # the bench's media files begin so (a real Anki's are the user's)
 # Anki's url → (the bridge call's line in bytes, seconds until its first request reached Anki)
 FIRST_REQUEST: dict[str, tuple[int, float]] = {}
 HEADER = [
@@ -222,6 +225,10 @@ class RealAnki:
     def stop(self) -> None:
         self._clear_notes()
         ask(self.target, "deleteDecks", decks=[self.deck], cardsToo=True)
+        # The bridge's pictures (named by their content: left, the next run would find
+        # them there and send none).
+        for name in ask(self.target, "getMediaFilesNames", pattern=f"{BENCH_MEDIA}*"):
+            ask(self.target, "deleteMediaFile", filename=name)
         self.proxy.shutdown()
         self.proxy.server_close()
 
@@ -371,7 +378,11 @@ def image_items(images: list[bytes]) -> list[dict[str, Any]]:
             "Prompt": f"Что на снимке №{i}?",
             "Response": f"Снимок №{i}",
             "images": [
-                {"image_base64": base64.b64encode(data).decode(), "target_field": "Response"}
+                {
+                    "image_base64": base64.b64encode(data).decode(),
+                    "target_field": "Response",
+                    "filename": f"{BENCH_MEDIA}{i}.jpg",
+                }
             ],
         }
         for i, data in enumerate(images)
@@ -505,9 +516,51 @@ def main() -> None:
     for real in targets:
         print(f"\n## {'real Anki at ' + real if real else 'the faithful stand-in'}")
         if args.only != "text":
+            media_check(real)
+            limits_check(real)
             images_bench(n, real)
         if args.only != "images":
             text_bench(n, real, args.repeat)
+
+
+def media_check(real: str | None) -> None:
+    """Issue 52: a picture the user stored survives a bridge call that sends another
+    picture of the same name (AnkiConnect replaces a file of the same name). The user's
+    file is the bench's own, under a name of the bench's (a real Anki's `photo.jpg` is the
+    user's own); both are deleted after."""
+    anki = fresh_anki(real)
+    name = f"{BENCH_MEDIA}photo.jpg"
+    own, other = photo(1001, 200), photo(1002, 200)
+    try:
+        ask(anki.url, "storeMediaFile", filename=name, data=base64.b64encode(own).decode())
+        image = {"image_base64": base64.b64encode(other).decode(), "target_field": "Prompt",
+                 "filename": name}  # fmt: skip
+        bridge_call([{"Prompt": "media check", "images": [image]}])(anki)
+        kept = base64.b64decode(ask(anki.url, "retrieveMediaFile", filename=name) or "")
+        print(f"media check: the user's {name} is {'intact' if kept == own else 'REPLACED'} "
+              "after a call that sent another picture under its name")  # fmt: skip
+    finally:
+        for stored in ask(anki.url, "getMediaFilesNames", pattern=f"{BENCH_MEDIA}photo*"):
+            ask(anki.url, "deleteMediaFile", filename=stored)
+        anki.stop()
+
+
+def limits_check(real: str | None) -> None:
+    """Issue 52: a review session offers no more new cards than Anki's own reviewer shows
+    today (the deck's daily limit less the cards studied today). The deck's options are
+    read, never changed: on a real Anki they are the user's."""
+    anki = fresh_anki(real)
+    try:
+        bridge_call(text_items(40))(anki)
+        limit = ask(anki.url, "getDeckConfig", deck=anki.deck)["new"]["perDay"]
+        (today,) = ask(anki.url, "getDeckStats", decks=[anki.deck]).values()
+        user, _ = get_user_model().objects.get_or_create(username="bench")
+        started = review.session_start(user=user, deck=anki.deck, include_new=True, limit=200)
+        shown, offered = today["new_count"], started.new
+        print(f"limits check: a session of a deck with 40 new cards offered {offered}; "
+              f"Anki shows {shown} today (the deck's limit: {limit} a day)")  # fmt: skip
+    finally:
+        anki.stop()
 
 
 def images_bench(n: int, real: str | None) -> None:

@@ -55,7 +55,7 @@ def prepare(norm_pages: int = 0) -> None:
     if not norm_pages:
         call_command("normagpt_demo", "--if-empty", verbosity=0)
         return
-    from bench.normagpt import norms_load
+    from bench.norm_load import norms_load
 
     question = norms_load(norm_pages, fresh=True).questions()[0]
     arguments = {"keywords": question.keywords, "expected_documents": question.expected_documents}

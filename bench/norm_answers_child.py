@@ -188,7 +188,7 @@ def bm25(args: argparse.Namespace) -> list[dict[str, Any]]:
 def bm25_search(text: str) -> tuple[list[tuple[str, str]], float | None]:
     from normagpt.models import NormClause
     from normagpt.parsing import search_stems
-    from normagpt.search import _sqlite_match_ranked
+    from normagpt.search_candidates import _sqlite_match_ranked
 
     stems = list(dict.fromkeys(search_stems(text)))
     if not stems:

@@ -264,7 +264,7 @@ def score(asks: list[Ask], *, dated: bool) -> dict[str, Any]:
 def run(pages: int) -> list[list[str]]:
     """Loads the corpus (the database set up by the caller), makes the asks, scores both
     modes; the table's rows."""
-    from bench.normagpt import norms_load
+    from bench.norm_load import norms_load
 
     builder = norms_load(pages, fresh=True)
     days = days_assign(builder)

@@ -3,7 +3,7 @@ Akumsk/russian-construction-standards (361 documents' page texts, CC BY 4.0), ev
 
     .venv/bin/python bench/norm_structure.py DATASET_DIR [--only CODE ...] [--misses N]
 
-DATASET_DIR is a checkout of the dataset (its `metadata/*.json`; README: "A real corpus").
+DATASET_DIR is a checkout of the dataset (its `metadata/*.json`; docs/normagpt.md: "A real corpus").
 For each document, measured against what its own text shows, independently of the reader:
 - numbers: the distinct clause numbers that open a line («5.2.1 Текст», «3.1 термин:») outside
   contents entries and bound-in amendments, and the share of them the reader made a clause or

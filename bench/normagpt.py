@@ -44,7 +44,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 CACHE = Path(os.environ.get("BENCH_CACHE", tempfile.gettempdir()))
 POSTGRES = os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/postgres")
-SEED = 24
 PAGES_READ = 4  # the pages one executor step reads (NORMAGPT_PAGES_PER_STEP)
 KINDS = ("no_document", "code", "alias", "table", "number")
 
@@ -223,75 +222,10 @@ def django_setup() -> None:
     call_command("migrate", verbosity=0)
 
 
-def norms_load(pages: int, fresh: bool) -> Any:
-    """The corpus built (its facts for the questions) and in the database (loaded unless the
-    database holds its documents already)."""
-    from bench.norm_corpus import CorpusBuilder
-    from normagpt.models import NormClause, NormDocument
-
-    builder = CorpusBuilder(pages, seed=SEED)
-    documents = list(builder.build())
-    codes = {d.code for d in documents}
-    held = set(NormDocument.objects.values_list("code", flat=True))
-    if fresh or held != codes or not NormClause.objects.exists():
-        rows_load((d.code, d.title, d.kind, d.status, d.replaced_by, d.pages) for d in documents)
-    return builder
-
-
-def rows_load(documents: Any) -> None:
-    """Documents (code, title, kind, status, replaced by, page texts) stored and indexed the
-    way ingestion does (`document_index`), the splitting into clauses done by a worker per
-    CPU, the stem counts made once at the end. On PostgreSQL the clauses' GIN index is made
-    after the rows, as a bulk load (pg_restore) does."""
-    import multiprocessing
-
-    from django.db import connection
-
-    from normagpt.indexing import document_index, pages_indexed, terms_recount
-    from normagpt.models import NormDocument, NormPage
-
-    NormDocument.objects.all().delete()
-    gin = connection.vendor == "postgresql"
-    if gin:
-        with connection.cursor() as cursor:
-            cursor.execute("DROP INDEX IF EXISTS normagpt_clause_fts_gin")
-    successors = {}
-    listed = list(documents)
-    connection.close()  # the workers are forked: none inherits the connection
-    with multiprocessing.get_context("fork").Pool(os.cpu_count() or 2) as pool:
-        split = pool.imap(pages_indexed, (row[-1] for row in listed), chunksize=2)
-        for (code, title, kind, status, replaced_by, texts), indexed in zip(
-            listed, split, strict=True
-        ):
-            document = NormDocument.objects.create(
-                code=code, title=title, kind=kind, status=status, page_count=len(texts),
-                ingest_status=NormDocument.Ingest.DONE,
-            )  # fmt: skip
-            NormPage.objects.bulk_create(
-                [NormPage(document=document, number=n, text=t) for n, t in enumerate(texts, 1)]
-            )
-            document_index(document_id=document.pk, count_terms=False, indexed=indexed)
-            if replaced_by:
-                successors[document.pk] = replaced_by
-    for pk, code in successors.items():
-        NormDocument.objects.filter(pk=pk).update(
-            replaced_by=NormDocument.objects.filter(code=code).first()
-        )
-    terms_recount()
-    with connection.cursor() as cursor:
-        if gin:
-            cursor.execute("SET maintenance_work_mem = '512MB'")
-            cursor.execute(
-                "CREATE INDEX normagpt_clause_fts_gin ON normagpt_normclause "
-                "USING GIN (search_vector)"
-            )
-        # statistics for the planner (and on PostgreSQL what autovacuum does after a load)
-        cursor.execute("VACUUM ANALYZE" if gin else "ANALYZE")
-
-
 def old_load(pages: int, fresh: bool) -> None:
     """The previous benchmark's corpus: 100-page documents of clause-numbered paragraphs whose
     words are made-up syllables, one construction term in 25."""
+    from bench.norm_load import rows_load
     from normagpt.models import NormDocument
 
     if not fresh and NormDocument.objects.count() == pages // 100:
@@ -426,6 +360,7 @@ def quality(questions: list[Any]) -> dict[str, Any]:
 
 def main_child(args: argparse.Namespace) -> None:
     django_setup()
+    from bench.norm_load import norms_load
     from normagpt.models import NormClause, NormPage
 
     started = time.perf_counter()

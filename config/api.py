@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
-from rest_framework.views import APIView
+from rest_framework.views import APIView, get_view_name
 
 from core.mcp_server import tool_specs
 
@@ -71,3 +74,13 @@ class McpToolListApi(APIView):
     @extend_schema(responses={200: McpToolSerializer(many=True)})
     def get(self, request: Request) -> Response:
         return Response(McpToolSerializer(tool_specs(), many=True).data)
+
+
+def view_name(view: Any) -> str:
+    """The browsable API's title of a view, in the page's language: its `name` when it has
+    one, else its class name as words without the `Api` suffix («VariantDetailApi» →
+    "Variant detail" → «Составленный вариант»), through the project's catalog (config/locale)."""
+    if getattr(view, "name", None):
+        return str(view.name)
+    words = get_view_name(view).removesuffix(" Api")
+    return pgettext("API view", words[:1] + words[1:].lower())

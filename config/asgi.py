@@ -24,7 +24,7 @@ from core.mcp_server import build_server  # noqa: E402
 
 def build_application() -> ASGIApp:
     app = mcp_http_app(
-        build_server(),
+        build_server(stateless=settings.MCP_HTTP_STATELESS),
         allowed_hosts=settings.ALLOWED_HOSTS,
         # In production the bind address is the proxy's business: no token, no MCP.
         token_required=not settings.DEBUG,

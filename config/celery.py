@@ -32,13 +32,18 @@ app.conf.update(
     worker_redirect_stdouts=False,
 )
 
-# `make beat` (one process per deployment) runs these. Both are safe to run at any time:
-# a run's lease and a note's claim keep a second runner from doing the work twice.
+# `make beat` (one process per deployment) runs these. Each is safe to run at any time:
+# a run's lease and a note's claim keep a second runner from doing the work twice, and a
+# sheet already deleted is skipped.
 app.conf.beat_schedule = {
     # Runs whose worker died (lease expired) resume from their last checkpoint.
     "normagpt-runs-recover": {"task": "normagpt.runs_recover", "schedule": 60.0},
     # Notes queued while Anki was closed, once the task's own retries are spent.
     "anki-bridge-flush": {"task": "anki_bridge.flush", "schedule": 600.0},
+    # Printed sheets past SDAMGIA_SHEET_TTL_DAYS (problems.sheet_store), once a day.
+    "problems-sheets-expire": {"task": "problems.sheets_expire", "schedule": 24 * 3600.0},
+    # Anki packages past ANKI_PACKAGE_TTL_HOURS (anki_bridge.packages), every hour.
+    "anki-bridge-packages-expire": {"task": "anki_bridge.packages_expire", "schedule": 3600.0},
 }
 
 app.autodiscover_tasks()

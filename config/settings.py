@@ -328,6 +328,7 @@ REST_FRAMEWORK = {
     },
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "core.api.exception_handler",
+    "VIEW_NAME_FUNCTION": "config.api.view_name",  # titles in the page's language
 }
 
 SPECTACULAR_SETTINGS = {
@@ -405,6 +406,10 @@ SDAMGIA_CRAWL_WORKERS = env_int("SDAMGIA_CRAWL_WORKERS", 4)
 SDAMGIA_TTL_TEST = env_int("SDAMGIA_TTL_TEST", 30 * 24 * 3600)
 # How long the link to a printed sheet (it holds the answer key) stays valid (at least 1).
 SDAMGIA_SHEET_LINK_HOURS = max(1, env_int("SDAMGIA_SHEET_LINK_HOURS", 24))
+# Days a printed sheet's file is kept after it was last printed: the beat task
+# problems.sheets_expire (daily) deletes older ones (0: kept for ever). Never less than a
+# link's lifetime.
+SDAMGIA_SHEET_TTL_DAYS = max(0, env_int("SDAMGIA_SHEET_TTL_DAYS", 7))
 # sdamgia_variant_pdf over MCP: a sheet up to this many bytes comes in the answer itself (an
 # embedded application/pdf resource); a larger one as a link to the resource
 # sdamgia://variant/{id}/pdf, which the client reads (0: always the link).
@@ -444,6 +449,20 @@ ANKI_FLUSH_BACKOFF = env_int("ANKI_FLUSH_BACKOFF", 15)  # first delay; doubles u
 ANKI_FLUSH_BACKOFF_MAX = env_int("ANKI_FLUSH_BACKOFF_MAX", 900)
 # A review session (anki.review_start) expires after this many hours without a call.
 ANKI_REVIEW_SESSION_HOURS = env_int("ANKI_REVIEW_SESSION_HOURS", 12)
+# The pictures of a reviewed card's side go to the model as MCP images (anki.review_next,
+# anki.review_reveal): at most ANKI_REVIEW_IMAGES a side, each re-encoded as JPEG with its
+# long side within ANKI_REVIEW_IMAGE_MAX_PX and its size within ANKI_REVIEW_IMAGE_MAX_BYTES.
+ANKI_REVIEW_IMAGES = env_int("ANKI_REVIEW_IMAGES", 4)
+ANKI_REVIEW_IMAGE_MAX_PX = env_int("ANKI_REVIEW_IMAGE_MAX_PX", 1024)
+ANKI_REVIEW_IMAGE_MAX_BYTES = env_int("ANKI_REVIEW_IMAGE_MAX_BYTES", 300_000)
+# Anki packages (anki.export_package, issue 53): one is returned over MCP embedded (an
+# application/apkg resource) up to ANKI_PACKAGE_EMBED_MAX bytes, else as a link to the
+# resource anki://package/{id} (0: always the link); refused past ANKI_PACKAGE_MAX_BYTES;
+# kept ANKI_PACKAGE_TTL_HOURS, at most ANKI_PACKAGE_MAX_PER_USER per user (the oldest go).
+ANKI_PACKAGE_EMBED_MAX = max(0, env_int("ANKI_PACKAGE_EMBED_MAX", 4 * 1024 * 1024))
+ANKI_PACKAGE_MAX_BYTES = env_int("ANKI_PACKAGE_MAX_BYTES", 200 * 1024 * 1024)
+ANKI_PACKAGE_TTL_HOURS = env_int("ANKI_PACKAGE_TTL_HOURS", 7 * 24)
+ANKI_PACKAGE_MAX_PER_USER = env_int("ANKI_PACKAGE_MAX_PER_USER", 20)
 # Without a broker, queued notes are delivered by a thread of the process that queued
 # them, which asks Anki every this many seconds whether it is back.
 ANKI_WAIT_POLL = float(env_str("ANKI_WAIT_POLL", "2"))

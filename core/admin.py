@@ -4,8 +4,10 @@ Django builds «Select %s to change», «Add %s», «Change %s» from the model'
 `verbose_name`, in the nominative: «Выберите задача для изменения», «Добавить задача».
 A ModelAdmin of `CasedAdmin` names its model's accusative (`accusative =
 pgettext_lazy("accusative", "problem")`, «задачу» in the app's catalog) and those
-titles, and the changelist's add button (templates/admin/change_list_object_tools.html),
-use it. Only nouns that decline need one: without it the verbose name is used.
+titles, the changelist's add button (templates/admin/change_list_object_tools.html) and
+the add form's breadcrumb (templates/admin/change_form.html) use it. Only nouns that
+decline need one: without it the verbose name is used. A model whose name is the verb's
+own noun («Выберите изменение для изменения») names its changelist in `select_title`.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from django.utils.translation import gettext
 
 class CasedAdmin(admin.ModelAdmin):
     accusative: str | Promise | None = None
+    select_title: str | Promise | None = None
 
     def _accusative(self) -> str:
         return str(self.accusative or self.opts.verbose_name)
@@ -27,11 +30,11 @@ class CasedAdmin(admin.ModelAdmin):
     def changelist_view(
         self, request: HttpRequest, extra_context: dict[str, Any] | None = None
     ) -> HttpResponse:
-        phrase = (
-            "Select %s to change" if self.has_change_permission(request) else "Select %s to view"
-        )
+        changes = self.has_change_permission(request)
+        phrase = "Select %s to change" if changes else "Select %s to view"
+        title = str(self.select_title) if changes and self.select_title else None
         context = {
-            "title": gettext(phrase) % self._accusative(),
+            "title": title or gettext(phrase) % self._accusative(),
             "add_label": gettext("Add %s") % self._accusative(),
             **(extra_context or {}),
         }
@@ -50,5 +53,9 @@ class CasedAdmin(admin.ModelAdmin):
             phrase = "Change %s"
         else:
             phrase = "View %s"
-        context = {"title": gettext(phrase) % self._accusative(), **(extra_context or {})}
+        context = {
+            "title": gettext(phrase) % self._accusative(),
+            "add_label": gettext("Add %s") % self._accusative(),
+            **(extra_context or {}),
+        }
         return super().changeform_view(request, object_id, form_url, context)

@@ -28,34 +28,73 @@ the service) handed to `Upstream.error`, which returns the exception to raise: b
 its subclasses and exact message texts. A call returns a `Reply` for any status (after
 the retries for `retry_statuses` are spent): statuses are the app's vocabulary, and
 `Upstream.status_error(reply)` maps one it does not accept through the same hook.
+
+The layer's rooms: `core.http_policy` (`Upstream`, `Failure`, `Reply`: what a call is
+asked and answers), `core.http_call` (one call's retries, redirects and body cap),
+`core.http_deadline` (the sync total deadline and the shared SSL context), and this
+module, the clients that run a call on them, the shared clients and the httpx transport
+for SDKs. Import everything from here.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
-import email.utils
-import enum
-import functools
 import json as jsonlib
 import logging
 import os
-import random
-import ssl
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import AsyncIterator, Iterator, Mapping
+from dataclasses import replace
 from typing import Any
-from urllib.parse import urlsplit
 
-import httpcore
 import httpx
 
-from core.exceptions import UpstreamError
+from core.http_call import Call, CallFailed, is_redirect
+from core.http_deadline import (
+    DeadlineBackend,
+    deadline_var,
+    pool_limits,
+    shared_ssl_context,
+    sync_transport,
+)
+from core.http_policy import (
+    IDEMPOTENT_METHODS,
+    REDIRECT_STATUSES,
+    RETRY_STATUSES,
+    Failure,
+    FailureKind,
+    Params,
+    Reply,
+    Upstream,
+    retry_after,
+    upstream_error,
+)
 from core.limits import HostSlots, SharedLimits, pacer, shared_limits
+
+# The layer's one face: the apps import these from here, wherever they are defined.
+__all__ = [
+    "IDEMPOTENT_METHODS",
+    "REDIRECT_STATUSES",
+    "RETRY_STATUSES",
+    "AsyncUpstreamClient",
+    "DeadlineBackend",
+    "Failure",
+    "FailureKind",
+    "Params",
+    "Reply",
+    "Upstream",
+    "UpstreamClient",
+    "UpstreamTransport",
+    "iter_shared",
+    "retry_after",
+    "shared_client",
+    "shared_ssl_context",
+    "sync_transport",
+    "upstream_error",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -88,373 +127,6 @@ def _release(shared: SharedLimits, host: str, token: str) -> None:
         _shared_failed(exc)
 
 
-RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
-IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"})
-REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
-Params = Mapping[str, str | int] | Sequence[tuple[str, str | int]] | None
-
-
-class FailureKind(enum.StrEnum):
-    TIMEOUT = "timeout"  # the deadline (or an attempt's timeout) passed
-    CONNECT = "connect"  # no connection: refused, DNS, TLS handshake, bad URL
-    DROPPED = "dropped"  # the connection broke before a complete answer
-    TOO_LARGE = "too_large"  # the body is over `max_body_bytes`
-    REDIRECTS = "redirects"  # more than `max_redirects` hops
-    OTHER_HOST = "other_host"  # a redirect off the host with `same_host_redirects`
-    STATUS = "status"  # a status the app does not accept (`Upstream.status_error`)
-
-
-@dataclass(frozen=True)
-class Failure:
-    """What went wrong in one call; `message` is a default text naming the service."""
-
-    kind: FailureKind
-    upstream: Upstream
-    url: str  # the URL the call asked for (before redirects)
-    detail: str = ""  # e.g. the httpx exception `ConnectError: [Errno 111] ...`
-    attempts: int = 1
-    target: str = ""  # the redirect target for OTHER_HOST
-    reply: Reply | None = None  # for STATUS
-    exception: BaseException | None = None
-
-    @property
-    def service(self) -> str:
-        return self.upstream.service
-
-    @property
-    def message(self) -> str:
-        up, kind = self.upstream, self.kind
-        if kind is FailureKind.TIMEOUT:
-            limit = min(up.deadline, up.attempt_timeout or up.deadline)
-            text = f"{up.service} did not answer within {limit:g} s"
-        elif kind is FailureKind.CONNECT:
-            text = f"could not reach {up.service} ({self.detail or 'no details'})"
-        elif kind is FailureKind.DROPPED:
-            text = f"{up.service} dropped the connection ({self.detail or 'no details'})"
-        elif kind is FailureKind.TOO_LARGE:
-            text = f"{up.service} answered more than {up.max_body_bytes:,} bytes"
-        elif kind is FailureKind.REDIRECTS:
-            text = f"{up.service} redirected more than {up.max_redirects} times"
-        elif kind is FailureKind.OTHER_HOST:
-            text = f"{up.service} redirected to another host ({self.target}); not followed"
-        else:
-            status = self.reply.status if self.reply else 0
-            text = f"{up.service} answered HTTP {status}"
-        tries = f", {self.attempts} attempts" if self.attempts > 1 else ""
-        return f"{text} ({self.url}{tries})"
-
-
-def upstream_error(failure: Failure) -> Exception:
-    """The default `Upstream.error`: an `UpstreamError` naming the service."""
-    return UpstreamError(
-        failure.message,
-        service=failure.service,
-        extra={"url": failure.url, "kind": str(failure.kind)},
-    )
-
-
-@dataclass(frozen=True)
-class Upstream:
-    """One outside service's policy; build it from settings in the app's `client.py`."""
-
-    service: str  # the name errors use: "СДАМ ГИА", "OJ API", "AnkiConnect"
-    base_url: str = ""  # relative paths are joined to it
-    deadline: float = 30.0  # seconds for a whole call, retries included
-    attempt_timeout: float | None = None  # seconds per attempt (None: the deadline)
-    max_body_bytes: int = 10 * 1024 * 1024
-    max_redirects: int = 5  # 0: a redirect is returned as the reply, not followed
-    same_host_redirects: bool = False
-    keep_alive: bool = True
-    retries: int = 0
-    backoff: float = 0.5  # first back-off in seconds; doubles per retry, ±20 % jitter
-    max_backoff: float = 10.0  # cap on computed back-off (a Retry-After is honoured as is)
-    retry_statuses: frozenset[int] = RETRY_STATUSES
-    retry_unsafe_methods: bool = False
-    min_interval: float = 0.0  # seconds between request starts to one host (per process)
-    max_concurrency_per_host: int = 0  # 0: no cap (beyond `max_connections`)
-    max_connections: int = 10
-    headers: Mapping[str, str] | tuple[tuple[str, str], ...] = ()
-    error: Callable[[Failure], Exception] = upstream_error
-
-    def __post_init__(self) -> None:
-        items = self.headers.items() if isinstance(self.headers, Mapping) else self.headers
-        object.__setattr__(self, "headers", tuple(sorted(items)))
-
-    def url_for(self, path: str, params: Params = None) -> str:
-        """`path` joined to `base_url` (an absolute URL is kept), with `params` encoded."""
-        if path.startswith(("http://", "https://")):
-            url = path
-        else:
-            url = f"{self.base_url.rstrip('/')}/{path.lstrip('/')}"
-        return str(httpx.URL(url, params=params)) if params else url
-
-    def status_error(self, reply: Reply) -> Exception:
-        """The exception for a status the app does not accept (kind STATUS)."""
-        failure = Failure(
-            FailureKind.STATUS, self, reply.request_url, attempts=reply.attempts, reply=reply
-        )
-        return self.error(failure)
-
-
-@dataclass(frozen=True)
-class Reply:
-    """A complete answer: status, headers and the whole (capped) body."""
-
-    status: int
-    headers: httpx.Headers
-    content: bytes
-    url: str  # the final URL, after redirects
-    request_url: str  # the URL the call asked for
-    attempts: int = 1
-
-    @property
-    def ok(self) -> bool:
-        return 200 <= self.status < 300
-
-    @property
-    def text(self) -> str:
-        charset = _charset(self.headers.get("content-type", "")) or "utf-8"
-        try:
-            return self.content.decode(charset, errors="replace")
-        except LookupError:
-            return self.content.decode("utf-8", errors="replace")
-
-    def json(self) -> Any:
-        return jsonlib.loads(self.content)
-
-
-def _charset(content_type: str) -> str:
-    for part in content_type.split(";")[1:]:
-        name, _, value = part.strip().partition("=")
-        if name.lower() == "charset":
-            return value.strip('"').strip()
-    return ""
-
-
-@functools.cache
-def shared_ssl_context() -> ssl.SSLContext:
-    """The process's one verifying SSL context (building one costs ~28 ms)."""
-    return httpx.create_ssl_context()
-
-
-# --- the total deadline for sync calls -----------------------------------------------
-
-_deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar(
-    "core_http_deadline", default=None
-)
-
-
-def _clamp(timeout: float | None, expired: type[Exception]) -> float | None:
-    """`timeout` cut to the time left before this thread's deadline; raise when past it."""
-    ends = _deadline.get()
-    if ends is None:
-        return timeout
-    left = ends - time.monotonic()
-    if left <= 0:
-        raise expired("the call's deadline passed")
-    return left if timeout is None else min(timeout, left)
-
-
-class _DeadlineStream(httpcore.NetworkStream):
-    def __init__(self, inner: httpcore.NetworkStream) -> None:
-        self._inner = inner
-
-    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return self._inner.read(max_bytes, _clamp(timeout, httpcore.ReadTimeout))
-
-    def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        self._inner.write(buffer, _clamp(timeout, httpcore.WriteTimeout))
-
-    def close(self) -> None:
-        self._inner.close()
-
-    def start_tls(
-        self,
-        ssl_context: ssl.SSLContext,
-        server_hostname: str | None = None,
-        timeout: float | None = None,
-    ) -> httpcore.NetworkStream:
-        limit = _clamp(timeout, httpcore.ConnectTimeout)
-        return _DeadlineStream(self._inner.start_tls(ssl_context, server_hostname, limit))
-
-    def get_extra_info(self, info: str) -> Any:
-        return self._inner.get_extra_info(info)
-
-
-class DeadlineBackend(httpcore.NetworkBackend):
-    """httpcore's sync backend with every timeout clamped to the call's deadline."""
-
-    def __init__(self) -> None:
-        self._inner = httpcore.SyncBackend()
-
-    def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Any = None,
-    ) -> httpcore.NetworkStream:
-        limit = _clamp(timeout, httpcore.ConnectTimeout)
-        inner = self._inner.connect_tcp(host, port, limit, local_address, socket_options)
-        return _DeadlineStream(inner)
-
-    def connect_unix_socket(
-        self, path: str, timeout: float | None = None, socket_options: Any = None
-    ) -> httpcore.NetworkStream:
-        limit = _clamp(timeout, httpcore.ConnectTimeout)
-        return _DeadlineStream(self._inner.connect_unix_socket(path, limit, socket_options))
-
-    def sleep(self, seconds: float) -> None:
-        self._inner.sleep(seconds)
-
-
-def _limits(up: Upstream) -> httpx.Limits:
-    keepalive = up.max_connections if up.keep_alive else 0
-    return httpx.Limits(max_connections=up.max_connections, max_keepalive_connections=keepalive)
-
-
-def sync_transport(up: Upstream) -> httpx.HTTPTransport:
-    """An httpx transport whose pool runs on `DeadlineBackend`.
-
-    httpx has no public way to pass a network backend, so the transport's `_pool` (an
-    httpcore.ConnectionPool since httpx 0.18) is replaced; tests/test_http_layer.py pins it.
-    """
-    limits = _limits(up)
-    # The transport's own pool (and its SSL context) is dropped at once: none is built.
-    transport = httpx.HTTPTransport(verify=False, limits=limits, trust_env=False)
-    transport._pool = httpcore.ConnectionPool(
-        # A plain-http service (AnkiConnect on loopback) skips the ~28 ms of loading the CA
-        # bundle; should a redirect lead to https, httpcore builds its verifying default.
-        ssl_context=None if up.base_url.lower().startswith("http:") else shared_ssl_context(),
-        max_connections=limits.max_connections,
-        max_keepalive_connections=limits.max_keepalive_connections,
-        keepalive_expiry=limits.keepalive_expiry,
-        network_backend=DeadlineBackend(),
-    )
-    return transport
-
-
-# --- one call's policy, shared by the sync and async clients --------------------------
-
-
-class _Failed(Exception):
-    def __init__(self, failure: Failure) -> None:
-        super().__init__(failure.kind)
-        self.failure = failure
-
-
-@dataclass
-class _Call:
-    up: Upstream
-    method: str
-    url: str
-    headers: dict[str, str]
-    content: bytes | None
-    ends: float
-    attempts: int = 0
-    extensions: dict[str, Any] = field(default_factory=dict)  # e.g. sni_hostname (pinning)
-    host: str = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.host = urlsplit(self.url).netloc
-
-    def left(self) -> float:
-        return self.ends - time.monotonic()
-
-    def attempt_limit(self) -> float:
-        left = self.left()
-        return min(left, self.up.attempt_timeout) if self.up.attempt_timeout else left
-
-    def fail(self, kind: FailureKind, exc: BaseException | None = None, **kw: Any) -> _Failed:
-        detail = f"{type(exc).__name__}: {exc or 'no details'}" if exc else ""
-        return _Failed(Failure(kind, self.up, self.url, detail, self.attempts, exception=exc, **kw))
-
-    def transport_failure(self, exc: Exception) -> _Failed:
-        if isinstance(exc, TimeoutError | httpx.TimeoutException):
-            return self.fail(FailureKind.TIMEOUT, exc)
-        if isinstance(exc, httpx.ConnectError | httpx.UnsupportedProtocol | httpx.InvalidURL):
-            return self.fail(FailureKind.CONNECT, exc)
-        return self.fail(FailureKind.DROPPED, exc)
-
-    def retry_delay(self, outcome: Reply | Failure) -> float | None:
-        """Seconds to wait before the next attempt, or None to stop (the outcome stands)."""
-        up = self.up
-        if self.attempts > up.retries or self.left() <= 0 or not self._retryable(outcome):
-            return None
-        delay = retry_after(outcome.headers) if isinstance(outcome, Reply) else None
-        if delay is None:
-            jitter = 0.8 + 0.4 * random.random()  # noqa: S311 (jitter, not crypto)
-            delay = min(up.backoff * 2 ** (self.attempts - 1), up.max_backoff) * jitter
-        return delay if delay < self.left() else None
-
-    def _retryable(self, outcome: Reply | Failure) -> bool:
-        safe = self.up.retry_unsafe_methods or self.method in IDEMPOTENT_METHODS
-        if isinstance(outcome, Reply):
-            return safe and outcome.status in self.up.retry_statuses
-        if outcome.kind is FailureKind.CONNECT:
-            return True  # nothing was sent
-        return safe and outcome.kind in (FailureKind.DROPPED, FailureKind.TIMEOUT)
-
-    def redirect(self, response: httpx.Response, hops: int) -> tuple[str, str, bytes | None]:
-        """The next (method, url, content) of a redirect, or a REDIRECTS/OTHER_HOST failure."""
-        if hops >= self.up.max_redirects:
-            raise self.fail(FailureKind.REDIRECTS)
-        target = str(response.url.join(response.headers["location"]))
-        if self.up.same_host_redirects and httpx.URL(target).netloc != response.url.netloc:
-            raise self.fail(FailureKind.OTHER_HOST, target=target)
-        method, content = response.request.method, self.content
-        if response.status_code == 303 or (response.status_code in (301, 302) and method == "POST"):
-            method, content = "GET", None
-        return method, target, content
-
-    def check_declared(self, response: httpx.Response) -> None:
-        declared = response.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > self.up.max_body_bytes:
-            raise self.fail(FailureKind.TOO_LARGE)
-
-    def collect(self, chunks: list[bytes], size: int, chunk: bytes) -> int:
-        size += len(chunk)
-        if size > self.up.max_body_bytes:
-            raise self.fail(FailureKind.TOO_LARGE)
-        chunks.append(chunk)
-        return size
-
-    def reply(self, response: httpx.Response, chunks: list[bytes]) -> Reply:
-        return Reply(
-            status=response.status_code,
-            headers=response.headers,
-            content=b"".join(chunks),
-            url=str(response.url),
-            request_url=self.url,
-            attempts=self.attempts,
-        )
-
-
-def retry_after(headers: httpx.Headers) -> float | None:
-    """Seconds from a `Retry-After` header (delta-seconds or an HTTP date), if any."""
-    value = headers.get("retry-after", "").strip()
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
-
-
-def _is_redirect(response: httpx.Response, up: Upstream) -> bool:
-    return (
-        up.max_redirects > 0
-        and response.status_code in REDIRECT_STATUSES
-        and "location" in response.headers
-    )
-
-
 class _Base:
     def __init__(self, upstream: Upstream) -> None:
         self.upstream = upstream
@@ -470,7 +142,7 @@ class _Base:
         up = self.upstream
         return shared_limits() if up.max_concurrency_per_host or up.min_interval else None
 
-    def _reserve(self, call: _Call) -> float:
+    def _reserve(self, call: Call) -> float:
         """Seconds until this attempt may start: the host's interval across the deployment
         (Redis), or across this process when Redis is absent or failing."""
         shared = self._shared()
@@ -481,7 +153,7 @@ class _Base:
                 _shared_failed(exc)
         return pacer.reserve(call.host, call.up.min_interval)
 
-    def _busy(self, call: _Call) -> _Failed:
+    def _busy(self, call: Call) -> CallFailed:
         limit = self.upstream.max_concurrency_per_host
         return call.fail(
             FailureKind.TIMEOUT,
@@ -497,7 +169,7 @@ class _Base:
         content: bytes | None,
         json: Any,
         deadline: float | None,
-    ) -> _Call:
+    ) -> Call:
         merged = dict(headers or {})
         if json is not None:
             content = jsonlib.dumps(json, ensure_ascii=False, separators=(",", ":")).encode()
@@ -509,7 +181,7 @@ class _Base:
         except httpx.InvalidURL as exc:
             failure = Failure(FailureKind.CONNECT, up, path, f"InvalidURL: {exc}", exception=exc)
             raise up.error(failure) from exc
-        return _Call(up, method.upper(), url, merged, content, time.monotonic() + limit)
+        return Call(up, method.upper(), url, merged, content, time.monotonic() + limit)
 
 
 class UpstreamClient(_Base):
@@ -562,11 +234,11 @@ class UpstreamClient(_Base):
         try:
             with self._slot(call):
                 return self._run(call)
-        except _Failed as failed:
+        except CallFailed as failed:
             raise call.up.error(failed.failure) from failed.failure.exception
 
     @contextlib.contextmanager
-    def _slot(self, call: _Call) -> Iterator[None]:
+    def _slot(self, call: Call) -> Iterator[None]:
         """One of the host's `max_concurrency_per_host` slots, for the whole call: shared
         by the deployment through Redis (a lease, so a dead holder frees it), else by the
         process. Waiting ends with the call's deadline."""
@@ -596,7 +268,7 @@ class UpstreamClient(_Base):
         finally:
             semaphore.release()
 
-    def _run(self, call: _Call) -> Reply:
+    def _run(self, call: Call) -> Reply:
         while True:
             wait = min(self._reserve(call), max(call.left(), 0))
             if wait > 0:  # time.sleep(0) is no free yield: ~70 µs of timer slack per call
@@ -605,18 +277,18 @@ class UpstreamClient(_Base):
             outcome: Reply | Failure
             try:
                 outcome = self._attempt(call)
-            except _Failed as failed:
+            except CallFailed as failed:
                 outcome = failed.failure
             delay = call.retry_delay(outcome)
             if delay is None:
                 if isinstance(outcome, Failure):
-                    raise _Failed(outcome)
+                    raise CallFailed(outcome)
                 return outcome
             logger.info("%s: retrying %s in %.1f s", call.up.service, call.url, delay)
             time.sleep(delay)
 
-    def _attempt(self, call: _Call) -> Reply:
-        token = _deadline.set(time.monotonic() + call.attempt_limit())
+    def _attempt(self, call: Call) -> Reply:
+        token = deadline_var.set(time.monotonic() + call.attempt_limit())
         try:
             if call.left() <= 0:
                 raise call.fail(FailureKind.TIMEOUT)
@@ -624,9 +296,9 @@ class UpstreamClient(_Base):
         except (httpx.HTTPError, httpx.InvalidURL) as exc:
             raise call.transport_failure(exc) from None
         finally:
-            _deadline.reset(token)
+            deadline_var.reset(token)
 
-    def _follow(self, call: _Call) -> Reply:
+    def _follow(self, call: Call) -> Reply:
         method, url, content = call.method, call.url, call.content
         for hops in range(call.up.max_redirects + 1):
             timeout = httpx.Timeout(max(call.attempt_limit(), 0.001))
@@ -637,7 +309,7 @@ class UpstreamClient(_Base):
             self.requests_made += 1
             response = self._http.send(request, stream=True)
             try:
-                if _is_redirect(response, call.up):
+                if is_redirect(response, call.up):
                     method, url, content = call.redirect(response, hops)
                     continue
                 return call.reply(response, self._read(call, response))
@@ -646,13 +318,13 @@ class UpstreamClient(_Base):
         raise call.fail(FailureKind.REDIRECTS)
 
     @staticmethod
-    def _read(call: _Call, response: httpx.Response) -> list[bytes]:
+    def _read(call: Call, response: httpx.Response) -> list[bytes]:
         call.check_declared(response)
         chunks: list[bytes] = []
         size = 0
         for chunk in response.iter_bytes():
             size = call.collect(chunks, size, chunk)
-            ends = _deadline.get()
+            ends = deadline_var.get()
             if ends is not None and time.monotonic() >= ends:
                 raise call.fail(FailureKind.TIMEOUT)
         return chunks
@@ -669,7 +341,7 @@ class AsyncUpstreamClient(_Base):
             headers=self._headers,
             transport=transport
             or httpx.AsyncHTTPTransport(
-                verify=shared_ssl_context(), limits=_limits(upstream), trust_env=False
+                verify=shared_ssl_context(), limits=pool_limits(upstream), trust_env=False
             ),
             follow_redirects=False,
             trust_env=False,
@@ -707,11 +379,11 @@ class AsyncUpstreamClient(_Base):
         try:
             async with self._slot(call):
                 return await self._run(call)
-        except _Failed as failed:
+        except CallFailed as failed:
             raise call.up.error(failed.failure) from failed.failure.exception
 
     @contextlib.asynccontextmanager
-    async def _slot(self, call: _Call) -> AsyncIterator[None]:
+    async def _slot(self, call: Call) -> AsyncIterator[None]:
         """The async twin of `UpstreamClient._slot`."""
         limit = self.upstream.max_concurrency_per_host
         if not limit:
@@ -743,7 +415,7 @@ class AsyncUpstreamClient(_Base):
         finally:
             semaphore.release()
 
-    async def _run(self, call: _Call) -> Reply:
+    async def _run(self, call: Call) -> Reply:
         while True:
             shared = self._shared()
             if shared is not None and call.up.min_interval > 0:
@@ -755,17 +427,17 @@ class AsyncUpstreamClient(_Base):
             outcome: Reply | Failure
             try:
                 outcome = await self._attempt(call)
-            except _Failed as failed:
+            except CallFailed as failed:
                 outcome = failed.failure
             delay = call.retry_delay(outcome)
             if delay is None:
                 if isinstance(outcome, Failure):
-                    raise _Failed(outcome)
+                    raise CallFailed(outcome)
                 return outcome
             logger.info("%s: retrying %s in %.1f s", call.up.service, call.url, delay)
             await asyncio.sleep(delay)
 
-    async def _attempt(self, call: _Call) -> Reply:
+    async def _attempt(self, call: Call) -> Reply:
         limit = call.attempt_limit()
         if limit <= 0:
             raise call.fail(FailureKind.TIMEOUT)
@@ -775,7 +447,7 @@ class AsyncUpstreamClient(_Base):
         except (TimeoutError, httpx.HTTPError, httpx.InvalidURL) as exc:
             raise call.transport_failure(exc) from None
 
-    async def _follow(self, call: _Call) -> Reply:
+    async def _follow(self, call: Call) -> Reply:
         method, url, content = call.method, call.url, call.content
         for hops in range(call.up.max_redirects + 1):
             timeout = httpx.Timeout(max(call.attempt_limit(), 0.001))
@@ -785,7 +457,7 @@ class AsyncUpstreamClient(_Base):
             self.requests_made += 1
             response = await self._http.send(request, stream=True)
             try:
-                if _is_redirect(response, call.up):
+                if is_redirect(response, call.up):
                     method, url, content = call.redirect(response, hops)
                     continue
                 call.check_declared(response)

@@ -23,6 +23,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERS
 
 from core.mcp_server import build_server, load_registries
 from core.stdio_early import CATALOG_PATH
+from core.tool_reference import reference_write
 
 CLIENT = {"name": "tool-hub catalog", "version": "1"}
 
@@ -59,7 +60,10 @@ def catalog_text(catalog: dict[str, Any]) -> str:
 
 
 def catalog_write(path: Path = CATALOG_PATH) -> Path:
-    path.write_text(catalog_text(catalog_record()), encoding="utf-8")
+    """Write the catalog, and in a checkout docs/tools.md, the reference made from it."""
+    catalog = catalog_record()
+    path.write_text(catalog_text(catalog), encoding="utf-8")
+    reference_write(catalog)
     return path
 
 

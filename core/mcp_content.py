@@ -24,6 +24,7 @@ from django.db import close_old_connections
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.subscriptions import ListenHandler, ResourceUpdated, SubscriptionBus
 from mcp.shared.exceptions import MCPError
+from mcp.shared.uri_template import UriTemplate
 from mcp_types import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -40,23 +41,36 @@ from mcp_types import (
     SubscriptionsListenRequestParams,
     UnsubscribeRequestParams,
 )
+from pydantic import ValidationError
 
 from core import identity
-from core.exceptions import DomainError, InvalidInput, NotFound
+from core.exceptions import DomainError, NotFound
+from core.mcp_errors import (
+    RESOURCE_NOT_FOUND,
+    prompt_arguments_checked,
+    resource_error,
+    subscribe_refused,
+)
+from core.mcp_logging import connection_of
 from core.registry import CALLER, Completer, Lister, ResourceSpec, ToolRegistry, Watcher
+from core.text_rule import text_fault
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
-RESOURCE_NOT_FOUND = -32002  # the MCP spec's code for a resource that does not exist
 MAX_COMPLETIONS = 100  # what `completion/complete` may return at most (MCP spec)
 
 
 def add_content(
-    server: MCPServer[Any], registries: Sequence[ToolRegistry], bus: SubscriptionBus
+    server: MCPServer[Any],
+    registries: Sequence[ToolRegistry],
+    bus: SubscriptionBus,
+    *,
+    subscribe: bool = True,
 ) -> None:
     """The registries' resource templates, prompts and completions, on `server`; `bus` is
-    the server's subscription bus (`MCPServer(subscriptions=bus)`)."""
+    the server's subscription bus (`MCPServer(subscriptions=bus)`); `subscribe`: whether
+    `resources/subscribe` is served (not over stateless HTTP)."""
     completers: dict[str, Completer] = {}
     watchers: dict[str, Watcher] = {}
     for registry in registries:
@@ -79,7 +93,8 @@ def add_content(
     if completers:
         server.completion()(completion_handler(completers))
     if watchers:
-        Subscriptions(watchers, bus).install(server)
+        Subscriptions(watchers, bus).install(server, subscribe=subscribe)
+    server._lowlevel_server.middleware.append(prompt_arguments_checked)
 
 
 def resource_reader(spec: ResourceSpec) -> Callable[..., Any]:
@@ -93,17 +108,18 @@ def resource_reader(spec: ResourceSpec) -> Callable[..., Any]:
         return fn(**params)
 
     async def read(ctx: Context[Any, Any], **params: str) -> str | bytes:
+        fault = text_fault(params)
+        if fault is not None:
+            message = f"{spec.uri}: {fault.field}: {fault.message}"
+            raise MCPError(code=INVALID_PARAMS, message=message, data={"uri": spec.uri})
+        uri = UriTemplate.parse(spec.uri).expand(params)  # {?query} variables too
         try:
             return await on_db_thread(read_here, params, identity.request_of(ctx))
         except DomainError as exc:
-            uri = spec.uri.format(**params)
-            if isinstance(exc, NotFound):
-                code = RESOURCE_NOT_FOUND
-            elif isinstance(exc, InvalidInput):
-                code = INVALID_PARAMS
-            else:  # an upstream that failed, a missing setting: the message names it
-                code = INTERNAL_ERROR
-            raise MCPError(code=code, message=exc.message, data={"uri": uri}) from None
+            raise resource_error(exc, uri) from None
+        except FileNotFoundError:  # a row whose stored file is gone: nothing to read there
+            message = f"{uri}: the stored file is missing"
+            raise MCPError(code=RESOURCE_NOT_FOUND, message=message, data={"uri": uri}) from None
 
     # What the SDK reads: the URI's variables (their names and types) and the context.
     variables = [p for name, p in inspect.signature(fn).parameters.items() if name != CALLER]
@@ -187,7 +203,19 @@ class HubServer(MCPServer[Any]):
                 INVALID_PARAMS,
                 f"arguments: prompt {name!r} needs {', '.join(map(repr, missing))}",
             )
-        return await super().get_prompt(name, arguments, context)
+        try:
+            return await super().get_prompt(name, arguments, context)
+        except MCPError:
+            raise
+        except Exception as exc:  # the SDK's "Error rendering prompt" (code 0 on the wire)
+            cause = exc.__cause__ or exc
+            if isinstance(cause, ValidationError):  # an argument the function's types refuse
+                where = [".".join(map(str, e["loc"])) for e in cause.errors(include_url=False)]
+                text = f"arguments: prompt {name!r} cannot take {', '.join(map(repr, where))}"
+                raise MCPError(INVALID_PARAMS, text) from None
+            logger.error("Prompt %s failed unexpectedly", name, exc_info=cause)
+            text = f"prompt {name!r} could not be rendered; the failure is logged on the server"
+            raise MCPError(INTERNAL_ERROR, text) from None
 
 
 def prompt_renderer(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -236,6 +264,10 @@ def completion_handler(completers: dict[str, Completer]) -> Callable[..., Any]:
         if completer is None:
             return None
         given = dict(context.arguments or {}) if context is not None else {}
+        fault = text_fault({"argument": {"value": argument.value}, "context": given})
+        if fault is not None:  # refused before the completer's query (core.text_rule)
+            message = f"{fault.field}: {fault.message}"
+            raise MCPError(INVALID_PARAMS, message, data={"argument": fault.field})
         try:
             values = await on_db_thread(completer, argument.value, given)
         except DomainError:
@@ -268,12 +300,19 @@ class Subscriptions:
         self.listen_handler = ListenHandler(bus)
         self.tasks: dict[tuple[int, str], asyncio.Task[None]] = {}
 
-    def install(self, server: MCPServer[Any]) -> None:
+    def install(self, server: MCPServer[Any], *, subscribe: bool = True) -> None:
+        """The handlers on `server`; without `subscribe` (stateless HTTP) the capability is
+        not declared and `resources/subscribe` is refused saying why."""
         lowlevel = server._lowlevel_server  # the SDK's public handler registry (mcp 2.3)
-        lowlevel.add_request_handler("resources/subscribe", SubscribeRequestParams, self.subscribe)
-        lowlevel.add_request_handler(
-            "resources/unsubscribe", UnsubscribeRequestParams, self.unsubscribe
-        )
+        if subscribe:
+            lowlevel.add_request_handler(
+                "resources/subscribe", SubscribeRequestParams, self.subscribe
+            )
+            lowlevel.add_request_handler(
+                "resources/unsubscribe", UnsubscribeRequestParams, self.unsubscribe
+            )
+        else:
+            lowlevel.middleware.append(subscribe_refused)
         lowlevel.add_request_handler(
             "subscriptions/listen", SubscriptionsListenRequestParams, self.listen
         )
@@ -315,7 +354,7 @@ class Subscriptions:
         watch = self.watcher(uri)
         caller = await on_db_thread(identity.request_caller, ctx.request)
         first = await self._snapshot(watch, uri, caller)
-        key = (id(ctx.session), uri)
+        key = (id(connection_of(ctx.session)), uri)
         if key not in self.tasks:
             notify = ctx.session.send_resource_updated
             following = self._follow(notify, watch, uri, caller, first)
@@ -325,7 +364,7 @@ class Subscriptions:
         return EmptyResult()
 
     async def unsubscribe(self, ctx: Any, params: UnsubscribeRequestParams) -> EmptyResult:
-        task = self.tasks.pop((id(ctx.session), str(params.uri)), None)
+        task = self.tasks.pop((id(connection_of(ctx.session)), str(params.uri)), None)
         if task is not None:
             task.cancel()
         return EmptyResult()

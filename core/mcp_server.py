@@ -42,6 +42,7 @@ from core.mcp_arguments import (
     without_titles,
 )
 from core.mcp_content import HubServer, add_content
+from core.mcp_logging import SessionLogging
 from core.registry import ToolRegistry, ToolSpec
 
 logger = logging.getLogger(__name__)
@@ -75,8 +76,11 @@ def build_server(
     apps: Sequence[str] | None = None,
     *,
     lifespan: Callable[[MCPServer[Any]], AbstractAsyncContextManager[Any]] | None = None,
+    stateless: bool = False,
 ) -> MCPServer[Any]:
-    """A new MCPServer with the tools of `apps` (all apps when None)."""
+    """A new MCPServer with the tools of `apps` (all apps when None). `stateless`: for
+    stateless HTTP (MCP_HTTP_STATELESS), where no connection outlives a request, so
+    `resources/subscribe` is neither offered nor accepted."""
     registries = load_registries(apps)
     tools: list[Tool] = [build_tool(spec) for registry in registries for spec in registry.specs]
     bus = InMemorySubscriptionBus()
@@ -90,7 +94,8 @@ def build_server(
         log_level=settings.LOG_LEVEL,
         subscriptions=bus,
     )
-    add_content(server, registries, bus)
+    add_content(server, registries, bus, subscribe=not stateless)
+    SessionLogging().install(server)
     return server
 
 

@@ -21,6 +21,7 @@ from django.conf import settings
 from rest_framework import parsers
 
 from core.exceptions import DomainError, InvalidInput
+from core.text_rule import text_fault
 
 # Deeper than any body the API takes; far below the interpreter's recursion limit.
 MAX_JSON_DEPTH = 64
@@ -147,20 +148,8 @@ def _bounded_int(literal: str) -> int:
 
 
 def _check_strings(data: Any) -> None:
-    """Refuse lone surrogates and NUL characters in any key or string value."""
-    pending = [data]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, dict):
-            pending.extend(item.keys())
-            pending.extend(item.values())
-        elif isinstance(item, list):
-            pending.extend(item)
-        elif isinstance(item, str):
-            if "\x00" in item:
-                raise _refuse("text contains a NUL character (\\u0000)", "text_nul")
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError:
-                message = "text contains a lone surrogate (\\ud800–\\udfff)"
-                raise _refuse(message, "text_surrogate") from None
+    """Refuse lone surrogates and NUL characters in any key or string value, naming where."""
+    fault = text_fault(data)
+    if fault is not None:
+        message = f"{fault.field}: {fault.message}" if fault.where else fault.message
+        raise _refuse(message, fault.rule, field=fault.field)

@@ -8,13 +8,15 @@ progress from its worker thread through `thread_progress`.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
+from collections.abc import Sequence
 from typing import Any, Literal, Protocol
 
 import anyio.from_thread
 from mcp.server.mcpserver import Context
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult, ContentBlock, ImageContent, TextContent
 from pydantic import BaseModel
 
 PROGRESS_SEND_SECONDS = 2.0  # a report waits this long for the loop, then is dropped
@@ -36,11 +38,17 @@ def respond(data: dict[str, Any], markdown: str, response_format: str) -> CallTo
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 
 
-def respond_json(data: BaseModel) -> CallToolResult:
-    """Compact JSON of `data` (unset fields left out) plus the same as structured content."""
+def respond_json(data: BaseModel, images: Sequence[tuple[bytes, str]] = ()) -> CallToolResult:
+    """Compact JSON of `data` (unset fields left out) plus the same as structured content;
+    `images` (bytes, MIME type) follow the text as image content, for the model to see."""
     payload = data.model_dump(mode="json", exclude_none=True)
     text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=payload)
+    content: list[ContentBlock] = [TextContent(type="text", text=text)]
+    content += [
+        ImageContent(type="image", data=base64.b64encode(raw).decode("ascii"), mime_type=mime)
+        for raw, mime in images
+    ]
+    return CallToolResult(content=content, structured_content=payload)
 
 
 def thread_progress(ctx: Context | None) -> ProgressReport | None:

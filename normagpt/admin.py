@@ -18,6 +18,7 @@ from django.utils.translation import pgettext_lazy
 from core.admin import CasedAdmin
 from core.exceptions import DomainError
 from normagpt import services
+from normagpt.agent.texts import NODES, node_shown, text_shown
 from normagpt.editions import (
     Reading,
     amendment_delete,
@@ -155,6 +156,7 @@ class NormAmendmentAdmin(CasedAdmin):
     form = NormAmendmentForm
 
     accusative = pgettext_lazy("accusative", "amendment")
+    select_title = pgettext_lazy("admin title", "Select an amendment to edit")
     list_display = ["__str__", "document", "number", "in_force_from"]
     list_select_related = ["document"]
     search_fields = ["document__code", "title"]
@@ -499,14 +501,35 @@ class ReviewQueueAdmin(AgentRunAdmin):
         return HttpResponseRedirect(reverse("admin:normagpt_reviewqueuerun_changelist"))
 
 
+class NodeFilter(admin.SimpleListFilter):
+    """The agent's nodes by their names in the page's language (stored: `planner`)."""
+
+    title = _("node")
+    parameter_name = "node"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
+        return [(node, name) for node, name in NODES.items() if node != "user"]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        return queryset.filter(node=self.value()) if self.value() else queryset
+
+
 @admin.register(LlmCall)
 class LlmCallAdmin(CasedAdmin):
     list_display = [
-        "id", "run", "node", "step_index", "ok", "prompt_tokens", "completion_tokens", "duration",
-        "error",
+        "id", "run", "node_name", "step_index", "ok", "prompt_tokens", "completion_tokens",
+        "duration", "error_text",
     ]  # fmt: skip
-    list_filter = ["ok", "node"]
+    list_filter = ["ok", NodeFilter]
     list_select_related = ["run"]
+
+    @admin.display(description=_("node"), ordering="node")
+    def node_name(self, call: LlmCall) -> str:
+        return node_shown(call.node)
+
+    @admin.display(description=_("error"))
+    def error_text(self, call: LlmCall) -> str:
+        return text_shown(call.error)  # stored in English: the page's language
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

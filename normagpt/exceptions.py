@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.exceptions import Conflict, InvalidInput, NotConfigured, NotFound, UpstreamError
+from core.exceptions import (
+    Conflict,
+    DomainError,
+    InvalidInput,
+    NotConfigured,
+    NotFound,
+    UpstreamError,
+)
 
 LLM_SERVICE = "the language model (OPENAI_BASE_URL)"
 
@@ -37,6 +44,14 @@ class RunNotAwaitingInput(Conflict):
     """Only a run that asked the asker a question takes a reply."""
 
     code = "run_not_awaiting_input"
+
+
+class RunNotYours(DomainError):
+    """Only the run's owner answers its questions: staff may read and resume another's run,
+    not speak for its asker."""
+
+    code = "run_not_yours"
+    http_status = 403
 
 
 class BadPdf(InvalidInput):

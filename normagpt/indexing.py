@@ -1,5 +1,6 @@
 """Indexing a document for search: its pages split into clauses, each with the stems search
-matches; how many clauses hold each stem; the short names its code is known by.
+matches (`normagpt.terms`, which keeps how many clauses hold each stem); the short names its
+code is known by; its amendments applied again to the new clauses (`normagpt.editions`).
 
 Run after a document's pages are stored (ingestion) and by `manage.py normagpt_reindex`
 for pages stored before clauses existed. The counts of stems change by the difference
@@ -11,29 +12,24 @@ indexes' new entries are merged into their main structure (`search_index_merge`)
 from __future__ import annotations
 
 import logging
-import re
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from django.db import DatabaseError, connection, transaction
 
 from normagpt.clauses import clauses_split
-from normagpt.models import NormClause, NormDocument, NormDocumentAlias, NormPage, NormTerm
+from normagpt.editions import amendments_apply
+from normagpt.models import NormClause, NormDocument, NormDocumentAlias, NormPage
 from normagpt.parsing import (
     alias_key,
     clauses_find,
     code_aliases,
-    search_stems,
     text_clean,
     title_aliases,
 )
+from normagpt.terms import clause_search_text, stem_counts, terms_add
 
-ALL_CLAUSES = ""  # the NormTerm row counting the clauses
-# the NormTerm row counting the changes of the counts: a search process keeps the counts it
-# read while this holds (`search._TermCounts`); no stem is spelt so
-GENERATION = "#"
 BATCH = 2000
 # what `search_index_merge` runs (migration 0021 ran it once, for corpora loaded before)
 INDEX_MERGE = {
@@ -44,34 +40,6 @@ INDEX_MERGE = {
     "sqlite": ["INSERT INTO normagpt_clause_fts(normagpt_clause_fts) VALUES ('optimize')"],
 }
 logger = logging.getLogger(__name__)
-_UPSERT = (
-    "INSERT INTO normagpt_normterm (term, clauses) VALUES (%s, %s) "
-    "ON CONFLICT (term) DO UPDATE SET clauses = normagpt_normterm.clauses + excluded.clauses"
-)
-
-
-PART = " | "  # between the heading's, the statement's and the rest's stems
-TABLE_MARK = "0tbl"  # a token no text yields, after a table's heading stems: search finds tables
-_SENTENCE_END = re.compile(r"(?<=[.;])\s+(?=[«(А-ЯЁA-Z])")
-
-
-def clause_search_text(heading: str, text: str, *, table: bool = False) -> str:
-    """What the clause's full-text index holds: the stems of its heading path, of its first
-    sentence (what it states; a table's title) and of the rest, the parts apart (`PART`; no
-    tokenizer sees the bar, so a phrase still runs across it). A table's heading part ends
-    with TABLE_MARK."""
-    if table:
-        statement, _, rest = text.strip().partition("\n")
-    else:
-        statement, _, rest = _SENTENCE_END.sub("\n\n", text.strip(), count=1).partition("\n\n")
-    parts = [search_stems(part) for part in (heading, statement, rest)]
-    if table:
-        parts[0].append(TABLE_MARK)
-    return PART.join(" ".join(part) for part in parts)
-
-
-def clause_terms(search_text: str) -> set[str]:
-    return set(search_text.split()) - {PART.strip(), TABLE_MARK}
 
 
 @dataclass(frozen=True)
@@ -143,8 +111,6 @@ def document_index(
         added.subtract(removed)
         terms_add(added)
     aliases_refresh(document)
-    from normagpt.editions import amendments_apply  # editions builds on this module
-
     if document.amendments.exists():  # its amendments' clause versions, on the new clauses
         amendments_apply(document_id=document.pk)
     return len(indexed.clauses)
@@ -203,27 +169,6 @@ def document_unindex(*, document_id: int) -> None:
     terms_add(Counter({term: -n for term, n in removed.items()}))
 
 
-def stem_counts(search_texts: Iterable[str]) -> Counter[str]:
-    """How many of the clauses hold each stem, and (under ALL_CLAUSES) how many there are."""
-    counts: Counter[str] = Counter()
-    total = 0
-    for text in search_texts:
-        counts.update(clause_terms(text))
-        total += 1
-    counts[ALL_CLAUSES] = total
-    return counts
-
-
-def terms_add(delta: Counter[str]) -> None:
-    """Add `delta` to the stem counts (rows in term order: concurrent writers lock alike)."""
-    rows = sorted((t, n) for t, n in delta.items() if n and len(t) <= 40)
-    if rows:
-        rows = sorted([*rows, (GENERATION, 1)])
-    with connection.cursor() as cursor:
-        for start in range(0, len(rows), BATCH):
-            cursor.executemany(_UPSERT, rows[start : start + BATCH])
-
-
 def search_index_merge() -> bool:
     """Merge what the clauses' full-text indexes hold apart into their main structure, as a
     load leaves it: SQLite's FTS5 index in segments (a write makes one; a search reads the
@@ -241,23 +186,6 @@ def search_index_merge() -> bool:
         logger.warning("the full-text indexes could not be merged", exc_info=True)
         return False
     return True
-
-
-@transaction.atomic
-def terms_recount() -> int:
-    """Count every stem of every clause anew (after a bulk load, or rows changed outside
-    Django); the number of distinct stems."""
-    counts = stem_counts(
-        NormClause.objects.values_list("search_text", flat=True).iterator(chunk_size=5000)
-    )
-    was = NormTerm.objects.filter(term=GENERATION).values_list("clauses", flat=True).first()
-    counts[GENERATION] = (was or 0) + 1
-    NormTerm.objects.all().delete()
-    NormTerm.objects.bulk_create(
-        [NormTerm(term=t, clauses=n) for t, n in sorted(counts.items()) if len(t) <= 40],
-        batch_size=5000,
-    )
-    return len(counts)
 
 
 def aliases_refresh(document: NormDocument) -> None:

@@ -14,7 +14,7 @@ from normagpt.questions import is_noun, lexicon
 
 
 class Found(Protocol):
-    """A clause found, as the judge reads it (`search._Row`)."""
+    """A clause found, as the judge reads it (`search_ranking._Row`)."""
 
     positions: dict[str, list[int]]  # where each query stem stands in its text
     heading: int  # how many of the positions are its heading's (they come first)

@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 
 import anyio
 import anyio.from_thread
+from django.contrib.auth.base_user import AbstractBaseUser
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
@@ -61,10 +62,13 @@ class Reply(BaseModel):
 AsOf = Annotated[date | None, Field(description="Editions in force that day (default today).")]
 
 
-def run_wait(run_id: int, wait_seconds: int, ctx: Context | None) -> AgentRun:
+def run_wait(
+    run_id: int, wait_seconds: int, ctx: Context | None, caller: AbstractBaseUser
+) -> AgentRun:
     """Poll the run until it stops working or `wait_seconds` pass, reporting each new node.
     A run that asks the asker a question is answered through the client (MCP elicitation)
-    when the client can ask its user, and goes on with the reply."""
+    when the client can ask its user and `caller` is the run's owner (only the asker
+    replies), and goes on with the reply."""
     report = thread_progress(ctx)
     deadline = time.monotonic() + wait_seconds
     seen = 0
@@ -72,12 +76,13 @@ def run_wait(run_id: int, wait_seconds: int, ctx: Context | None) -> AgentRun:
         report(0, message="queued")
     while True:
         run = selectors.run_get(run_id=run_id)
-        if run.status == AgentRun.Status.AWAITING_INPUT and ctx is not None:
+        asks_caller = run.status == AgentRun.Status.AWAITING_INPUT and run.user_id == caller.pk
+        if asks_caller and ctx is not None:
             answer = elicited(ctx, run, deadline - time.monotonic())
             if answer is not None:
                 # answered on another channel, or expired, while the user typed: go on
                 with contextlib.suppress(RunNotAwaitingInput):
-                    services.run_reply(run_id=run.pk, answer=answer)
+                    services.run_reply(run_id=run.pk, answer=answer, user=caller)
                 continue
         for step in run.steps.all()[seen:]:
             if report is None:
@@ -153,8 +158,9 @@ def ask(
     Reports progress per node. A run still working after `wait_seconds`, or waiting for
     a person, returns its id and status.
     """
-    run = services.run_create(question=question, user=mcp_caller(ctx), thread=thread, as_of=as_of)
-    run = run_wait(run.pk, wait_seconds, ctx)
+    caller = mcp_caller(ctx)
+    run = services.run_create(question=question, user=caller, thread=thread, as_of=as_of)
+    run = run_wait(run.pk, wait_seconds, ctx, caller)
     return run_respond(run, response_format)
 
 
@@ -202,9 +208,10 @@ def resume(
     ctx: Context | None = None,
 ) -> CallToolResult:
     """Resume a run waiting for human review (status needs_review) with a reviewer's note; the run as normagpt_ask gives it."""
-    run = selectors.run_get_public(public_id=run_id, viewer=mcp_caller(ctx))
+    caller = mcp_caller(ctx)
+    run = selectors.run_get_public(public_id=run_id, viewer=caller)
     services.run_resume(run_id=run.pk, note=note, decision=decision)
-    run = run_wait(run.pk, wait_seconds, ctx)
+    run = run_wait(run.pk, wait_seconds, ctx, caller)
     return run_respond(run, response_format)
 
 
@@ -269,9 +276,10 @@ def reply(
     ctx: Context | None = None,
 ) -> CallToolResult:
     """Answer the questions a run asked (status awaiting_input); it goes on with the answer. The run as normagpt_ask gives it."""
-    run = selectors.run_get_public(public_id=run_id, viewer=mcp_caller(ctx))
-    services.run_reply(run_id=run.pk, answer=answer)
-    run = run_wait(run.pk, wait_seconds, ctx)
+    caller = mcp_caller(ctx)
+    run = selectors.run_get_public(public_id=run_id, viewer=caller)
+    services.run_reply(run_id=run.pk, answer=answer, user=caller)
+    run = run_wait(run.pk, wait_seconds, ctx, caller)
     return run_respond(run, response_format)
 
 

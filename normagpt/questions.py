@@ -104,7 +104,8 @@ def is_noun(word: str) -> bool:
 def _noun_forms(word: str) -> tuple[str, ...]:
     """The stems of a short noun's forms, as `search_stems` makes them: the stemmer leaves
     them apart («шов», «шва», «швов»; «лёд», «льда»), where a longer word's forms share a
-    stem or its first letters (`search._vocabulary` finds those); () for another word."""
+    stem or its first letters (`search_candidates.vocabulary_read` finds those); () for
+    another word."""
     if len(word) > SHORT + 2:  # no dictionary looked up for most words
         return ()
     parsed = morphology().parse(word)[0]

@@ -30,8 +30,9 @@ from normagpt.exceptions import (
     RunNotAwaitingInput,
     RunNotFound,
     RunNotResumable,
+    RunNotYours,
 )
-from normagpt.indexing import document_index, terms_recount
+from normagpt.indexing import document_index
 from normagpt.ingest import (
     corpus_analyze,
     document_ingest,
@@ -43,6 +44,7 @@ from normagpt.ingest.lease import lease_held
 from normagpt.models import AgentRun, NormDocument, RunEvent, Thread
 from normagpt.parsing import code_key
 from normagpt.search import ClauseHit, SearchHit, clauses_search, pages_search
+from normagpt.terms import terms_recount
 
 __all__ = [
     "ClauseHit",
@@ -199,11 +201,20 @@ def run_resume(*, run_id: int, note: str, decision: str | None = None) -> AgentR
 
 
 @transaction.atomic
-def run_reply(*, run_id: int, answer: str) -> AgentRun:
+def run_reply(*, run_id: int, answer: str, user: Any) -> AgentRun:
     """Go on with a run that asked the asker questions (awaiting_input), `answer` added to
     the question every node reads; the judge decides again from its checkpoint (no
-    finished node runs again). RunNotAwaitingInput unless the run waits for a reply."""
+    finished node runs again). RunNotAwaitingInput unless the run waits for a reply.
+
+    Only the run's owner replies (`user`; None is the server's operator, a command): the
+    questions are the asker's, so staff, who may read and resume any run, get RunNotYours.
+    """
     run = _run_locked(run_id)
+    if user is not None and run.user_id != user.pk:
+        raise RunNotYours(
+            f"run {run.public_id} is another user's: only its owner answers its questions",
+            extra={"run_id": run.public_id},
+        )
     if run.status != AgentRun.Status.AWAITING_INPUT:
         raise RunNotAwaitingInput(
             f"run {run.public_id} is {run.status}; only a run that asked you a question "
@@ -282,7 +293,7 @@ def runs_expire_waiting() -> list[int]:
             event_add(
                 run.pk,
                 RunEvent.Kind.CAP,
-                f"нет ответа на вопросы за {timeout} с: ответ по найденному",
+                f"no reply to the run's questions within {timeout} s: answered with what was found",
                 node="judge",
             )
             background.start(RUN_TASK, run.pk)

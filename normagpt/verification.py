@@ -42,10 +42,10 @@ from normagpt import claims as c
 from normagpt.conditions import value_condition
 from normagpt.conditions.graded import grade_condition
 from normagpt.editions import clause_marks
-from normagpt.indexing import ALL_CLAUSES
 from normagpt.models import NormAmendment, NormClause, NormPage, NormTerm
 from normagpt.parsing import clause_label, code_matches
 from normagpt.search import documents_named
+from normagpt.terms import ALL_CLAUSES
 from normagpt.wording import words_absent
 
 CONFIRMED, UNCONFIRMED = "confirmed", "unconfirmed"

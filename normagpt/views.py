@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from django.conf import settings
 from django.contrib import messages
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
@@ -12,12 +10,12 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import get_language
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.exceptions import DomainError
+from core.text_rule import text_check
 from normagpt import selectors, services, threads
-from normagpt.agent.runner import cap_ru, reason_ru
+from normagpt.agent.texts import decision_shown, node_shown, reasons_shown, text_shown
 from normagpt.claims import value_spans
 from normagpt.formatting import markdown_html
 from normagpt.models import DOCUMENT_UPLOAD_TO, AgentRun, NormDocument
@@ -39,6 +37,7 @@ def index(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         question = request.POST.get("question", "")
         try:
+            text_check(dict(request.POST.lists()))
             run = services.run_create(
                 question=question, user=request.user, as_of=request.POST.get("as_of") or None
             )
@@ -75,24 +74,37 @@ def _run_context(request: HttpRequest, run_id: str) -> dict[str, object]:
     done = list(run.steps.all())
     for step in done:
         shown = [pages[p["page_id"]] for p in step.output.get("pages", []) if p["page_id"] in pages]
-        steps.append({"step": step, "pages": shown})
+        steps.append(
+            {
+                "step": step,
+                "pages": shown,
+                "node": node_shown(step.node),
+                "summary": text_shown(step.input_summary),
+                "decision": decision_shown(step.decision),
+            }
+        )
     working = run.status == AgentRun.Status.RUNNING and bool(run.owner)
     since = done[-1].created_at if done else run.started_at
     return {
         "run": run,
-        "working_on": run.next_node if working else "",
+        "working_on": node_shown(run.next_node) if working else "",
         "working_since": since if working else None,
         "working_seconds": (timezone.now() - since).total_seconds() if working and since else 0,
-        "events": list(run.events.all()),
+        "events": [
+            {"event": e, "node": node_shown(e.node), "text": text_shown(e.message)}
+            for e in run.events.all()
+        ],
+        "error": text_shown(run.error),
         "checks": list(run.checks.all()),
-        "incomplete_reason": shown_reason(run.incomplete_reason, cap_ru),
-        "review_reason": shown_reason(run.review_reason, reason_ru),
+        "incomplete_reason": reasons_shown(run.incomplete_reason),
+        "review_reason": text_shown(run.review_reason),
         "worked_seconds": worked_seconds(run),
         "plan": shared.get("plan"),
         "clarifications": shared.get("clarifications", []),
         "steps": steps,
         "answer_html": markdown_html(run.final_answer) if run.final_answer else "",
         "live": run.status in (AgentRun.Status.QUEUED, AgentRun.Status.RUNNING),
+        "may_reply": run.user_id == request.user.pk,  # the questions are the asker's
     }
 
 
@@ -117,6 +129,7 @@ def thread_detail(request: HttpRequest, thread_id: str) -> HttpResponse:
     if request.method == "POST":
         question = request.POST.get("question", "")
         try:
+            text_check(dict(request.POST.lists()))
             run = services.run_create(question=question, user=request.user, thread=thread_id)
         except DomainError as exc:
             messages.error(request, exc.message)
@@ -138,9 +151,14 @@ def run_reply(request: HttpRequest, run_id: str) -> HttpResponse:
     """The asker's answer to the run's questions, from the form on the run's page."""
     if not request.user.is_authenticated:
         return _sign_in(request)
+    try:
+        text_check(dict(request.POST.lists()))  # before the run is looked up
+    except DomainError as exc:
+        messages.error(request, exc.message)
+        return redirect("normagpt:run", run_id=run_id)
     run = _run_visible(request, run_id)
     try:
-        services.run_reply(run_id=run.pk, answer=request.POST.get("answer", ""))
+        services.run_reply(run_id=run.pk, answer=request.POST.get("answer", ""), user=request.user)
     except DomainError as exc:
         messages.error(request, exc.message)
     return redirect("normagpt:run", run_id=run.public_id)
@@ -209,11 +227,6 @@ def page_image(request: HttpRequest, page_id: int) -> FileResponse:
     response = FileResponse(page.image.open("rb"), content_type="image/jpeg")
     response["Cache-Control"] = "public, max-age=86400"
     return response
-
-
-def shown_reason(reason: str, russian: Callable[[str], str]) -> str:
-    """A cap or review reason in the page's language (the API keeps the English one)."""
-    return russian(reason) if get_language().startswith("ru") else reason
 
 
 def worked_seconds(run: AgentRun) -> float:

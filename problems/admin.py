@@ -11,7 +11,6 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from anki_bridge import services as anki
 from core.admin import CasedAdmin
 from core.exceptions import DomainError
 from problems import services
@@ -66,7 +65,8 @@ class ProblemAdmin(CasedAdmin):
         "solution_kind",
         "fetched_at",
     ]
-    actions = ["refresh_from_site", "fetch_analogs", "send_to_anki"]
+    # and "Send to Anki", added by anki_bridge (it builds on this app, not this on it)
+    actions = ["refresh_from_site", "fetch_analogs"]
     list_per_page = 50
 
     @admin.display(description=_("site"))
@@ -105,32 +105,6 @@ class ProblemAdmin(CasedAdmin):
             else format_html("<p><i>{}</i></p>", _("none")),
             _("Answer"),
             obj.answer or "—",
-        )
-
-    @admin.action(description=_("Send to Anki (one note per problem)"))
-    def send_to_anki(self, request: HttpRequest, queryset: QuerySet[Problem]) -> None:
-        """Notes in the default model for the selected problems (at most 50 per run)."""
-        refs = [
-            {"subject": p.subject, "exam": p.exam, "id": p.problem_id}
-            for p in queryset[: anki.PROBLEMS_MAX]
-        ]
-        try:
-            result = anki.problems_send(problems=refs)
-        except DomainError as exc:
-            self.message_user(request, exc.message, messages.ERROR)
-            return
-        queued = sum(1 for d in result.details if d.status == "queued")
-        for detail in result.details:
-            if detail.status == "error":
-                self.message_user(request, detail.error or _("failed"), messages.ERROR)
-        self.message_user(
-            request,
-            _(
-                "Anki: %(added)s added, %(skipped)s skipped, %(queued)s queued "
-                "(delivered when Anki opens)."
-            )
-            % {"added": result.added, "skipped": result.skipped, "queued": queued},
-            messages.SUCCESS if result.added or queued else messages.WARNING,
         )
 
     @admin.action(description=_("Refresh from the site"))

@@ -7,7 +7,6 @@ answer from the stored copy when the site fails (`problems.stored`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import transaction
@@ -19,6 +18,7 @@ from problems.client import SdamgiaClient, run_with_client, site_base_url
 from problems.entities import CatalogTopic, ParsedProblem, TestPage
 from problems.exceptions import ProblemNotFound, SdamgiaBadPage
 from problems.models import Category, CategoryProblem, Problem, Test, Topic
+from problems.outcomes import CategoryOutcome
 from problems.parsing import (
     PageStructureError,
     parse_catalog,
@@ -108,14 +108,6 @@ def catalog_store(*, site: Site, topics: list[CatalogTopic]) -> None:
                     "fetched_at": now,
                 },
             )
-
-
-@dataclass
-class CategoryOutcome:
-    category: Category
-    ids: list[str]  # the requested window, in listing order
-    total: int  # ids known in the listing
-    complete: bool  # the whole listing was read
 
 
 def category_problems_get(

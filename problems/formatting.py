@@ -10,13 +10,17 @@ from datetime import datetime
 from typing import Any
 
 from problems import selectors
-from problems.catalog import CategoryOutcome
 from problems.client import problem_page_url
 from problems.differences import Difference
-from problems.fuzzy import FuzzyMatch, FuzzyOutcome
 from problems.models import Problem, Test, Topic
-from problems.photo import PhotoOutcome
-from problems.services import BatchItem, SearchOutcome
+from problems.outcomes import (
+    BatchItem,
+    CategoryOutcome,
+    FuzzyMatch,
+    FuzzyOutcome,
+    PhotoOutcome,
+    SearchOutcome,
+)
 from problems.stored import RETRYING, Staleness, fetched_when
 from problems.subjects import Site
 

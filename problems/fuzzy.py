@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from core import background
 from core.exceptions import DomainError, InvalidInput, UpstreamError
 from problems import index
 from problems.client import SdamgiaClient, gather_settled, run_with_client, site_base_url
-from problems.differences import QUESTION, Difference, Verdict, compare, verdict_of
+from problems.differences import QUESTION, compare, verdict_of
 from problems.entities import ListingPage
 from problems.exceptions import SdamgiaBadPage
 from problems.matching import (
@@ -36,6 +35,7 @@ from problems.matching import (
     score,
 )
 from problems.models import Problem
+from problems.outcomes import FuzzyMatch, FuzzyOutcome, Progress
 from problems.parsing import PageStructureError, parse_search_page
 from problems.repair import (
     Anchor,
@@ -45,7 +45,7 @@ from problems.repair import (
     phrases_build,
     words_repair,
 )
-from problems.services import Progress, problems_store
+from problems.services import problems_store
 from problems.subjects import Site
 from problems.tokens import Token, stored_tokens, tokens
 
@@ -64,35 +64,6 @@ CLOSE = 0.8  # a match this good, or holding HELD of the query's tokens in place
 HELD = 0.75  # query's text (`same` or `same_prototype`); below both, `other`
 POOL = 50  # stored candidates (scoring FIT_FLOOR or more) compared with the query to find
 FIT_FLOOR = 0.5  # those that hold it: a short fragment scores low against a long problem
-
-
-@dataclass
-class FuzzyMatch:
-    problem: Problem
-    score: float
-    verdict: Verdict = "other"
-    differences: list[Difference] = field(default_factory=list)
-    holds: bool = False  # nothing differs and it holds HELD of the query's tokens in place …
-    whole: bool = False  # … and the query HELD of its own: the query is all of it
-
-    @property
-    def snippet(self) -> str:
-        text = self.problem.condition_text
-        return text if len(text) <= 180 else text[:177].rstrip() + "…"
-
-
-@dataclass
-class FuzzyOutcome:
-    matches: list[FuzzyMatch] = field(default_factory=list)
-    fits: int = 0  # stored problems (distinct texts) the query fits: 1, `same`; 2+, `ambiguous`
-    phrases: list[str] = field(default_factory=list)
-    site_candidates: int = 0
-    fetched: int = 0
-    fetch_errors: dict[str, str] = field(default_factory=dict)
-    local_candidates: int = 0
-    warnings: list[str] = field(default_factory=list)
-    offline: bool = False  # the site could not be asked: the matches are the stored corpus's
-    site_asked: bool = True  # False: a confident stored match answered
 
 
 def problems_search_fuzzy(

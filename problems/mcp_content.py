@@ -10,10 +10,14 @@ from core.mcp_content import prompt_step, prompt_text
 from core.registry import ListedResource, ToolRegistry
 from problems import catalog, formatting, services, variants
 from problems.models import Category, Problem
+from problems.sheet_copies import SheetPart, copies_parse
 from problems.subjects import ALIASES, EXAMS, SUBJECTS, exam_resolve, site_resolve
 
 EXAM_NAMES = {"ege": ("егэ", "ege"), "oge": ("огэ", "oge")}
-SHEET_URI = "sdamgia://variant/{id}/pdf"  # the sheet; + "/solutions": with them
+# The sheets and the key; "/solutions": with the solutions; "/sheets": the sheets alone (to
+# hand out); "/key": the key alone. "?copies=N": N copies, each in an order of its own.
+SHEET_URI = "sdamgia://variant/{id}/pdf"
+SHEET_PATHS = {"all": "", "sheets": "/sheets", "key": "/key"}
 PDF = "application/pdf"
 
 
@@ -30,12 +34,21 @@ def register(registry: ToolRegistry) -> None:
         variant_resource
     )
     registry.resource(
-        SHEET_URI, name="sdamgia_variant_pdf", title="Printed variant", mime_type=PDF
-    )(sheet_resource)
+        f"{SHEET_URI}{{?copies}}", name="sdamgia_variant_pdf", title="Printed variant",
+        mime_type=PDF,
+    )(sheet_resource)  # fmt: skip
     registry.resource(
-        f"{SHEET_URI}/solutions", name="sdamgia_variant_pdf_solutions",
+        f"{SHEET_URI}/solutions{{?copies}}", name="sdamgia_variant_pdf_solutions",
         title="Printed variant with solutions", mime_type=PDF,
     )(solved_sheet_resource)  # fmt: skip
+    registry.resource(
+        f"{SHEET_URI}/sheets{{?copies}}", name="sdamgia_variant_pdf_sheets",
+        title="Printed variant without the key", mime_type=PDF,
+    )(bare_sheet_resource)  # fmt: skip
+    registry.resource(
+        f"{SHEET_URI}/key{{?copies}}", name="sdamgia_variant_pdf_key",
+        title="Answer key of a printed variant", mime_type=PDF,
+    )(key_resource)  # fmt: skip
     registry.lister(recent_problems)
     registry.completer("subject")(subject_complete)
     registry.completer("exam")(exam_complete)
@@ -83,27 +96,52 @@ def variant_resource(id: str, caller: AbstractBaseUser) -> str:
     )
 
 
-def sheet_uri(public_id: str, with_solutions: bool) -> str:
+def sheet_uri(
+    public_id: str, with_solutions: bool, *, copies: int = 1, part: SheetPart = "all"
+) -> str:
     """The resource of a variant's printed sheet (`sdamgia_variant_pdf` links to it)."""
-    uri = SHEET_URI.format(id=public_id)
-    return f"{uri}/solutions" if with_solutions else uri
+    uri = SHEET_URI.format(id=public_id) + SHEET_PATHS[part]
+    if with_solutions and part == "all":
+        uri += "/solutions"
+    return f"{uri}?copies={copies}" if copies > 1 else uri
 
 
-def sheet_resource(id: str, caller: AbstractBaseUser) -> bytes:
-    """A variant of yours printed: the PDF (conditions, answer boxes, the answer key)."""
-    return _sheet(id, caller, with_solutions=False)
+def sheet_resource(id: str, caller: AbstractBaseUser, copies: str = "1") -> bytes:
+    """A variant of yours printed: the PDF (conditions, answer boxes, the answer key);
+    `copies`: that many, each in an order of its own with its own key."""
+    return _sheet(id, caller, copies=copies, with_solutions=False)
 
 
-def solved_sheet_resource(id: str, caller: AbstractBaseUser) -> bytes:
+def solved_sheet_resource(id: str, caller: AbstractBaseUser, copies: str = "1") -> bytes:
     """A variant of yours printed with its solutions after the answer key: the PDF."""
-    return _sheet(id, caller, with_solutions=True)
+    return _sheet(id, caller, copies=copies, with_solutions=True)
 
 
-def _sheet(public_id: str, caller: AbstractBaseUser, *, with_solutions: bool) -> bytes:
+def bare_sheet_resource(id: str, caller: AbstractBaseUser, copies: str = "1") -> bytes:
+    """A variant of yours printed without its answer key (to hand out): the PDF."""
+    return _sheet(id, caller, copies=copies, part="sheets")
+
+
+def key_resource(id: str, caller: AbstractBaseUser, copies: str = "1") -> bytes:
+    """The answer key of a variant of yours printed, each copy's from a page of its own."""
+    return _sheet(id, caller, copies=copies, part="key")
+
+
+def _sheet(
+    public_id: str,
+    caller: AbstractBaseUser,
+    *,
+    copies: str,
+    with_solutions: bool = False,
+    part: SheetPart = "all",
+) -> bytes:
     from problems import sheets  # reportlab: off the server's start-up
 
+    number = copies_parse(copies)
     found = variants.variant_get(user_id=int(caller.pk or 0), public_id=public_id)
-    return sheets.variant_sheet(variant=found, with_solutions=with_solutions).data
+    return sheets.variant_sheet(
+        variant=found, with_solutions=with_solutions, copies=number, part=part
+    ).data
 
 
 def catalog_resource(subject: str, exam: str) -> str:

@@ -17,6 +17,7 @@ from core.registry import ToolRegistry
 from core.tooling import Format, respond, respond_json, thread_progress
 from problems import catalog, formatting, fuzzy, mcp_content, photo, schemas, services, variants
 from problems.models import Problem
+from problems.sheet_copies import MAX_COPIES, SheetPart
 from problems.sheet_links import sheet_link
 from problems.sheet_store import StoredSheet
 from problems.stored import Answer
@@ -46,6 +47,7 @@ Threshold = Annotated[float, Field(ge=0, le=1, description="Minimum similarity."
 VariantId = Annotated[
     str, Field(min_length=1, max_length=32, description="From sdamgia_make_variant (yours).")
 ]
+Copies = Annotated[int, Field(ge=1, le=MAX_COPIES, description="Each shuffled, with its own key.")]
 AskSite = Annotated[
     bool,
     Field(description="Ask the site anyway."),
@@ -382,14 +384,32 @@ def make_variant(
     open_world=True,
 )
 def variant_pdf(
-    variant: VariantId, with_solutions: bool = False, ctx: Context | None = None
+    variant: VariantId,
+    with_solutions: bool = False,
+    copies: Copies = 1,
+    ctx: Context | None = None,
 ) -> CallToolResult:
     """A variant as a PDF to print (conditions, answer boxes, the answer key on its own page): embedded when small, else a resource link; its web link."""
     from problems import sheets  # reportlab: off the server's start-up
 
     found = variants.variant_get(user_id=caller_id(ctx), public_id=variant)
-    sheet = sheets.variant_sheet(variant=found, with_solutions=with_solutions)
-    return sheet_respond(sheet, mcp_content.sheet_uri(found.public_id, with_solutions))
+    sheet = sheets.variant_sheet(variant=found, with_solutions=with_solutions, copies=copies)
+    result = sheet_respond(
+        sheet, mcp_content.sheet_uri(found.public_id, with_solutions, copies=copies)
+    )
+    parts: tuple[tuple[SheetPart, str], ...] = (
+        ("sheets", "without the key"),
+        ("key", "the answer key alone"),
+    )
+    for part, title in parts:
+        uri = mcp_content.sheet_uri(found.public_id, False, copies=copies, part=part)
+        result.content.append(
+            ResourceLink(
+                type="resource_link", uri=uri, name=f"{found.public_id}-{part}.pdf",
+                title=title, mime_type=mcp_content.PDF,
+            )
+        )  # fmt: skip
+    return result
 
 
 @registry.tool(

@@ -16,7 +16,6 @@ import base64
 import binascii
 import io
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -24,9 +23,9 @@ from django.conf import settings
 from core.exceptions import InvalidInput, UpstreamError
 from core.image_fetch import ImageProblem
 from core.ocr import image_read
-from problems.fuzzy import FuzzyOutcome, problems_search_fuzzy
+from problems.fuzzy import problems_search_fuzzy
 from problems.images import site_image_fetch
-from problems.services import Progress
+from problems.outcomes import PhotoOutcome, Progress
 from problems.subjects import Site
 
 if TYPE_CHECKING:
@@ -38,12 +37,6 @@ MAX_URL_CHARS = 2000
 MIN_WIDTH = 1800  # tesseract reads best at ~30 px letters: smaller photos are enlarged
 _DATA_URL = re.compile(r"^\s*data:image/[a-z0-9.+-]+;base64,", re.IGNORECASE)
 _HYPHEN_BREAK = re.compile(r"(\w)[-‐]\s*\n\s*(\w)")
-
-
-@dataclass
-class PhotoOutcome:
-    recognized_text: str
-    search: FuzzyOutcome
 
 
 def problems_search_by_image(

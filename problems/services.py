@@ -12,27 +12,29 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 
-from core.exceptions import DomainError, InvalidInput
+from core.exceptions import DomainError, InvalidInput, NotFound
 from problems import answers, selectors
 from problems.client import (
     SdamgiaClient,
     first_attempt_only,
     gather_settled,
+    problem_page_url,
     run_with_client,
     site_base_url,
 )
 from problems.entities import ParsedProblem
 from problems.exceptions import ProblemNotFound, SdamgiaBadPage, SdamgiaUnavailable
 from problems.matching import index_terms, keyword_terms, matching_form
-from problems.models import Problem
+from problems.models import Problem, Variant
+from problems.outcomes import BatchItem, Progress, SearchOutcome
 from problems.parsing import (
     PageStructureError,
     parse_problem_page,
@@ -50,8 +52,6 @@ SEARCH_MAX_PAGES = 20
 SEARCH_CACHE_SECONDS = 6 * 3600
 REFRESH_TASK = "problems.problems_refresh"  # stored copies served stale, fetched again
 _DIGITS = re.compile(r"^\d{1,20}$", re.ASCII)  # ids are ASCII digits: «١٢٣» is refused
-
-Progress = Callable[[int, int], None]
 
 
 def problem_id_check(problem_id: str, *, field: str = "problem_id") -> str:
@@ -208,15 +208,6 @@ def problem_read(*, site: Site, problem_id: str, refresh: bool = False) -> Answe
     )
 
 
-@dataclass
-class BatchItem:
-    problem_id: str
-    problem: Problem | None = None
-    error: str = ""
-    error_code: str = ""
-    stale: Staleness | None = None  # the stored copy, served because the site failed
-
-
 def problems_fetch_missing(
     *, site: Site, problem_ids: Sequence[str], progress: Progress | None = None
 ) -> dict[str, DomainError | None]:
@@ -311,18 +302,6 @@ def _batch_item(
         stale = Staleness(problem.fetched_at, error.message, refresh, retrying=True)
         return BatchItem(problem_id, problem=problem, stale=stale)
     return BatchItem(problem_id, error=error.message, error_code=error.code)
-
-
-@dataclass
-class SearchOutcome:
-    query: str
-    ids: list[str] = field(default_factory=list)  # the requested window
-    all_ids: list[str] = field(default_factory=list)  # every id read so far
-    total_found: int = 0  # ids collected so far
-    exhausted: bool = False  # the site has no more pages
-    pages_read: int = 0
-    offline: bool = False  # the site failed: a keyword search of the stored problems
-    stale: Staleness | None = None
 
 
 def problems_search(
@@ -425,9 +404,7 @@ def _search_pages(
 
 def problem_source_url(*, problem: Problem) -> str:
     """The address of `problem` on its site, for a link back to the source."""
-    from problems.formatting import problem_url  # formatting builds on this module
-
-    return problem_url(problem)
+    return problem_page_url(Site(subject=problem.subject, exam=problem.exam), problem.problem_id)
 
 
 def answer_check(*, site: Site, problem_id: str, answer: str, reveal: bool) -> AnswerChecked:
@@ -451,3 +428,25 @@ def answer_check(*, site: Site, problem_id: str, answer: str, reveal: bool) -> A
         stale=True if read.stale else None,
         warnings=[read.stale.warning()] if read.stale else None,
     )
+
+
+def variant_problems_list(*, user_id: int, public_id: str) -> tuple[Variant, list[Problem]]:
+    """A variant of `user_id`'s and its stored problems in its order, for other apps (an
+    Anki package of a variant): NotFound when it is not theirs, InvalidInput naming
+    `variant` when one of its problems is no longer stored."""
+    variant = Variant.objects.filter(public_id=public_id, owner_id=user_id).first()
+    if variant is None:
+        raise NotFound(f"variant: you have no variant {public_id!r}")
+    stored = {
+        p.problem_id: p
+        for p in Problem.objects.filter(
+            subject=variant.subject, exam=variant.exam, problem_id__in=variant.problem_ids
+        )
+    }
+    missing = [pid for pid in variant.problem_ids if pid not in stored]
+    if missing:
+        raise InvalidInput(
+            f"variant: problems {', '.join(missing)} of {public_id!r} are no longer stored",
+            field="variant",
+        )
+    return variant, [stored[pid] for pid in variant.problem_ids]

@@ -15,6 +15,7 @@ reportlab in a font with Cyrillic letters.
 from __future__ import annotations
 
 import io
+import itertools
 from typing import Any
 from xml.sax.saxutils import escape
 
@@ -36,6 +37,7 @@ from reportlab.platypus import (
 
 from core.fonts import cyrillic_font_styles
 from problems.models import Problem, Variant
+from problems.sheet_copies import SheetPart, copy_orders
 from problems.sheet_figures import Figure, figures_fetch
 from problems.sheet_render import (
     MISSING_FIGURE,
@@ -67,70 +69,37 @@ def variant_name(variant: Variant) -> str:
     return variant.public_id
 
 
-def variant_pdf_bytes(*, variant: Variant, with_solutions: bool = False) -> bytes:
-    faces = cyrillic_font_styles()
-    style = TextStyle(regular=faces["regular"], bold=faces["bold"], italic=faces["italic"])
-    text = ParagraphStyle("text", fontName=style.regular, fontSize=11, leading=15)
-    heading = ParagraphStyle(
-        "heading", parent=text, fontName=style.bold, fontSize=13, leading=18, spaceAfter=4
-    )
-    title = ParagraphStyle("title", parent=heading, fontSize=16, leading=21, spaceAfter=2)
+def variant_pdf_bytes(
+    *, variant: Variant, with_solutions: bool = False, copies: int = 1, part: SheetPart = "all"
+) -> bytes:
+    """The variant's sheet as a PDF. `copies` sheets, each from a new page, copy k > 1 in
+    an order of its own (`problems.sheet_copies`) with its number in the header and the
+    footer; then each copy's answer key from a new page, and the solutions (in the
+    variant's order) when asked. `part` keeps the sheets alone or the keys alone."""
     problems = _problems(variant)
-    htmls = [p.source_html for p in problems] + [p.condition_html for p in problems]
-    figure_urls = [url for p in problems for url in p.figures]
-    if with_solutions:
+    solutions = with_solutions and part != "sheets"
+    shown = problems if part != "key" else []  # whose conditions are drawn
+    htmls = [html for p in shown for html in (p.source_html, p.condition_html)]
+    figure_urls = [url for p in shown for url in p.figures]
+    if solutions:
         htmls += [p.solution_html for p in problems]
         figure_urls += [url for p in problems for url in p.solution_figures]
-    fetched = figures_fetch([*all_formula_urls(htmls), *figure_urls])
-    name = variant_name(variant)
-
-    def body(html: str, plain: str) -> list[Flowable]:
-        if html.strip():
-            return html_flowables(html, style=style, formulas=fetched, column=COLUMN)
-        return text_flowables(plain, style=style)
-
-    def figures(urls: list[str]) -> list[Flowable]:
-        out: list[Flowable] = []
-        for url in urls:
-            found = fetched.get(url)
-            out.append(
-                figure_flowable(found)
-                if isinstance(found, Figure)
-                else Paragraph(escape(MISSING_FIGURE), text)
-            )
-        return out
-
-    story: list[Any] = _header(variant, name, title, text, style)
-    for number, problem in enumerate(problems, start=1):
-        story.append(
-            KeepTogether(
-                [
-                    Paragraph(escape(f"{number}. (№ {problem.problem_id})"), heading),
-                    *body(problem.source_html, problem.source_text),
-                    *body(problem.condition_html, problem.condition_text),
-                    *figures(problem.figures),
-                    Spacer(1, 3 * mm),
-                    _answer_box(style.regular),
-                    Spacer(1, 6 * mm),
-                ]
-            )
-        )
-    story += [
-        PageBreak(),
-        Paragraph(escape(f"Ответы · вариант {name}"), title),
-        Spacer(1, 3 * mm),
-        _key(problems, text),
+    draw = _Drawer(variant, copies, figures_fetch([*all_formula_urls(htmls), *figure_urls]))
+    by_id = {p.problem_id: p for p in problems}
+    orders = [
+        [by_id[pid] for pid in order]
+        for order in copy_orders(problem_ids=list(by_id), name=draw.name, copies=copies)
     ]
-    if with_solutions:
-        story += [PageBreak(), Paragraph(escape(f"Решения · вариант {name}"), title)]
-        for number, problem in enumerate(problems, start=1):
-            story.append(Paragraph(escape(f"{number}. (№ {problem.problem_id})"), heading))
-            if problem.solution_html.strip() or problem.solution_text.strip():
-                story += body(problem.solution_html, problem.solution_text)
-                story += figures(problem.solution_figures)
-            else:
-                story.append(Paragraph("Решения на сайте нет.", text))
-            story.append(Spacer(1, 4 * mm))
+    parts: list[list[Any]] = []
+    if part != "key":
+        parts += [draw.sheet(order, number) for number, order in enumerate(orders, start=1)]
+    if part != "sheets":
+        parts += [draw.key(order, number) for number, order in enumerate(orders, start=1)]
+    if solutions:
+        parts.append(draw.solutions(problems))
+    story: list[Any] = []
+    for one in parts:  # each from a new page
+        story += [PageBreak(), *one] if story else one
     buffer = io.BytesIO()
     SimpleDocTemplate(
         buffer,
@@ -139,10 +108,111 @@ def variant_pdf_bytes(*, variant: Variant, with_solutions: bool = False) -> byte
         rightMargin=MARGIN,
         topMargin=MARGIN,
         bottomMargin=MARGIN + 4 * mm,
-        title=f"{exam_title(variant.subject, variant.exam)}: вариант {name}",
+        title=f"{exam_title(variant.subject, variant.exam)}: вариант {draw.name}",
         author="tool hub",
-    ).build(story, canvasmaker=_numbered_canvas(f"вариант {name}", style.regular))
+    ).build(story, canvasmaker=_numbered_canvas(f"вариант {draw.name}", draw.style.regular))
     return buffer.getvalue()
+
+
+class _Drawer:
+    """The parts of one print: its styles, its fetched images, its copies' names. Each
+    part is new flowables (reportlab lays a flowable out once)."""
+
+    def __init__(self, variant: Variant, copies: int, fetched: dict[str, Figure | str]) -> None:
+        faces = cyrillic_font_styles()
+        self.style = TextStyle(regular=faces["regular"], bold=faces["bold"], italic=faces["italic"])
+        self.text = ParagraphStyle("text", fontName=self.style.regular, fontSize=11, leading=15)
+        self.heading = ParagraphStyle(
+            "heading", parent=self.text, fontName=self.style.bold, fontSize=13, leading=18,
+            spaceAfter=4,
+        )  # fmt: skip
+        self.title = ParagraphStyle(
+            "title", parent=self.heading, fontSize=16, leading=21, spaceAfter=2
+        )
+        self.variant, self.copies, self.fetched = variant, copies, fetched
+        self.name = variant_name(variant)
+
+    def copy_of(self, number: int) -> str:
+        """«вариант N», or «вариант N, экземпляр k» among copies."""
+        return f"вариант {self.name}" + (f", экземпляр {number}" if self.copies > 1 else "")
+
+    def sheet(self, order: list[Problem], number: int) -> list[Any]:
+        """Copy `number`: the header, then each problem with its figures and answer box."""
+        story: list[Any] = [Section(self.copy_of(number))]
+        story += _header(
+            self.variant, self.name, self.title, self.text, self.style, copy=(number, self.copies)
+        )
+        for place, problem in enumerate(order, start=1):
+            heading = Paragraph(escape(f"{place}. (№ {problem.problem_id})"), self.heading)
+            story.append(
+                KeepTogether(
+                    [
+                        heading,
+                        *self.body(problem.source_html, problem.source_text),
+                        *self.body(problem.condition_html, problem.condition_text),
+                        *self.figures(problem.figures),
+                        Spacer(1, 3 * mm),
+                        _answer_box(self.style.regular),
+                        Spacer(1, 6 * mm),
+                    ]
+                )
+            )
+        return story
+
+    def key(self, order: list[Problem], number: int) -> list[Any]:
+        """Copy `number`'s answer key; the first opens the keys' section of the footer."""
+        opening = f"вариант {self.name}" + (", ответы" if self.copies > 1 else "")
+        return [
+            *([Section(opening)] if number == 1 else []),
+            Paragraph(escape(f"Ответы · {self.copy_of(number)}"), self.title),
+            Spacer(1, 3 * mm),
+            _key(order, self.text),
+        ]
+
+    def solutions(self, problems: list[Problem]) -> list[Any]:
+        story: list[Any] = [Paragraph(escape(f"Решения · вариант {self.name}"), self.title)]
+        for number, problem in enumerate(problems, start=1):
+            story.append(Paragraph(escape(f"{number}. (№ {problem.problem_id})"), self.heading))
+            if problem.solution_html.strip() or problem.solution_text.strip():
+                story += self.body(problem.solution_html, problem.solution_text)
+                story += self.figures(problem.solution_figures)
+            else:
+                story.append(Paragraph("Решения на сайте нет.", self.text))
+            story.append(Spacer(1, 4 * mm))
+        return story
+
+    def body(self, html: str, plain: str) -> list[Flowable]:
+        if html.strip():
+            return html_flowables(html, style=self.style, formulas=self.fetched, column=COLUMN)
+        return text_flowables(plain, style=self.style)
+
+    def figures(self, urls: list[str]) -> list[Flowable]:
+        """Each figure drawn; one that could not be fetched named as missing."""
+        out: list[Flowable] = []
+        for url in urls:
+            found = self.fetched.get(url)
+            out.append(
+                figure_flowable(found)
+                if isinstance(found, Figure)
+                else Paragraph(escape(MISSING_FIGURE), self.text)
+            )
+        return out
+
+
+class Section(Flowable):
+    """Takes no room; marks the page it lands on, and those after it, as one part of the
+    document, numbered on its own in the footer («{label} — стр. k из n»): a copy's
+    sheets, handed to one student, count their own pages."""
+
+    def __init__(self, label: str) -> None:
+        super().__init__()
+        self.label = label
+
+    def wrap(self, availWidth: float, availHeight: float) -> tuple[float, float]:
+        return 0, 0
+
+    def draw(self) -> None:
+        self.canv._section = self.label
 
 
 def _problems(variant: Variant) -> list[Problem]:
@@ -151,10 +221,18 @@ def _problems(variant: Variant) -> list[Problem]:
 
 
 def _header(
-    variant: Variant, name: str, title: ParagraphStyle, text: ParagraphStyle, style: TextStyle
+    variant: Variant,
+    name: str,
+    title: ParagraphStyle,
+    text: ParagraphStyle,
+    style: TextStyle,
+    *,
+    copy: tuple[int, int] = (1, 1),
 ) -> list[Any]:
     made = timezone.localtime(variant.created_at) if variant.created_at else timezone.now()
     count = len(variant.problem_ids)
+    number, copies = copy
+    which = f" · экземпляр {number} из {copies}" if copies > 1 else ""
     fields = Table(
         [["Фамилия, имя:", "", "Класс:", "", "Дата:", ""]],
         colWidths=[28 * mm, 70 * mm, 14 * mm, 20 * mm, 12 * mm, COLUMN - 144 * mm],
@@ -174,7 +252,7 @@ def _header(
     return [
         Paragraph(escape(exam_title(variant.subject, variant.exam)), title),
         Paragraph(
-            escape(f"Вариант {name} · {made:%d.%m.%Y} · заданий: {count}"),
+            escape(f"Вариант {name}{which} · {made:%d.%m.%Y} · заданий: {count}"),
             ParagraphStyle("sub", parent=text, textColor="#444444"),
         ),
         Spacer(1, 2 * mm),
@@ -184,8 +262,9 @@ def _header(
 
 
 def _numbered_canvas(footer: str, font: str) -> type[Canvas]:
-    """A canvas that holds its pages until the end, to write «{footer} — стр. k из n» on
-    each once n is known."""
+    """A canvas that holds its pages until the end, to write «{section} — стр. k из n» on
+    each once n is known, k and n counted within the page's `Section` («{footer}» before
+    any)."""
 
     class NumberedCanvas(Canvas):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -197,13 +276,15 @@ def _numbered_canvas(footer: str, font: str) -> type[Canvas]:
             self._startPage()
 
         def save(self) -> None:
-            total = len(self._held)
-            for number, state in enumerate(self._held, start=1):
+            labels = [state.get("_section", footer) for state in self._held]
+            runs = [len(list(run)) for _, run in itertools.groupby(labels)]
+            numbers = [(k, total) for total in runs for k in range(1, total + 1)]
+            for state, label, (number, total) in zip(self._held, labels, numbers, strict=True):
                 self.__dict__.update(state)
                 self.setFont(font, 9)
                 self.setFillColor("#444444")
                 self.drawCentredString(
-                    A4[0] / 2, MARGIN / 2 + 2 * mm, f"{footer} — стр. {number} из {total}"
+                    A4[0] / 2, MARGIN / 2 + 2 * mm, f"{label} — стр. {number} из {total}"
                 )
                 super().showPage()
             super().save()

@@ -3,26 +3,51 @@ storage (S3 in production).
 
 What the sheet holds and how it is drawn — the header, the conditions with their formulas
 and figures drawn, the answer key and the solutions on pages of their own, the page
-footer — is `problems.sheet_pdf` (issue 51, items 1–3).
+footer, copies for a class in orders of their own — is `problems.sheet_pdf` (issue 51,
+items 1–3); where it is kept, and for how long, `problems.sheet_store`.
 """
 
 from __future__ import annotations
 
+from core.exceptions import InvalidInput
 from problems.models import Variant
+from problems.sheet_copies import MAX_COPIES, SHEET_PARTS, SheetPart
 from problems.sheet_pdf import variant_pdf_bytes
-from problems.sheet_store import StoredSheet, sheet_store
+from problems.sheet_store import StoredSheet, sheet_store, sheets_expire
 
-__all__ = ["variant_pdf", "variant_pdf_bytes", "variant_sheet"]
+__all__ = ["sheets_expire", "variant_pdf", "variant_pdf_bytes", "variant_sheet"]
 
 
-def variant_pdf(*, variant: Variant, with_solutions: bool = False) -> str:
+def variant_pdf(
+    *, variant: Variant, with_solutions: bool = False, copies: int = 1, part: SheetPart = "all"
+) -> str:
     """The sheet of `variant` stored under a name of its content; the storage name."""
-    return variant_sheet(variant=variant, with_solutions=with_solutions).name
+    return variant_sheet(
+        variant=variant, with_solutions=with_solutions, copies=copies, part=part
+    ).name
 
 
-def variant_sheet(*, variant: Variant, with_solutions: bool = False) -> StoredSheet:
+def variant_sheet(
+    *, variant: Variant, with_solutions: bool = False, copies: int = 1, part: SheetPart = "all"
+) -> StoredSheet:
     """The sheet of `variant` rendered and stored, safe under concurrent prints (one file
-    per variant, options and content: `problems.sheet_store`); its name and its bytes."""
-    pdf = variant_pdf_bytes(variant=variant, with_solutions=with_solutions)
-    stem = f"variant-{variant.public_id}{'-solutions' if with_solutions else ''}"
-    return sheet_store(pdf, stem=stem)
+    per variant, options and content: `problems.sheet_store`); its name and its bytes.
+    `copies` (1…MAX_COPIES) and `part` as `variant_pdf_bytes` takes them."""
+    if not 1 <= copies <= MAX_COPIES:
+        raise InvalidInput(f"copies must be from 1 to {MAX_COPIES}", field="copies")
+    if part not in SHEET_PARTS:
+        raise InvalidInput(f"part must be one of {', '.join(SHEET_PARTS)}", field="part")
+    pdf = variant_pdf_bytes(
+        variant=variant, with_solutions=with_solutions, copies=copies, part=part
+    )
+    return sheet_store(pdf, stem=sheet_stem(variant.public_id, with_solutions, copies, part))
+
+
+def sheet_stem(public_id: str, with_solutions: bool, copies: int, part: SheetPart) -> str:
+    """`variant-{id}[-solutions][-{n}copies][-sheets|-key]`: what a sheet's file is
+    called before its content key."""
+    solutions = with_solutions and part != "sheets"
+    return (
+        f"variant-{public_id}{'-solutions' if solutions else ''}"
+        f"{f'-{copies}copies' if copies > 1 else ''}{'' if part == 'all' else f'-{part}'}"
+    )

@@ -88,3 +88,12 @@ def exam_test_refresh_task(subject: str, exam: str, test_id: str) -> str:
     """Read a test's page again; its id."""
     site = Site(subject=subject, exam=exam)
     return catalog.exam_test_get(site=site, test_id=test_id, refresh=True).test_id
+
+
+@shared_task(name="problems.sheets_expire")
+def sheets_expire_task() -> int:
+    """Delete printed sheets past `SDAMGIA_SHEET_TTL_DAYS`; the number deleted (daily from
+    `make beat`)."""
+    from problems import sheets  # reportlab: off a worker's start-up
+
+    return sheets.sheets_expire()

@@ -63,5 +63,10 @@ def test_every_periodic_task_is_a_registered_task() -> None:
 
     app.loader.import_default_modules()
     scheduled = {entry["task"] for entry in app.conf.beat_schedule.values()}
-    assert scheduled == {"normagpt.runs_recover", "anki_bridge.flush"}
+    assert scheduled == {
+        "normagpt.runs_recover",
+        "anki_bridge.flush",
+        "problems.sheets_expire",
+        "anki_bridge.packages_expire",
+    }
     assert scheduled <= set(app.tasks)

@@ -82,10 +82,13 @@ async def exercise(client: Client, world: dict[str, Any], ours: AgentRun) -> Non
         "normagpt://run/{id}": (f"normagpt://run/{ours.public_id}", "queued"),
     }
     # anki://deck/{name} needs a running Anki (tests/anki_bridge/test_review.py); a variant
-    # is read in tests/problems/test_variants.py, its sheet in test_sheet_delivery.py
+    # is read in tests/problems/test_variants.py, its sheet in test_sheet_delivery.py, an
+    # Anki package in tests/anki_bridge/test_packages.py
     assert templates == {
         *reads, "norms://page/{id}/image", "anki://deck/{name}", "sdamgia://variant/{id}",
-        "sdamgia://variant/{id}/pdf", "sdamgia://variant/{id}/pdf/solutions",
+        "anki://package/{id}",
+        "sdamgia://variant/{id}/pdf{?copies}", "sdamgia://variant/{id}/pdf/solutions{?copies}",
+        "sdamgia://variant/{id}/pdf/sheets{?copies}", "sdamgia://variant/{id}/pdf/key{?copies}",
     }  # fmt: skip
     for uri, expected in reads.values():
         assert expected in (await client.read_resource(uri)).contents[0].text, uri  # type: ignore[union-attr]

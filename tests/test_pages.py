@@ -9,6 +9,7 @@ from django.utils import translation
 from django.utils.html import escape
 from django.utils.translation import gettext
 
+from config.templatetags.hub import code_spans
 from core.mcp_server import load_registries, tool_specs
 from tests.conftest import ROOT
 
@@ -20,13 +21,13 @@ def test_home_lists_every_registered_tool_and_how_to_connect(client) -> None:  #
     html = response.content.decode()
     for spec in tool_specs():
         assert f"<code>{spec.name}</code>" in html
-        assert escape(spec.summary) in html
+        assert code_spans(spec.summary) in html  # its `code` as <code>
     russian = client.get("/").content.decode()  # the default: each summary in Russian
     for spec in tool_specs():
         with translation.override("ru"):
             summary = gettext(spec.summary)
         assert summary != spec.summary, f"{spec.name}: its summary has no Russian translation"
-        assert escape(summary) in russian
+        assert code_spans(summary) in russian
     for app in ("problems", "anki_bridge", "ojclient", "normagpt"):
         assert f'id="app-{app}"' in html
     assert "http://testserver/mcp" in html

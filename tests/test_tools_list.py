@@ -16,8 +16,10 @@ from core.mcp_arguments import compact_output_schema, without_titles
 from tests.conftest import MANAGE, PYTHON, ROOT, raw_initialize, subprocess_env
 
 # issue 29 raised it from 8,000 for the study tools; issue 49 by 100 for the search's
-# `answered` and what each hit answers (README)
-TOKEN_BUDGET = 9_600
+# `answered` and what each hit answers (README); issue 54 lowers it toward 8,500: nested
+# output objects named by their keys, a list of notes shown as one sentence of its shape
+# (anki_bridge.schemas.NOTES_JSON_SCHEMA), room made for anki.export_package (issue 53)
+TOKEN_BUDGET = 9_000
 SHAPE_DECLARED_BY = {
     "normagpt_get_run": "normagpt_ask",
     "normagpt_resume": "normagpt_ask",
@@ -71,7 +73,7 @@ def test_tools_list_fits_the_budget_titled_with_output_schemas_and_plain_inputs(
     assert tokens <= TOKEN_BUDGET, f"tools/list is {tokens} tokens"
 
     tools = json.loads(line)["result"]["tools"]
-    assert len(tools) == 40
+    assert len(tools) == 41
     for tool in tools:
         assert tool.get("title"), f"{tool['name']} has no title"
         found = keys_at_any_depth(tool["inputSchema"]) & set(STRICT_CLIENTS_REFUSE)

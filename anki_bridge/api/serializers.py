@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 
 from anki_bridge.models import Note
@@ -41,3 +43,19 @@ class AddNotesSerializer(serializers.Serializer):
 class JournalQuerySerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=Note.Status.choices, required=False)
     deck = serializers.CharField(required=False, max_length=255)
+
+
+class PackageSerializer(serializers.Serializer):
+    """The `anki.export_package` arguments: notes (checked by the service) or a variant."""
+
+    deck = serializers.CharField(required=False, allow_blank=True, max_length=255)
+    model = serializers.CharField(required=False, allow_blank=True, max_length=255)
+    items = serializers.ListField(
+        child=serializers.DictField(), min_length=1, max_length=500, required=False
+    )
+    variant = serializers.CharField(required=False, max_length=32)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if ("items" in attrs) == ("variant" in attrs):
+            raise serializers.ValidationError({"items": "give either items or variant"})
+        return attrs

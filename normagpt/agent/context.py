@@ -36,10 +36,6 @@ class NodeOutputInvalid(Exception):
         super().__init__(f"the {node}'s output was invalid twice: {error}")
         self.node, self.error = node, error
 
-    @property
-    def reason_ru(self) -> str:
-        return f"ответ модели для узла {self.node} дважды не удалось прочитать: {self.error}"
-
 
 @dataclass
 class Budget:

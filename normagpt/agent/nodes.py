@@ -73,7 +73,7 @@ class Planner(Node):
         return DEFAULT
 
     def summary(self, prep: dict[str, Any]) -> str:
-        return f"вопрос: {prep['user_query'][:200]}"
+        return f"question: {prep['user_query'][:200]}"
 
 
 class Executor(Node):
@@ -165,9 +165,11 @@ class Executor(Node):
     def summary(self, prep: dict[str, Any]) -> str:
         step = prep["step"]  # (prep["as_of"] is the run's day: in the question already)
         what = (
-            f"расчёт {step['calculate']}" if step.get("calculate") else ", ".join(step["keywords"])
+            f"calculation {step['calculate']}"
+            if step.get("calculate")
+            else ", ".join(step["keywords"])
         )
-        return f"шаг {step['step_number']}: {step['action'][:150]} [{what}]"
+        return f"step {step['step_number']}: {step['action'][:150]} [{what}]"
 
 
 class Judge(Node):
@@ -211,7 +213,7 @@ class Judge(Node):
         return str(decision)
 
     def summary(self, prep: dict[str, Any]) -> str:
-        return f"шагов выполнено: {len(prep['step_results'])}, осталось: {prep['remaining_steps']}"
+        return f"steps done: {len(prep['step_results'])}, left: {prep['remaining_steps']}"
 
 
 class Finalizer(Node):
@@ -258,7 +260,7 @@ class Finalizer(Node):
         return DEFAULT
 
     def summary(self, prep: dict[str, Any]) -> str:
-        return f"находок: {len(prep['findings'])}"
+        return f"findings: {len(prep['findings'])}"
 
 
 NOT_IN_CORPUS = "В корпусе нет пункта, отвечающего на вопрос."

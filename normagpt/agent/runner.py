@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import socket
 import time
 import uuid
@@ -26,12 +25,13 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
 from django.db.models.functions import Coalesce
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from core.heartbeat import Heartbeat
 from normagpt.agent.context import Budget, CapReached, NodeContext, NodeOutputInvalid
 from normagpt.agent.nodes import NODES
 from normagpt.agent.store import fallback_answer, findings_all
+from normagpt.agent.texts import text_shown
 from normagpt.client import CallRecord, LlmClient
 from normagpt.exceptions import RunNotFound
 from normagpt.models import AgentRun, AgentStep, ClaimCheck, LlmCall, RunEvent
@@ -88,15 +88,16 @@ def run_claim(*, run_id: int, owner: str) -> bool:
         event_add(
             run_id,
             RunEvent.Kind.TAKEOVER,
-            f"исполнитель {before[0]} не продлевал аренду {lease} с (остановлен или упал); "
-            f"запуск взял {owner} и продолжает с узла {before[1] or '—'}",
+            f"the advancer {before[0]} did not renew its lease of {lease} s (stopped or "
+            f"crashed); {owner} took the run over and goes on from the node {before[1] or '—'}",
             node=before[1],
         )
     return taken
 
 
 def event_add(run_id: int, kind: str, message: str, *, node: str = "") -> None:
-    """Record an event of the run (a takeover, a failed model call, a cap, a failure)."""
+    """Record an event of the run (a takeover, a failed model call, a cap, a failure), in
+    English and in one of the forms a page shows in its language (normagpt.agent.texts)."""
     RunEvent.objects.create(run_id=run_id, kind=kind, node=node[:10], message=message[:2000])
     logger.info("run %s: %s: %s", run_id, kind, message)
 
@@ -175,7 +176,7 @@ def _advance_one(run_id: int, owner: str, llm: LlmClient) -> bool:
     if cap and node_name != "finalizer":
         if not (findings_all(shared) and budget_left(run)):
             return _finish_incomplete(run, owner, shared, cap)
-        event_add(run_id, RunEvent.Kind.CAP, f"{cap_ru(cap)}: ответ по найденному", node=node_name)
+        event_add(run_id, RunEvent.Kind.CAP, f"{cap}: answered with what was found", node=node_name)
         shared["incomplete_reason"] = cap
         node_name = "finalizer"  # the answer from what was found, marked incomplete
     node = NODES[node_name]
@@ -200,7 +201,7 @@ def _advance_one(run_id: int, owner: str, llm: LlmClient) -> bool:
         return _finish_incomplete(run, owner, shared, exc.reason)
     except NodeOutputInvalid as exc:  # unreadable after the corrective retry: the run fails
         if AgentRun.objects.filter(pk=run_id, owner=owner, step_count=run.step_count).exists():
-            run_fail(run_id=run_id, message=exc.reason_ru)  # with what the steps found
+            run_fail(run_id=run_id, message=str(exc))  # with what the steps found
         return False
     action = node.post(shared, prep, output)
     target = ROUTES[node_name].get(action, ROUTES[node_name].get("default", END))
@@ -239,37 +240,6 @@ def cap_before(run: AgentRun, shared: dict[str, Any], node_name: str) -> str:
     if node_name == "planner" and replans > settings.NORMAGPT_MAX_REPLANS:
         return f"the cap of {settings.NORMAGPT_MAX_REPLANS} replans was reached"
     return ""
-
-
-CAPS_RU = (
-    ("the cap of ", "достигнут предел: "),
-    (" s of work was reached", " с работы"),
-    (" executed steps was reached", " выполненных шагов"),
-    (" replans was reached", " перепланирований"),
-    (" LLM calls was reached", " запросов к модели"),
-    (" tokens was reached", " токенов"),
-    ("the LLM budget of the run (calls or tokens) is spent", "бюджет запросов к модели исчерпан"),
-    ("no reply to the run's questions within ", "нет ответа на вопросы за "),
-    (" s: answered with what was found", " с: ответ по найденному"),
-)
-
-
-def cap_ru(reason: str) -> str:
-    """A cap's reason in the pages' language (the English one stays in the API)."""
-    for english, russian in CAPS_RU:
-        reason = reason.replace(english, russian)
-    return reason
-
-
-INVALID_OUTPUT = re.compile(r"^the (\w+)'s output was invalid twice: (.*)$", re.DOTALL)
-
-
-def reason_ru(reason: str) -> str:
-    """A review or cap reason in the pages' language (the judge's own are Russian already)."""
-    invalid = INVALID_OUTPUT.match(reason)
-    if invalid:
-        return f"ответ узла {invalid.group(1)} дважды не прошёл проверку схемы: {invalid.group(2)}"
-    return cap_ru(reason)
 
 
 def budget_left(run: AgentRun) -> bool:
@@ -318,7 +288,7 @@ def final_fields(shared: dict[str, Any]) -> dict[str, Any]:
 
 def _finish_incomplete(run: AgentRun, owner: str, shared: dict[str, Any], reason: str) -> bool:
     """End the run with what is known (no model call), marked incomplete."""
-    event_add(run.pk, RunEvent.Kind.CAP, f"{cap_ru(reason)}: запуск остановлен")
+    event_add(run.pk, RunEvent.Kind.CAP, f"{reason}: the run stopped")
     shared["incomplete_reason"] = reason
     shared["final_answer"] = fallback_answer(shared, reason)
     shared["status"] = "completed"
@@ -431,7 +401,7 @@ def llm_call_record(*, run_id: int, step_index: int, call: CallRecord) -> None:
     )
     if not call.ok:
         event_add(
-            run_id, RunEvent.Kind.RETRY, f"запрос к модели не удался: {call.error}", node=call.node
+            run_id, RunEvent.Kind.RETRY, f"the model request failed: {call.error}", node=call.node
         )
     AgentRun.objects.filter(pk=run_id).update(
         llm_calls=F("llm_calls") + 1,
@@ -457,7 +427,8 @@ def run_fail(*, run_id: int, message: str) -> None:
         shared = run.shared or {}
         found: dict[str, Any] = {}
         if shared.get("step_results"):
-            found = fallback_answer(shared, f"запуск прерван: {message[:300]}")
+            with translation.override("ru"):  # the answer's language, the corpus's
+                found = fallback_answer(shared, f"запуск прерван: {text_shown(message[:300])}")
         AgentRun.objects.filter(pk=run_id).update(
             status=Status.FAILED,
             error=message[:2000],

@@ -83,7 +83,9 @@ class RunReplyApi(APIView):
         serializer = s.ReplySerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         run = selectors.run_get_public(public_id=run_id, viewer=request.user)
-        services.run_reply(run_id=run.pk, answer=serializer.validated_data["answer"])
+        services.run_reply(
+            run_id=run.pk, answer=serializer.validated_data["answer"], user=request.user
+        )
         run = selectors.run_get(run_id=run.pk)
         return Response(formatting.run_as_dict(run), status=status.HTTP_202_ACCEPTED)
 

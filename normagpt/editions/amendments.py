@@ -29,7 +29,6 @@ from normagpt.editions.entities import (
 )
 from normagpt.editions.orders import amendment_read
 from normagpt.exceptions import DocumentNotFound
-from normagpt.indexing import stem_counts, terms_add
 from normagpt.models import (
     NormAmendment,
     NormAmendmentChange,
@@ -38,6 +37,7 @@ from normagpt.models import (
     NormDocument,
 )
 from normagpt.parsing import code_key
+from normagpt.terms import stem_counts, terms_add
 
 NO_CHANGE = (
     "the amendment states no change: expected «Пункт N изложить в новой редакции: «…»», "

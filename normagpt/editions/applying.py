@@ -10,8 +10,8 @@ from datetime import date
 from django.db import transaction
 
 from normagpt.editions.edition import Edition, Unit
-from normagpt.indexing import clause_search_text, stem_counts, terms_add
 from normagpt.models import NormAmendment, NormAmendmentChange, NormClause, NormDocument
+from normagpt.terms import clause_search_text, stem_counts, terms_add
 
 
 @transaction.atomic

@@ -52,8 +52,9 @@ def edition_status(document: NormDocument, day: date) -> str:
     if document.in_force_from is not None and day < document.in_force_from:
         return f"ещё не действовал (введён с {document.in_force_from:%d.%m.%Y})"
     successor = f", заменён {document.replaced_by.code}" if document.replaced_by else ""
-    until = f" до {document.in_force_to:%d.%m.%Y}" if document.in_force_to else ""
-    return f"не действует{until}{successor}"
+    if document.in_force_to:  # the first day it no longer held ([from, to))
+        return f"утратил силу с {document.in_force_to:%d.%m.%Y}{successor}"
+    return f"не действует{successor}"
 
 
 def amendment_label(amendment: NormAmendment) -> str:

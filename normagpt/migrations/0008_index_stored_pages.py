@@ -8,8 +8,8 @@ from django.db import migrations
 from django.db.models import F
 
 from normagpt.clauses import clauses_split
-from normagpt.indexing import ALL_CLAUSES, clause_search_text, clause_terms
 from normagpt.parsing import alias_key, code_aliases
+from normagpt.terms import ALL_CLAUSES, clause_search_text, clause_terms
 
 
 def index(apps, schema_editor) -> None:  # type: ignore[no-untyped-def]

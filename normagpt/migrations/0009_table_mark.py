@@ -1,10 +1,10 @@
-"""Tables are marked in the search text (`indexing.TABLE_MARK` after their heading stems):
+"""Tables are marked in the search text (`terms.TABLE_MARK` after their heading stems):
 SQLite's ranking puts long clauses last, so search asks for the tables apart. The stored
 tables' search text made anew (on SQLite the triggers update the full-text index)."""
 
 from django.db import migrations
 
-from normagpt.indexing import clause_search_text
+from normagpt.terms import clause_search_text
 
 
 def mark(apps, schema_editor) -> None:  # type: ignore[no-untyped-def]

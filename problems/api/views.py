@@ -20,6 +20,7 @@ from core.throttling import UPSTREAM_ANON
 from problems import catalog, formatting, fuzzy, photo, schemas, services, variants
 from problems.api import serializers as s
 from problems.models import Problem, Variant
+from problems.sheet_copies import MAX_COPIES, SHEET_PARTS, copies_parse
 from problems.sheet_links import sheet_link
 from problems.subjects import Site, site_resolve
 
@@ -235,10 +236,20 @@ class VariantPdfApi(APIView):
     permission_classes = (IsAuthenticated,)
 
     @extend_schema(
-        parameters=[OpenApiParameter("solutions", bool, description="Add the solutions")],
+        parameters=[
+            OpenApiParameter("solutions", bool, description="Add the solutions"),
+            OpenApiParameter(
+                "copies", int, description=f"For a class (1–{MAX_COPIES}): each copy shuffled, "
+                "with its own key",
+            ),
+            OpenApiParameter(
+                "part", str, enum=list(SHEET_PARTS),
+                description="all (default); sheets: without the key; key: the key alone",
+            ),
+        ],
         request=None,
         responses=s.SheetLinkSerializer,
-    )
+    )  # fmt: skip
     def post(self, request: Request, public_id: str) -> Response:
         """Print one of the caller's variants: a PDF (conditions with answer boxes, then the
         answer key, and the solutions when asked), stored; its link."""
@@ -246,7 +257,14 @@ class VariantPdfApi(APIView):
 
         found = variants.variant_get(user_id=_owner(request), public_id=public_id)
         solutions = str(request.query_params.get("solutions", "")).lower() in {"1", "true", "yes"}
-        name = sheets.variant_pdf(variant=found, with_solutions=solutions)
+        copies = copies_parse(str(request.query_params.get("copies", "1")))
+        part = str(request.query_params.get("part", "all"))
+        name = sheets.variant_pdf(
+            variant=found,
+            with_solutions=solutions,
+            copies=copies,
+            part=part,  # type: ignore[arg-type]
+        )  # the service checks part
         return Response({"url": request.build_absolute_uri(sheet_link(name))})
 
 

@@ -19,7 +19,8 @@ The wire behaves as ../shared/fixtures/ankiconnect/BEHAVIOUR.md measured it:
   `addNotes` and of a `multi`, `changeDeck`, `createDeck`, `deleteDecks`)
   resets Anki's main window (`mw.requireReset()` → `mw.reset()`: every screen redrawn, the
   deck list recounted): `reset_cost` per reset, spent on the main thread (see RESET_COST);
-- `storeMediaFile` takes `data`, `path` (read from this machine's disk) or `url`;
+- `storeMediaFile` takes `data`, `path` (read from this machine's disk) or `url`, and
+  replaces a file of the same name (the user's own too) unless `deleteExisting` is false;
 - `addNote` files new cards under the note type's last-used deck ("Default"), ignoring
   `deckName` (both measured builds; `misroute=False` for a fixed build); `addNotes` is
   all-or-nothing (`legacy_add_notes` for the 2023 build's `[id, null, …]`);
@@ -34,8 +35,8 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import fnmatch
 import functools
+import glob
 import hashlib
 import itertools
 import json
@@ -257,6 +258,21 @@ class AnkiConnect:
             for deck_id, node in nodes.items()
             if deck_id in ids
         }
+
+    @api
+    def getDeckConfig(self, deck: str) -> dict[str, Any] | bool:
+        """The add-on's own: the deck's options group as Anki stores it; False for a name
+        that is no deck."""
+        if deck not in self.deckNames():
+            return False
+        return dict(self.col.decks.config_dict_for_deck_id(self.col.decks.id(deck)))
+
+    @api
+    def saveDeckConfig(self, config: dict[str, Any]) -> bool:
+        if int(config["id"]) not in [c["id"] for c in self.col.decks.all_config()]:
+            return False
+        self.col.decks.save(config)
+        return True
 
     # --- statistics (the add-on's own queries on the review log) -------------------------
 
@@ -692,7 +708,9 @@ class AnkiConnect:
 
     @api
     def getMediaFilesNames(self, pattern: str = "*") -> list[str]:
-        names = [n for n in os.listdir(self.col.media.dir()) if fnmatch.fnmatch(n, pattern)]
+        # The add-on globs the pattern: a name without wildcards is one existence check.
+        found = glob.glob(os.path.join(self.col.media.dir(), pattern))
+        names = [os.path.basename(path) for path in found]
         order = {name: i for i, name in enumerate(self.state.media_order)}
         return sorted(names, key=lambda n: (order.get(n, len(order)), n))
 

@@ -37,7 +37,7 @@ def _queue_thread(
     not tell which delivered) and poll a closed port after the test.
     """
     if request.node.get_closest_marker("queue_thread") is None:
-        monkeypatch.setattr(waiting, "queue_watch", lambda: None)
+        monkeypatch.setattr(waiting, "queue_watch", lambda flush: None)
     yield
     waiting.queue_watch_stop()
 

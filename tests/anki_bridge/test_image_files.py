@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
 import re
 import threading
@@ -82,13 +83,14 @@ def test_png_and_svg_named_png_reach_anki_under_their_bytes_extension(anki: Fake
     )
     assert result.details[0].status == "ok"
     files = anki.media_files()
-    assert image_format(files["diagram.jpg"]) == "JPEG"
-    assert files["drawing.svg"] == SVG
-    assert "diagram.png" not in files
-    assert "drawing.png" not in files
+    named = {name.split("-")[0]: name for name in files}
+    assert image_format(files[named["diagram"]]) == "JPEG"
+    assert named["diagram"].endswith(".jpg")
+    assert files[named["drawing"]] == SVG
+    assert named["drawing"] == f"drawing-{hashlib.sha256(SVG).hexdigest()[:16]}.svg"
     (note,) = anki.notes()
-    assert 'src="diagram.jpg"' in note["fields"]["Prompt"]
-    assert 'src="drawing.svg"' in note["fields"]["Response"]
+    assert f'src="{named["diagram"]}"' in note["fields"]["Prompt"]
+    assert f'src="{named["drawing"]}"' in note["fields"]["Response"]
 
 
 # --- the default image field -------------------------------------------------------------

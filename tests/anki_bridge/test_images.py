@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import io
+import re
 import time
 from typing import Any
 
@@ -15,6 +16,7 @@ from werkzeug import Request, Response
 from anki_bridge import images
 from anki_bridge.images import (
     ImageProblem,
+    content_name,
     data_urls_extract,
     ensure_img_tag,
     image_prepare,
@@ -114,9 +116,20 @@ def test_decompression_bombs_are_refused(monkeypatch: pytest.MonkeyPatch) -> Non
 def test_media_names_are_what_anki_stores() -> None:
     assert media_name("sub/dir/ФОТО:1?.png") == "ФОТО1.png"
     assert media_name("..\\x.png") == "x.png"
-    generated = media_name(None)
-    assert generated.endswith(".jpg")
-    assert len(generated) == 36
+    assert media_name(None) == media_name("???") == "image.jpg"
+
+
+def test_a_stored_name_is_the_given_stem_and_a_digest_of_the_content() -> None:
+    red, blue = png_bytes(color="red"), png_bytes(color="blue")
+    assert re.fullmatch(r"diagram-[0-9a-f]{16}\.png", content_name("diagram.png", red))
+    assert content_name("diagram.png", red) != content_name("diagram.png", blue)
+    named = content_name("diagram.png", red)
+    assert content_name(named, red) == named  # named already: kept
+    assert re.fullmatch(r"noext-[0-9a-f]{16}", content_name("noext", red))
+    long = content_name("я" * 100 + ".jpg", red)
+    assert len(long.encode()) <= 120  # Anki cuts longer names, the digest with them
+    assert long.endswith(".jpg")
+    assert long.startswith("яя")
 
 
 @pytest.mark.parametrize(

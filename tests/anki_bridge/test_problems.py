@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -82,11 +83,11 @@ async def test_problems_become_notes_with_figures_once(anki: FakeAnki, site: Fak
     assert sorted(note["tags"]) == ["ege_2026", "math-ege", "sdamgia"]
     fields = note["fields"]
     assert fields["Prompt"].startswith("Найдите площадь треугольника, изображённого на рисунке.")
-    assert 'src="sdamgia-ege-math-27340-1.jpg"' in fields["Prompt"]
+    (figure,) = re.findall(r'src="(sdamgia-ege-math-27340-1-[0-9a-f]{16}\.jpg)"', fields["Prompt"])
     assert fields["Response"].startswith("<b>Ответ:</b> 6<br><br>Площадь равна половине")
     assert fields["Context"].startswith("Математика профильная (ЕГЭ) · Тип 1")
     assert fields["Sources"].endswith("/math-ege/problem?id=27340")
-    assert image_size(anki.media_files()["sdamgia-ege-math-27340-1.jpg"]) == (768, 384)
+    assert image_size(anki.media_files()[figure]) == (768, 384)
 
     again = await call({"problems": problems[:1]})
     assert again["details"][0]["status"] == "duplicate"
@@ -120,10 +121,10 @@ def test_the_admin_action_sends_the_selected_problems(anki: FakeAnki, site: Fake
 
     problem_get(site=Site("math", "ege"), problem_id="100")
 
-    from problems.admin import ProblemAdmin
+    from anki_bridge.admin import send_to_anki
 
     recorder = Recorder()
-    ProblemAdmin.send_to_anki(recorder, None, Problem.objects.all())  # type: ignore[arg-type]
+    send_to_anki(recorder, None, Problem.objects.all())  # type: ignore[arg-type]
     assert recorder.messages == [
         (
             "Anki: добавлено — 1, пропущено — 0, в очереди — 0 "
@@ -133,3 +134,23 @@ def test_the_admin_action_sends_the_selected_problems(anki: FakeAnki, site: Fake
     ]
     (note,) = anki.notes()
     assert note["fields"]["Prompt"] == "Решите уравнение x + 1 = 2."
+
+
+def test_the_problems_admin_offers_the_anki_action_registered_from_anki_bridge(
+    rf: Any, admin_user: Any
+) -> None:
+    """The problem bank's admin lists "Send to Anki" though problems imports nothing of
+    anki_bridge: anki_bridge adds it when the apps are ready (`problems_admin_extend`)."""
+    from django.contrib import admin
+
+    from anki_bridge.admin import problems_admin_extend, send_to_anki
+
+    request = rf.get("/admin/problems/problem/")
+    request.user = admin_user
+    model_admin = admin.site.get_model_admin(Problem)
+    offered = model_admin.get_actions(request)
+    assert offered["send_to_anki"][0] is send_to_anki
+    assert str(offered["send_to_anki"][2]) == "Отправить в Anki (по заметке на задачу)"
+    assert {"refresh_from_site", "fetch_analogs"} <= offered.keys()
+    problems_admin_extend(admin.site)  # twice is once
+    assert model_admin.actions.count(send_to_anki) == 1

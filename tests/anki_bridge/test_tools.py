@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 from typing import Any
 
 import pytest
@@ -38,6 +39,7 @@ TOOLS = {
     "anki.review_next": {"session"},
     "anki.review_reveal": {"session", "card"},
     "anki.review_rate": {"session", "card", "ease"},
+    "anki.export_package": {"items", "variant", "deck", "model"},
 }
 
 
@@ -214,19 +216,21 @@ async def test_images_are_resized_stored_and_wrapped_once(anki: FakeAnki) -> Non
     assert detail["status"] == "ok"
     assert [w.split(":")[0] for w in detail["warnings"]] == ["unknown_target_field"]
     (note,) = anki.notes()
-    # Stored as JPEG, so named .jpg whatever the given name said (the bytes decide).
-    wrapper = '<div><img src="blue.jpg" style="max-width:100%;height:auto"/></div>'
+    # Stored as JPEG, so named .jpg whatever the given name said (the bytes decide), with
+    # a digest of the bytes: one picture, one file.
+    files = anki.media_files()
+    (blue,) = [name for name in files if name.startswith("blue-")]
+    assert re.fullmatch(r"blue-[0-9a-f]{16}\.jpg", blue)
+    wrapper = f'<div><img src="{blue}" style="max-width:100%;height:auto"/></div>'
     assert note["fields"]["Response"] == f"Синий прямоугольник\n\n{wrapper}"
     prompt = note["fields"]["Prompt"]
-    assert prompt.startswith('Что на картинке?\n\n<div><img src="')
+    assert prompt.startswith('Что на картинке?\n\n<div><img src="image-')
     assert prompt.endswith('.jpg" style="max-width:100%;height:auto"/></div>')
-    files = anki.media_files()
     assert "blue.png" not in files
-    assert image_size(files["blue.jpg"]) == (768, 384)
-    assert image_format(files["blue.jpg"]) == "JPEG"
-    uuid_name = prompt.split('src="')[1].split('"')[0]
-    assert len(uuid_name) == 36
-    assert uuid_name in files
+    assert image_size(files[blue]) == (768, 384)
+    assert image_format(files[blue]) == "JPEG"
+    unnamed = prompt.split('src="')[1].split('"')[0]
+    assert unnamed in files
 
 
 async def test_data_urls_in_fields_become_sha1_named_files(anki: FakeAnki) -> None:
@@ -366,7 +370,7 @@ async def test_many_notes_with_images_take_a_few_requests(anki: FakeAnki) -> Non
     assert len(anki.state.requests) <= 6
     assert "addNotes" not in anki.state.actions()
     assert anki.state.actions().count("addNote") == 30
-    assert len(anki.media_files()) == 30
+    assert len(anki.media_files()) == 1  # one picture, stored once
 
 
 @pytest.mark.parametrize(

@@ -73,8 +73,9 @@ def verdict_holds(
 def material_store(data: dict[str, Any]) -> None:
     """The material's clauses, each on its page (the page as the dataset gives it where the
     material holds it, else the page's clauses joined), stems counted, codes' aliases made."""
-    from normagpt.indexing import aliases_refresh, clause_search_text, terms_recount
+    from normagpt.indexing import aliases_refresh
     from normagpt.models import NormClause, NormDocument, NormPage
+    from normagpt.terms import clause_search_text, terms_recount
 
     real = {(p["document"], p["number"]): p["text"] for p in data.get("pages", [])}
     for entry in data["documents"]:

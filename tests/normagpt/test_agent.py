@@ -178,7 +178,7 @@ def test_garbage_twice_fails_the_run_at_once(corpus, llm) -> None:  # type: igno
     llm.play(planner=["я не умею JSON"], executor=["нет"], judge=["нет"], finalizer=["нет"])
     run = ask()
     assert run.status == "failed"
-    assert run.error.startswith("ответ модели для узла planner дважды не удалось прочитать: ")
+    assert run.error.startswith("the planner's output was invalid twice: ")  # English: the API's
     assert llm.count() == {"planner": 2}
     assert run.events.get(kind="failed").message == run.error
     assert run.review_reason == ""
@@ -216,7 +216,7 @@ def test_replan_cap(corpus, llm, settings) -> None:  # type: ignore[no-untyped-d
     assert "1 replans" in run.incomplete_reason
     assert llm.count()["planner"] == 2
     (cap,) = run.events.filter(kind="cap")
-    assert cap.message == "достигнут предел: 1 перепланирований: ответ по найденному"
+    assert cap.message == "the cap of 1 replans was reached: answered with what was found"
 
 
 def test_citations_not_retrieved_in_the_run_are_dropped_and_said_so(corpus, llm) -> None:  # type: ignore[no-untyped-def]

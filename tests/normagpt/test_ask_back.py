@@ -10,6 +10,7 @@ import threading
 from datetime import timedelta
 
 import pytest
+from django.test import Client as PageClient
 from django.utils import timezone
 from mcp import Client
 from mcp.client.session import ClientRequestContext
@@ -20,7 +21,7 @@ from core.exceptions import InvalidInput
 from core.mcp_server import build_server
 from normagpt import formatting, services
 from normagpt.agent.runner import run_advance
-from normagpt.exceptions import RunNotAwaitingInput, RunNotResumable
+from normagpt.exceptions import RunNotAwaitingInput, RunNotResumable, RunNotYours
 from normagpt.models import AgentRun, RunEvent
 from tests.conftest import text_of
 from tests.normagpt.scripted_llm import (
@@ -83,12 +84,12 @@ def test_a_run_asks_waits_holding_nothing_and_goes_on_from_its_checkpoint(corpus
     assert f'normagpt_reply(run_id="{run.public_id}", answer=...)' in text
 
     with pytest.raises(InvalidInput) as empty:
-        services.run_reply(run_id=run.pk, answer="   ")
+        services.run_reply(run_id=run.pk, answer="   ", user=None)
     assert empty.value.field == "answer"
     with pytest.raises(RunNotResumable):  # a question is answered, not reviewed
         services.run_resume(run_id=run.pk, note="Сухо.")
 
-    replied = services.run_reply(run_id=run.pk, answer=f"  {REPLY} ")
+    replied = services.run_reply(run_id=run.pk, answer=f"  {REPLY} ", user=None)
     assert (replied.status, replied.next_node, replied.questions) == ("running", "judge", [])
     run = run_advance(run_id=run.pk)
     assert run.status == "completed", run.error
@@ -103,7 +104,7 @@ def test_a_run_asks_waits_holding_nothing_and_goes_on_from_its_checkpoint(corpus
     assert run.shared["clarifications"] == [{"questions": [ASKED], "answer": REPLY}]
     assert ASKED not in run.answer["clarifying_questions"]  # answered: no longer open
     with pytest.raises(RunNotAwaitingInput):
-        services.run_reply(run_id=run.pk, answer="ещё")
+        services.run_reply(run_id=run.pk, answer="ещё", user=None)
 
 
 @pytest.mark.django_db
@@ -137,9 +138,9 @@ def test_a_question_left_unanswered_ends_the_run_with_what_was_found(corpus, llm
     assert run.answer["clarifying_questions"][0] == ASKED  # still open, said with the answer
     assert run.final_answer
     assert nodes(run) == ["planner", "executor", "judge:ASK", "finalizer"]
-    assert RunEvent.objects.filter(run=run, kind="cap", message__contains="нет ответа").exists()
+    assert RunEvent.objects.filter(run=run, kind="cap", message__contains="no reply").exists()
     with pytest.raises(RunNotAwaitingInput):  # too late
-        services.run_reply(run_id=run.pk, answer=REPLY)
+        services.run_reply(run_id=run.pk, answer=REPLY, user=None)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -292,7 +293,7 @@ def test_the_judge_asks_at_most_max_asks_times_then_answers(corpus, llm, setting
     script["judge"] = [ask_verdict(), ask_verdict()]  # it would ask again after the reply
     llm.play(**script)
     run = run_advance(run_id=services.run_create(question=QUESTION).pk)
-    services.run_reply(run_id=run.pk, answer=REPLY)
+    services.run_reply(run_id=run.pk, answer=REPLY, user=None)
     run = run_advance(run_id=run.pk)
     assert run.status == "completed", run.error
     assert nodes(run) == ["planner", "executor", "judge:ASK", "judge:FINALIZE", "finalizer"]
@@ -307,3 +308,62 @@ def test_a_verdict_without_questions_or_with_too_many_is_read() -> None:
         {"decision": "ASK", "reason": "?", "questions": ["1?", "2?", "3?", "4?"]}
     )
     assert many.questions == ["1?", "2?", "3?"]
+
+
+def waiting_run(owner) -> AgentRun:  # type: ignore[no-untyped-def]
+    """A run of `owner` waiting for its asker's reply (no model needed)."""
+    return AgentRun.objects.create(
+        question=QUESTION,
+        user=owner,
+        status=AgentRun.Status.AWAITING_INPUT,
+        questions=[ASKED],
+        asked_at=timezone.now(),
+        shared={"user_query": QUESTION, "execution_history": []},
+        next_node="judge",
+    )
+
+
+@pytest.mark.django_db
+def test_only_the_owner_replies_staff_included_over_rest_and_the_page(user, staff) -> None:  # type: ignore[no-untyped-def]
+    """Issue 54, item 4: the questions are the asker's; staff may read the run, not answer."""
+    run = waiting_run(user)
+    refused = api(staff).post(
+        f"/api/normagpt/runs/{run.public_id}/reply/", {"answer": REPLY}, format="json"
+    )
+    assert refused.status_code == 403, refused.content
+    assert refused.json()["code"] == "run_not_yours"
+    assert "only its owner" in refused.json()["message"]
+    with pytest.raises(RunNotYours):
+        services.run_reply(run_id=run.pk, answer=REPLY, user=staff)
+    client = PageClient()
+    client.force_login(staff)
+    page = client.get(f"/normagpt/runs/{run.public_id}/").content.decode()
+    assert ASKED in page  # staff see the questions
+    assert 'id="questions"' not in page  # and no form to answer them
+    assert "ответить может только он" in page
+    posted = client.post(f"/normagpt/runs/{run.public_id}/reply/", {"answer": REPLY}, follow=True)
+    assert "only its owner answers its questions" in posted.content.decode()
+    assert AgentRun.objects.get(pk=run.pk).status == "awaiting_input"
+
+
+@pytest.mark.anyio
+@pytest.mark.django_db(transaction=True)
+async def test_over_mcp_staff_cannot_answer_another_s_run(settings) -> None:  # type: ignore[no-untyped-def]
+    from asgiref.sync import sync_to_async
+    from django.contrib.auth import get_user_model
+
+    users = get_user_model().objects
+    owner = await sync_to_async(users.create_user)("asker", password="pw-123456")
+    await sync_to_async(users.create_superuser)("operator", password="pw-123456")
+    settings.MCP_STDIO_USER = "operator"  # the in-process caller: staff, not the owner
+    run = await sync_to_async(waiting_run)(owner)
+    async with mcp_client() as c:
+        seen = await c.call_tool("normagpt_get_run", {"run_id": run.public_id})
+        refused = await c.call_tool(
+            "normagpt_reply", {"run_id": run.public_id, "answer": REPLY, "wait_seconds": 0}
+        )
+    assert not seen.is_error  # staff read it
+    assert refused.is_error
+    assert "only its owner answers its questions" in text_of(refused)
+    status = await sync_to_async(lambda: AgentRun.objects.get(pk=run.pk).status)()
+    assert status == "awaiting_input"

@@ -52,7 +52,7 @@ def test_ask_watch_the_steps_and_read_the_answer(live_server, corpus, llm, monke
         assert page.locator("#answer").count() == 0
         expect(page.locator("#status-value")).to_have_attribute("data-status", "running")
         expect(page.locator("tr.step[data-node=executor] img.thumb").first).to_be_visible()
-        expect(page.locator(".decision")).to_have_text("FINALIZE")
+        expect(page.locator(".decision")).to_have_attribute("data-decision", "FINALIZE")
 
         answer = page.locator("#answer")
         expect(answer).to_contain_text("Не менее 20 мм")

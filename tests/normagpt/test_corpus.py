@@ -234,7 +234,7 @@ def test_matching_with_the_rarest_stems_finds_the_same_best_clause(
 ) -> None:  # type: ignore[no-untyped-def]
     """Candidates found with a clause holding two of a few rare stems (a large corpus) rank
     first the clause that matching with every stem ranks first."""
-    from normagpt import search
+    from normagpt import search_candidates as search
 
     monkeypatch.setattr(search, "RANK_MAX", 10**9)  # never all at once
     monkeypatch.setattr(search, "PAIR_TERMS", 32)  # two of every stem
@@ -295,7 +295,8 @@ def test_a_table_is_found_among_many_short_clauses_repeating_its_words() -> None
     """More clauses than the database ranks hold the asked condition with the query's rarest
     words, others the asked quantity; the table whose row answers holds both but is long
     (its rows), which SQLite's bm25 puts last. It still comes first."""
-    from normagpt.indexing import document_index, terms_recount
+    from normagpt.indexing import document_index
+    from normagpt.terms import terms_recount
 
     elements = ["плит", "балок", "колонн", "стен", "ригелей", "фундаментов", "свай", "ростверков"]
     places = [
@@ -358,7 +359,7 @@ def test_a_table_is_found_among_many_short_clauses_repeating_its_words() -> None
     )
     document_index(document_id=document.pk)
     terms_recount()
-    assert len(clauses) > 120  # more than the database ranks (search.CANDIDATES)
+    assert len(clauses) > 120  # more than the database ranks (search_candidates.CANDIDATES)
 
     hits = services.clauses_search(
         keywords=[

@@ -16,9 +16,10 @@ from django.core.management import call_command
 from core.exceptions import InvalidInput
 from normagpt import editions, services
 from normagpt.agent.runner import run_advance
-from normagpt.indexing import GENERATION, document_index, stem_counts
+from normagpt.indexing import document_index
 from normagpt.models import ClaimCheck, NormClause, NormDocument, NormPage, NormTerm
 from normagpt.search import clauses_search, pages_search
+from normagpt.terms import GENERATION, stem_counts
 from tests.normagpt.scripted_llm import Call, plan, verdict
 
 QUESTION = "Какая минимальная толщина защитного слоя бетона рабочей арматуры плит перекрытия?"

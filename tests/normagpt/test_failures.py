@@ -2,7 +2,7 @@
 
 All of a node's model attempts share NORMAGPT_NODE_BUDGET: a model trickling its answer
 ends the run `failed` within the budget (not 4 attempts x NORMAGPT_LLM_TIMEOUT); output
-unreadable after the corrective retry ends it `failed` with a Russian reason. Timings are
+unreadable after the corrective retry ends it `failed` with a reason (Russian on a Russian page). Timings are
 asserted only as generous upper bounds (the suite runs beside CPU hogs).
 """
 
@@ -12,11 +12,13 @@ import time
 
 import httpx
 import pytest
+from django.utils import translation
 
 from core.exceptions import UpstreamError
 from core.http import Upstream, UpstreamClient, UpstreamTransport
 from normagpt import services
 from normagpt.agent.runner import run_advance
+from normagpt.agent.texts import text_shown
 from normagpt.client import LlmClient, NodeBudget
 from normagpt.exceptions import LLM_SERVICE, LlmUnavailable
 from normagpt.models import AgentRun, LlmCall, RunEvent
@@ -177,7 +179,10 @@ def test_unreadable_output_twice_fails_the_run_with_a_russian_reason_and_the_fin
     )
     run = run_advance(run_id=services.run_create(question=QUESTION).pk)
     assert run.status == "failed"
-    assert run.error.startswith("ответ модели для узла executor дважды не удалось прочитать: ")
+    assert run.error.startswith("the executor's output was invalid twice: ")  # the API's
+    with translation.override("ru"):  # and a page's, in Russian
+        shown = text_shown(run.error)
+    assert shown.startswith("ответ модели для узла «исполнитель» дважды не удалось прочитать: ")
     assert "findings" in run.error  # the validation error of the second answer
     assert llm.count() == {"planner": 1, "executor": 3, "judge": 1}
     event = run.events.get(kind=RunEvent.Kind.FAILED)

@@ -39,7 +39,7 @@ CYRILLIC = re.compile(r"[А-Яа-яЁё]+(?:-[А-Яа-яЁё]+)*")
 # The same in both languages: brands, protocols and formats, and Django's own terms.
 NAMES = {
     "API", "REST", "MCP", "HTTP", "JSON", "CSS", "JPEG", "OCR", "LLM", "UI", "ID", "SHA",
-    "Anki", "AnkiConnect", "NormaGPT", "LeetCode", "ChatGPT", "Claude", "Desktop", "Cursor",
+    "Anki", "AnkiConnect", "AnkiDroid", "AnkiMobile", "NormaGPT", "LeetCode", "ChatGPT", "Claude", "Desktop", "Cursor",
     "Swagger", "OpenAPI", "Markdown", "stdio", "streamable", "Bearer", "Authorization",
     # Django's own Russian catalog writes "Single Sing-On (LDAP)" and the keys' names.
     "Django", "framework", "GET", "OPTIONS", "POST", "json", "api", "Single", "Sign-On", "Sing-On", "LDAP", "Control", "Command", "Mac", "sin", "cos",

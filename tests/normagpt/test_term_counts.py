@@ -1,5 +1,5 @@
 """A search process keeps the stem counts it read while the corpus's counts are the same
-generation (`indexing.GENERATION`): any change of the counts, by any process, is seen by the
+generation (`terms.GENERATION`): any change of the counts, by any process, is seen by the
 next search."""
 
 from __future__ import annotations
@@ -7,9 +7,10 @@ from __future__ import annotations
 import pytest
 
 from normagpt import services
-from normagpt.indexing import terms_recount
 from normagpt.ingest import document_texts_ingest
-from normagpt.search import _TERM_COUNTS, _vocabulary, clauses_search
+from normagpt.search import clauses_search
+from normagpt.search_candidates import TERM_COUNTS, vocabulary_read
+from normagpt.terms import terms_recount
 
 
 def ingest(code: str, text: str) -> None:
@@ -20,16 +21,16 @@ def ingest(code: str, text: str) -> None:
 @pytest.mark.django_db(transaction=True)
 def test_counts_are_read_anew_once_the_corpus_changes() -> None:
     ingest("СП 995.0000.2026", "5.1 Уклон кровли из металлочерепицы принимают не менее 14 %.")
-    before = _vocabulary(["уклон"])
-    assert _TERM_COUNTS.of(["кровл"], before.generation) == {"кровл": 1}
+    before = vocabulary_read(["уклон"])
+    assert TERM_COUNTS.of(["кровл"], before.generation) == {"кровл": 1}
     assert clauses_search(keywords=["уклон кровли"])  # a search reads them through the cache
 
     ingest("СП 994.0000.2026", "6.1 Кровлю из черепицы устраивают по обрешетке.")
-    after = _vocabulary(["уклон"])
+    after = vocabulary_read(["уклон"])
     assert after.generation > before.generation
-    assert _TERM_COUNTS.of(["кровл", "обрешетк"], after.generation) == {
+    assert TERM_COUNTS.of(["кровл", "обрешетк"], after.generation) == {
         "кровл": 2,
         "обрешетк": 1,
     }
     terms_recount()  # every count written anew: another generation still
-    assert _vocabulary(["уклон"]).generation > after.generation
+    assert vocabulary_read(["уклон"]).generation > after.generation

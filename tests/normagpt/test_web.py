@@ -100,7 +100,10 @@ def test_review_and_cap_reasons_read_in_russian_on_the_page(client, corpus, user
     )
     client.force_login(user)
     html = client.get(f"/normagpt/runs/{run.public_id}/live/").content.decode()
-    assert "ответ узла planner дважды не прошёл проверку схемы: steps: Field required" in html
+    assert (
+        "ответ модели для узла «планировщик» дважды не удалось прочитать: steps: Field required"
+        in html
+    )
     assert "неполный: достигнут предел: 6 выполненных шагов" in html
     assert "was invalid twice" not in html
 
@@ -114,13 +117,21 @@ def test_run_page_shows_the_working_node_times_and_events(client, corpus, llm, u
     AgentRun.objects.filter(pk=run.pk).update(
         status="running", owner="host:1:x", next_node="executor", started_at=timezone.now()
     )
-    event_add(run.pk, "takeover", "исполнитель host:9:y не продлевал аренду", node="executor")
+    event_add(
+        run.pk,
+        "takeover",
+        "the advancer host:9:y did not renew its lease of 30 s (stopped or crashed); "
+        "host:1:x took the run over and goes on from the node executor",
+        node="executor",
+    )
     client.force_login(user)
     html = client.get(f"/normagpt/runs/{run.public_id}/live/").content.decode()
-    assert '<strong id="working-node">executor</strong>' in html
+    assert '<strong id="working-node">исполнитель</strong>' in html  # the node's Russian name
     assert 'id="times"' in html
     assert 'data-kind="takeover"' in html
-    assert "взят другим исполнителем (executor): исполнитель host:9:y" in html
+    assert "передан другому обработчику (исполнитель): обработчик host:9:y не продлил" in html
+    english = client.get(f"/normagpt/runs/{run.public_id}/live/", HTTP_ACCEPT_LANGUAGE="en")
+    assert "(executor): the advancer host:9:y did not renew" in english.content.decode()
 
 
 def test_run_page_shows_plan_steps_thumbnails_and_the_answer_with_page_links(

@@ -28,8 +28,12 @@ PBT = settings(
 UNRESERVED = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~")
 
 # Values with URL-unsafe characters; never blank after trimming.
+# Any text the hub lets through: a NUL is refused before any tool runs (core/text_rule.py,
+# tests/test_text_rule.py), lone surrogates are not UTF-8.
 unsafe_text = st.text(
-    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=30
+    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",), exclude_characters="\x00"),
+    min_size=1,
+    max_size=30,
 ).filter(lambda value: value.strip() != "")
 
 

@@ -129,7 +129,9 @@ def test_a_small_sheet_is_embedded_a_large_one_linked_and_read_as_a_resource(
     assert not linked.is_error, text_of(linked)
     links = [block for block in linked.content if isinstance(block, ResourceLink)]
     assert [(link.uri, link.mime_type) for link in links] == [
-        (f"{uri}/solutions", "application/pdf")
+        (f"{uri}/solutions", "application/pdf"),
+        (f"{uri}/sheets", "application/pdf"),  # without the key, to hand out
+        (f"{uri}/key", "application/pdf"),  # the key alone
     ]
     assert not any(isinstance(block, EmbeddedResource) for block in linked.content)
     assert linked.structured_content["embedded"] is False

@@ -296,3 +296,17 @@ def test_the_sheet_has_a_header_a_footer_and_the_key_on_its_own_page(site_varian
     assert "Решение" not in " ".join(pages[key:solutions])
     assert "1 27340 0,5" in pages[key]
     assert "2 27244 8" in pages[key]
+
+
+def test_the_key_alone_with_the_solutions_draws_their_formulas(site_variant) -> None:  # type: ignore[no-untyped-def]
+    """The key as a file of its own (issue 51): no condition, the solutions' formulas and
+    figures drawn as in the whole sheet."""
+    variant, _ = site_variant
+    text = pdf_text(variant_pdf_bytes(variant=variant, part="key", with_solutions=True))
+    assert text.startswith(f"Ответы · вариант {variant.public_id}")
+    key, solutions = text.split("Решения · вариант")
+    assert "Ответ:" not in key  # no answer box: no condition
+    assert "Решение" in solutions
+    assert "[формула недоступна]" not in text
+    for spoken in ("дробь", "числитель", "корень из"):
+        assert spoken not in text, spoken

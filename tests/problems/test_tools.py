@@ -58,7 +58,7 @@ TOOLS = {
     "sdamgia_get_test": {"subject", "test_id", "exam", "response_format", "refresh"},
     "sdamgia_check_answer": {"subject", "problem_id", "answer", "exam", "reveal"},
     "sdamgia_make_variant": {"subject", "tasks", "exam", "seed", "source"},
-    "sdamgia_variant_pdf": {"variant", "with_solutions"},
+    "sdamgia_variant_pdf": {"variant", "with_solutions", "copies"},
     "sdamgia_check_variant": {"variant", "answers"},
     "sdamgia_random_problem": {
         "subject",

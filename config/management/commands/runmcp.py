@@ -124,7 +124,7 @@ class Command(BaseCommand):
             # and `tool-hub serve` give one, so that every tool has something to show.
             call_command("normagpt_demo", "--if-empty", stdout=self.stderr)
         for registry in served:
-            if registry.on_serve is not None:
+            if registry.on_serve is not None and not options["list"]:
                 registry.on_serve()
         return served
 
@@ -137,7 +137,8 @@ class Command(BaseCommand):
         # MCP_HTTP_TOKEN when set (a deployment of users' tokens needs no shared one).
         open_to_others = not is_loopback(host)
         allowed = [*settings.ALLOWED_HOSTS, host] if open_to_others else LOOPBACK_HOSTS
-        app = mcp_http_app(build_server(apps), allowed_hosts=allowed, token_required=open_to_others)
+        server = build_server(apps, stateless=settings.MCP_HTTP_STATELESS)
+        app = mcp_http_app(server, allowed_hosts=allowed, token_required=open_to_others)
         display = f"[{host}]" if ":" in host else host
         if settings.MCP_HTTP_TOKEN:
             tokens = "required: MCP_HTTP_TOKEN or a user's API token"

@@ -1,5 +1,5 @@
 """`manage.py normagpt_ingest_dataset DIR [--only CODE …]`: a checkout of the public dataset
-Akumsk/russian-construction-standards loaded as documents of the corpus (README: "A real
+Akumsk/russian-construction-standards loaded as documents of the corpus (docs/normagpt.md: "A real
 corpus")."""
 
 from __future__ import annotations

@@ -1,0 +1,308 @@
+"""The search's candidates from the database: the query's stems as the corpus knows them
+(`vocabulary_read`: each stem's weight and its variants, from the counts `normagpt.terms`
+keeps), clauses named by their number, and the full-text candidates — SQLite's FTS5 by
+`bm25`, PostgreSQL in tiers of which rare stems they hold — at most CANDIDATES of them and
+the tables holding them besides. `normagpt.search` asks; `normagpt.search_ranking` ranks.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connection
+from django.db.models import Max, Min, Q
+
+from core.rows import rows_fetch
+from normagpt.models import NormClause
+from normagpt.parsing import VARIANT_MIN, Query, stems_related
+from normagpt.terms import ALL_CLAUSES, GENERATION, TABLE_MARK
+
+CANDIDATES = 120  # clauses the database ranks for the final ranking here
+TABLES = 20  # tables besides, on SQLite, when the candidates are that many
+LONG, LONG_PAIRS = 6, 4  # a query this long pairs this many of its rarest stems instead
+PAIR_TERMS = 3  # a candidate holds two of the query's this many rarest stems…
+PAIRS_FEW = 20  # …or, when fewer clauses hold two, the rarest alone
+RANK_MAX, CORRELATED = 3000, 3  # pairs likely to match more: all of the rarest at once…
+AND_TERMS = 5  # …up to this many
+NAMED_MAX = 200  # clauses looked up by number (every document's «4.1»)
+
+
+@dataclass
+class Vocabulary:
+    """The query's stems as the corpus knows them: each one's weight (idf) and clause count,
+    and the corpus stems that are its variants («подва» of «подвал» and «подвальн» of
+    «подвальных»: a stem and another a few letters longer)."""
+
+    weights: dict[str, float]
+    counts: dict[str, int]
+    variants: dict[str, str]  # a corpus stem → the query stem it stands for
+    total: int
+    generation: int = 0  # of the counts (`terms.GENERATION`)
+
+    def forms(self, terms: Iterable[str]) -> list[str]:
+        wanted = set(terms)
+        return sorted(stem for stem, term in self.variants.items() if term in wanted)
+
+
+def vocabulary_read(
+    terms: list[str], said_as: dict[str, tuple[str, ...]] | None = None
+) -> Vocabulary:
+    """The query's stems as the corpus knows them, each with the stems norms use for it
+    (`said_as`: a lay word's, a quantity's) standing for it too; variants are found by their
+    first letters (ranges of the stems' primary key: no stem table is scanned)."""
+    said_as = said_as or {}
+    words = list(dict.fromkeys([*terms, *(s for said in said_as.values() for s in said)]))
+    prefixes = sorted({word[:VARIANT_MIN] for word in words if len(word) >= 3})
+    where = " OR ".join(["term IN ({})".format(",".join(["%s"] * (len(words) + 2)))] + [
+        "(term >= %s AND term < %s)"
+    ] * len(prefixes))  # fmt: skip
+    params: list[Any] = [*words, ALL_CLAUSES, GENERATION]
+    for prefix in prefixes:
+        params += [prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)]
+    sql = f"SELECT term, clauses FROM normagpt_normterm WHERE {where}"  # noqa: S608
+    known = dict(sql_rows(sql, params))
+    total = max(1, known.pop(ALL_CLAUSES, 0))
+    generation = known.pop(GENERATION, 0)
+    # related stems other than equal ones share their first three letters (`stems_related`):
+    # each word is tried against those only, in the order the database gave them
+    by_start: dict[str, list[tuple[str, int]]] = {}
+    for stem, n in known.items():
+        if n > 0:
+            by_start.setdefault(stem[:3], []).append((stem, n))
+    variants: dict[str, str] = {}
+    counts: dict[str, int] = {}
+    # each term's own forms first, then those of the words it is said as
+    pairs = [(t, t) for t in terms] + [(t, w) for t in terms for w in said_as.get(t, ())]
+    for term, word in pairs:
+        for stem, n in by_start.get(word[:3], ()):
+            if stem not in variants and stems_related(word, stem):
+                variants[stem] = term
+                counts[term] = counts.get(term, 0) + n
+    weights = {term: idf(n, total) for term, n in counts.items()}
+    return Vocabulary(weights, counts, variants, total, generation)
+
+
+class _TermCounts:
+    """How many clauses hold each stem, as this process read them, while the counts'
+    generation (`terms.GENERATION`, read with every search's vocabulary) is the one they
+    were read in: the stems a candidate's statement says beyond the query are hundreds per
+    search, mostly the same words (reading them cost a search 2.6 ms of 16 on the mixed
+    benchmark corpus). Another generation, or more than LIMIT stems, starts anew; a stem
+    the corpus does not count is left out, as the table leaves it."""
+
+    LIMIT = 300_000
+
+    def __init__(self) -> None:
+        self.generation: int | None = None
+        self.counts: dict[str, int | None] = {}
+
+    def of(self, terms: Iterable[str], generation: int) -> dict[str, int]:
+        counts = self.counts  # another thread may start anew: this search keeps its own
+        if generation != self.generation or len(counts) > self.LIMIT:
+            counts = {}
+            self.counts, self.generation = counts, generation
+        wanted = list(terms)
+        missing = [term for term in wanted if term not in counts]
+        if missing:
+            where, params = sql_within("term", missing)
+            sql = f"SELECT term, clauses FROM normagpt_normterm WHERE {where}"  # noqa: S608
+            found = dict(sql_rows(sql, params))
+            counts.update({term: found.get(term) for term in missing})
+        return {term: n for term in wanted if (n := counts.get(term)) is not None}
+
+
+TERM_COUNTS = _TermCounts()
+
+
+def sql_rows(sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
+    """Rows of a query written out here (no ORM query to build: this is the hot path)."""
+    return rows_fetch(sql, params)
+
+
+def sql_within(column: str, values: list[Any]) -> tuple[str, list[Any]]:
+    """`column` among `values`: one array parameter on PostgreSQL (its driver parses a query
+    once per text; a list of placeholders makes a new text for every length), a list of
+    placeholders elsewhere. Words (stems: no space in one) go as one text the server splits:
+    the driver quotes an array's texts one by one, a regex each (1 ms for a search's 800)."""
+    if connection.vendor != "postgresql":
+        return f"{column} IN ({','.join(['%s'] * len(values)) or 'NULL'})", list(values)
+    if values and all(type(v) is str and v and " " not in v for v in values):
+        return f"{column} = ANY(string_to_array(%s, ' '))", [" ".join(values)]
+    return f"{column} = ANY(%s)", [list(values)]
+
+
+def idf(count: int, total: int) -> float:
+    return math.log(1 + (total - count + 0.5) / (count + 0.5))
+
+
+def clauses_named(query: Query, expected: list[int]) -> list[int]:
+    """Clauses named by their number: in the expected documents, else in any."""
+    if not query.clauses:
+        return []
+    wanted = Q()
+    for ref in query.clauses:
+        wanted |= Q(kind=ref.kind, number__iexact=ref.number)
+    qs = NormClause.objects.filter(wanted)
+    if expected:
+        qs = qs.filter(document_id__in=expected)
+    return list(qs.order_by("document_id", "position").values_list("pk", flat=True)[:NAMED_MAX])
+
+
+def _match_terms(vocabulary: Vocabulary, context: frozenset[str] = frozenset()) -> list[str]:
+    """The query's stems, rarest first; those of a question's story after the others."""
+    counts = vocabulary.counts
+    return sorted(counts, key=lambda t: (t in context, counts[t], t))
+
+
+def candidates_find(
+    vocabulary: Vocabulary, expected: list[int], context: frozenset[str] = frozenset()
+) -> list[int]:
+    """The best CANDIDATES clauses by the database's ranking: in the expected documents
+    (with any stem), then in the corpus with two of the PAIR_TERMS rarest stems (the index
+    intersects their postings: the database ranks hundreds of clauses, not every one that
+    holds a common word). When even those pairs are common (their expected matches over
+    RANK_MAX), with all of the rarest stems at once; when few clauses hold two, with the
+    rarest alone. Each stem with its variants."""
+    if not vocabulary.counts:
+        return []
+    found: list[int] = []
+    if expected:
+        found = _ranked([[vocabulary.forms(vocabulary.counts)]], expected)
+    terms = _match_terms(vocabulary, context)
+    # a question in a sentence: its rarest words may be its story's, not what it asks
+    paired = LONG_PAIRS if len(terms) >= LONG else PAIR_TERMS
+    groups = [vocabulary.forms([term]) for term in terms[:paired]]
+    pairs = [[a, b] for a, b in itertools.combinations(groups, 2)] or [groups]
+    common = len(groups) > 2 and _pairs_matched(vocabulary, terms[:paired]) > RANK_MAX
+    every = [[vocabulary.forms([t]) for t in terms[:AND_TERMS]]]
+    corpus = _ranked(every, []) if common else []
+    asked = every
+    if (not common or len(corpus) < PAIRS_FEW) and _tiered(groups):
+        few = _pairs_matched(vocabulary, terms[:paired]) <= CANDIDATES
+        corpus += _tiers(groups, CANDIDATES - len(corpus), few=few)
+        asked = pairs
+    elif not common or len(corpus) < PAIRS_FEW:
+        corpus += _ranked(pairs, [])
+        asked = pairs
+    if len(corpus) < PAIRS_FEW and len(groups) > 1:
+        corpus += _ranked([[groups[0]]], [])
+    if len(corpus) >= CANDIDATES:  # a table (its rows: a long text) is asked for apart
+        corpus += _tables(asked)
+    return found + list(dict.fromkeys(corpus))
+
+
+def _tables(alternatives: list[list[list[str]]]) -> list[int]:
+    """The best TABLES tables holding one of the `alternatives`: on PostgreSQL through the
+    tables' own index (migration 0010), on SQLite by the mark in their search text."""
+    if connection.vendor != "postgresql":
+        return _ranked([[*groups, [TABLE_MARK]] for groups in alternatives], [], TABLES)
+    query = " | ".join(
+        "(" + " & ".join("(" + " | ".join(g) + ")" for g in groups) + ")" for groups in alternatives
+    )
+    return _postgres(query, [], TABLES, tables=True)
+
+
+def _tiered(groups: list[list[str]]) -> bool:
+    return connection.vendor == "postgresql" and len(groups) == 3
+
+
+def _tiers(groups: list[list[str]], limit: int, *, few: bool) -> list[int]:
+    """PostgreSQL's candidates holding two of the three rarest stems (`groups`), in the
+    tiers bm25 would make of them (`ts_rank` knows no word's rarity): all three first, then
+    the rarest pair, and so on; each tier fills what is left of `limit`. Within a tier the
+    database does not rank (`ts_rank` puts first the clauses that repeat the words, most
+    often long ones on another subject, as the benchmark shows): the ranking here does.
+    When `few` clauses are likely to hold two, one query takes them all."""
+    a, b, c = ["(" + " | ".join(g) + ")" for g in groups]
+    if few:
+        return _postgres(f"({a} & {b}) | ({a} & {c}) | ({b} & {c})", [], limit, ranked=False)
+    tiers = [f"{a} & {b} & {c}", f"{a} & {b} & !{c}", f"{a} & {c} & !{b}", f"{b} & {c} & !{a}"]
+    # one statement: PostgreSQL runs the branches in turn and stops once `limit` rows came
+    branch = (
+        "(SELECT id, %s AS tier FROM normagpt_normclause "
+        "WHERE search_vector @@ to_tsquery('simple', %s) ORDER BY id LIMIT %s)"
+    )
+    sql = " UNION ALL ".join([branch] * len(tiers)) + " LIMIT %s"
+    params = [x for tier, query in enumerate(tiers) for x in (tier, query, limit)]
+    rows = sql_rows(sql, [*params, limit])
+    return [int(pk) for pk, _ in sorted(rows, key=lambda row: row[1])]  # tier order, stable
+
+
+def _pairs_matched(vocabulary: Vocabulary, terms: list[str]) -> float:
+    """About how many clauses hold two of `terms` (stems of one text go together more often
+    than by chance: CORRELATED times)."""
+    counts, total = vocabulary.counts, vocabulary.total
+    pairs = itertools.combinations(terms, 2)
+    return CORRELATED * sum(counts[a] * counts[b] / total for a, b in pairs)
+
+
+def _ranked(alternatives: list[list[list[str]]], documents: list[int], limit: int = 0) -> list[int]:
+    """Clauses holding every group of one of the `alternatives` (a group: a stem's forms,
+    any of them), best first: at most `limit` (CANDIDATES)."""
+    limit = limit or CANDIDATES
+    if connection.vendor == "postgresql":
+        query = " | ".join(
+            "(" + " & ".join("(" + " | ".join(g) + ")" for g in groups) + ")"
+            for groups in alternatives
+        )  # stems are [0-9a-zа-я]+: nothing to escape
+        return _postgres(query, documents, limit)
+    match = " OR ".join(
+        "(" + " AND ".join("(" + " OR ".join(f'"{t}"' for t in g) + ")" for g in groups) + ")"
+        for groups in alternatives
+    )
+    return _sqlite(match, documents, limit)
+
+
+def _postgres(
+    query: str, documents: list[int], limit: int, *, ranked: bool = True, tables: bool = False
+) -> list[int]:
+    within = "AND document_id = ANY(%s)" if documents else ""
+    within += " AND kind = 'table'" if tables else ""
+    order = "ts_rank(search_vector, to_tsquery('simple', %s)) DESC, id" if ranked else "id"
+    sql = f"""
+        SELECT id FROM normagpt_normclause
+        WHERE search_vector @@ to_tsquery('simple', %s) {within}
+        ORDER BY {order} LIMIT %s
+    """  # noqa: S608 (only placeholders are interpolated)
+    params: list[Any] = [query, *([documents] if documents else []), *([query] if ranked else [])]
+    return [int(pk) for (pk,) in sql_rows(sql, [*params, limit])]
+
+
+def _sqlite(match: str, documents: list[int], limit: int) -> list[int]:
+    if not documents:
+        return [pk for _, pk in _sqlite_match_ranked(match, None, limit)]
+    # FTS5 seeks to a document's span of clause ids (they are stored together); the clause
+    # versions of its amendments, made later, are asked apart by their ids
+    clauses = NormClause.objects.filter(document_id__in=documents)
+    spans = (
+        clauses.filter(amendment=None)
+        .values("document_id")
+        .annotate(low=Min("id"), high=Max("id"))
+        .values_list("low", "high")
+    )
+    found: list[tuple[float, int]] = []
+    for span in spans:
+        found += _sqlite_match_ranked(match, span, limit)
+    versions = list(clauses.exclude(amendment=None).values_list("id", flat=True))
+    if versions:
+        found += _sqlite_match_ranked(match, None, limit, ids=versions)
+    return [pk for _, pk in sorted(found)[:limit]]
+
+
+def _sqlite_match_ranked(
+    match: str, span: tuple[int, int] | None, limit: int, *, ids: list[int] | None = None
+) -> list[tuple[float, int]]:
+    within = "AND rowid BETWEEN %s AND %s" if span else ""
+    if ids:
+        within += f" AND rowid IN ({','.join(['%s'] * len(ids))})"
+    sql = f"""
+        SELECT bm25(normagpt_clause_fts) AS rank, rowid FROM normagpt_clause_fts
+        WHERE normagpt_clause_fts MATCH %s {within}
+        ORDER BY rank, rowid LIMIT %s
+    """  # noqa: S608 (only placeholders are interpolated)
+    rows = sql_rows(sql, [match, *(span or ()), *(ids or ()), limit])
+    return [(float(rank), int(pk)) for rank, pk in rows]

@@ -1,0 +1,238 @@
+"""The search's own ranking, the same on every database: the candidates' rows loaded
+(`rows_load`) and scored (`rows_ranked`): the weight of each query stem a clause holds,
+more when a phrase's stems are neighbours in it, less for what its statement says beyond
+the query; a stem every candidate holds weighs less among them. `normagpt.search` asks;
+`normagpt.search_candidates` gives the candidates and the stems' weights.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from normagpt.editions import document_in_force, holds_on
+from normagpt.parsing import Query, search_stems
+from normagpt.search_candidates import TERM_COUNTS, Vocabulary, idf, sql_rows, sql_within
+from normagpt.terms import PART, TABLE_MARK
+
+PHRASE, NEAR = 1.0, 0.5  # the bonus for neighbours in a phrase, of their mean weight
+LOCAL, LOCAL_MIN_ROWS = 0.5, 20  # a stem every candidate holds weighs LOCAL of one none holds
+COVERAGE = 0.5  # a phrase half covered counts 0.7 of it: every concept of the query matters
+BEYOND = 1.0  # the penalty for the statement's other stems (their mean weight)
+_ZEROS = itertools.repeat(0.0)  # the weight of a stem the corpus does not count
+
+
+@dataclass(slots=True)
+class _Row:
+    """A candidate clause as the ranking sees it."""
+
+    id: int
+    document: int
+    page: int
+    replaced: bool
+    beyond: set[str]  # its statement's stems its heading does not hold
+    said: int  # how many stems its statement holds
+    positions: dict[str, list[int]]  # where each query stem (by its variants) stands
+    heading: int  # how many of the positions are its heading's (they come first)
+    titled: frozenset[str]  # the query stems its document's title holds
+    answers: bool = True  # whether it holds what the query asks (`judging.Judge`)
+
+
+def rows_load(ids: list[int], variants: dict[str, str], day: str) -> dict[int, _Row]:
+    """The candidates as the ranking reads them, on `day` (ISO): a clause version not
+    holding then is left out; an edition not in force then is marked replaced."""
+    where, params = sql_within("c.id", ids)
+    sql = f"""
+        SELECT c.id, c.document_id, c.page_id, c.search_text, c.valid_from, c.valid_to,
+               d.status, d.in_force_from, d.in_force_to, d.title
+        FROM normagpt_normclause c JOIN normagpt_normdocument d ON d.id = c.document_id
+        WHERE {where}
+    """  # noqa: S608 (only placeholders are interpolated)
+    out = {}
+    replaced: dict[int, bool] = {}  # by document: its clauses come together
+    titled: dict[int, frozenset[str]] = {}  # by document: the query stems its title holds
+    term_of = variants.get
+    # a heading's stems and their query stems (or None), split once: clauses share headings
+    headings: dict[str, tuple[list[str], list[Any]]] = {}
+    for pk, document, page, text, start, end, status, since, until, title in sql_rows(sql, params):
+        if (start is not None or end is not None) and not holds_on(day, start, end):
+            continue  # another day's text of the clause (an amendment's, or the one it changed)
+        if document not in replaced:
+            replaced[document] = not document_in_force(day, status, since, until)
+            titled[document] = frozenset(filter(None, map(term_of, _title_stems(title))))
+        # the heading's, the statement's and the rest's stems, each stem (never empty, no
+        # space in it) after one space (`clause_search_text`): split at it, not at any
+        # whitespace (a per-character test); an empty part holds none
+        parts = text.split(PART, 2)
+        if parts[0] not in headings:
+            stems = parts[0].split(" ") if parts[0] else []
+            headings[parts[0]] = (stems, list(map(term_of, stems)))
+        heading, terms = headings[parts[0]]
+        stated = parts[1].split(" ") if len(parts) > 1 and parts[1] else []
+        rest = parts[2].split(" ") if len(parts) > 2 and parts[2] else []
+        terms = [*terms, *map(term_of, stated), *map(term_of, rest)]  # query stems, or None
+        positions: dict[str, list[int]] = {}  # each query stem's, by its variants
+        for index in itertools.compress(range(len(terms)), terms):  # few: no loop over all
+            term = terms[index]
+            if term in positions:
+                positions[term].append(index)
+            else:
+                positions[term] = [index]
+        said = set(stated)
+        out[pk] = _Row(
+            pk,
+            document,
+            page,
+            replaced[document],
+            said.difference(heading),
+            len(said),
+            positions,
+            len(heading) + (len(stated) + _table_head(rest) if heading[-1:] == _TABLE else 0),
+            titled[document],
+        )
+    return out
+
+
+_TABLE = [TABLE_MARK]
+TABLE_HEAD = 16  # a table's head (its column headings) is at most this many stems
+
+
+def _table_head(stems: list[str]) -> int:
+    """How many of a table's first stems (after its title) are its column headings: those
+    before its first two numbers in a row (the columns' numbering, a row's values), at most
+    TABLE_HEAD. They say what every row's values are («кратность … вытяжка»), as a clause's
+    heading says what it is about."""
+    for at in range(min(len(stems) - 1, TABLE_HEAD)):
+        if stems[at].isdigit() and stems[at + 1].isdigit():
+            return at
+    return min(len(stems), TABLE_HEAD)
+
+
+@functools.lru_cache(maxsize=4096)
+def _title_stems(title: str) -> tuple[str, ...]:
+    """A document title's stems: every search reads those of its candidates' documents (a
+    function of the text alone: nothing to go stale when a title changes)."""
+    return tuple(search_stems(title))
+
+
+def rows_ranked(
+    rows: dict[int, _Row],
+    query: Query,
+    vocabulary: Vocabulary,
+    named: set[int],
+    expected: set[int],
+) -> list[tuple[float, _Row]]:
+    """The clauses best first: named ones, then those of the expected documents, then those
+    of documents in force, then those answering the query (`judging.Judge`), each by score."""
+    beyond = set().union(*(row.beyond for row in rows.values())) - vocabulary.variants.keys()
+    counts = TERM_COUNTS.of(beyond, vocabulary.generation)
+    total = vocabulary.total
+    other = {term: idf(n, total) for term, n in counts.items()}
+    local = _locally_weighted(rows, vocabulary)
+    scoring = _Scoring(_phrases(query, local), other)
+    scored = [(_score(row, scoring), row) for row in rows.values()]
+    # a replaced edition named is not put below, unless an edition in force is named too
+    # («СП 63.13330» names every edition: the one in force on the day comes first)
+    named_in_force = any(not r.replaced for r in rows.values() if r.document in expected)
+
+    def order(item: tuple[float, _Row]) -> tuple[bool, bool, bool, bool, float, int]:
+        score, row = item
+        outside = row.document not in expected
+        replaced = row.replaced and (outside or named_in_force)
+        return (row.id not in named, outside, replaced, not row.answers, -score, row.id)
+
+    return sorted(scored, key=order)
+
+
+def _locally_weighted(rows: dict[int, _Row], vocabulary: Vocabulary) -> Vocabulary:
+    """The vocabulary with each stem weighed also by how few of the candidates hold it: the
+    candidates share the words of what is asked, and the words that set one apart from the
+    others (a condition: «в производственных помещениях») tell which it is."""
+    if len(rows) < LOCAL_MIN_ROWS:
+        return vocabulary
+    held: dict[str, int] = {}
+    for row in rows.values():
+        for term in row.positions:
+            held[term] = held.get(term, 0) + 1
+    weights = {
+        term: weight * (LOCAL + 1 - held.get(term, 0) / len(rows))
+        for term, weight in vocabulary.weights.items()
+    }
+    return Vocabulary(weights, vocabulary.counts, vocabulary.variants, vocabulary.total)
+
+
+class _Phrase(NamedTuple):  # a tuple: `_Scoring` unpacks it in its loop, no attribute reads
+    weighted: tuple[tuple[str, float], ...]  # its stems the corpus knows, with their weight
+    total: float  # their weight
+    pairs: tuple[tuple[str, str, float], ...]  # neighbours and their mean weight
+
+
+def _phrases(query: Query, vocabulary: Vocabulary) -> list[_Phrase]:
+    """The query's phrases as `_score` weighs them (once per search, not per clause)."""
+    weights = vocabulary.weights
+    out = []
+    for phrase in query.phrases:
+        weighted = tuple((t, weights[t]) for t in frozenset(phrase) & weights.keys())
+        pairs = tuple(
+            (a, b, (weights[a] + weights[b]) / 2)
+            for a, b in itertools.pairwise(phrase)
+            if a != b and a in weights and b in weights
+        )
+        out.append(_Phrase(weighted, sum(w for _, w in weighted), pairs))
+    return out
+
+
+class _Scoring:
+    """`_score`'s view of one search: the phrases, their neighbour pairs in one tuple, the
+    statement stems' weights, and the coverage of each set of query stems met so far (the
+    candidates hold few distinct sets: most share the rarest stems they were found by)."""
+
+    def __init__(self, phrases: list[_Phrase], other: dict[str, float]) -> None:
+        self.phrases = phrases
+        self.pairs = tuple(pair for phrase in phrases for pair in phrase.pairs)
+        self.other = other
+        self.covered: dict[frozenset[str], float] = {}
+
+    def coverage(self, held: frozenset[str]) -> float:
+        """Each phrase a concept: its weight times the share of it held, to the power
+        COVERAGE (covering every concept counts most)."""
+        score = 0.0
+        for weighted, total, _ in self.phrases:
+            if total:
+                part = 0.0
+                for term, weight in weighted:  # loops: a comprehension is a call
+                    if term in held:
+                        part += weight
+                score += total * (part / total) ** COVERAGE
+        return score
+
+
+def _score(row: _Row, scoring: _Scoring) -> float:
+    """The weight of the query's stems the clause holds, plus the neighbour bonus, less the
+    weight of what its statement says beyond the query (another subject, another
+    condition: the clause is about something else)."""
+    positions = row.positions
+    held = frozenset(positions)
+    score = scoring.covered.get(held)
+    if score is None:
+        score = scoring.covered[held] = scoring.coverage(held)
+    for a, b, weight in scoring.pairs:
+        at_a, at_b = positions.get(a), positions.get(b)
+        if at_a is None or at_b is None:
+            continue
+        # neighbours: a word apart (the phrase), or two or three (a word or two between)
+        gap = abs(at_a[0] - at_b[0])
+        if len(at_a) > 1 or len(at_b) > 1:
+            for i in at_a:
+                for j in at_b:
+                    if abs(i - j) < gap:
+                        gap = abs(i - j)
+        if gap == 1:
+            score += PHRASE * weight
+        elif gap <= 3:
+            score += NEAR * weight
+    if row.said:  # `other` weighs no query stem
+        score -= BEYOND * sum(map(scoring.other.get, row.beyond, _ZEROS)) / row.said
+    return score
