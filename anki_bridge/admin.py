@@ -1,11 +1,11 @@
-"""Admin of the Anki bridge: the journal (by status and deck) with "send again", the media,
-the review sessions and the journal of note edits; and the problem bank's "Send to Anki"
-(`problems_admin_extend`), registered from here because this app builds on the problems
-app, not the other way round."""
+"""Admin of the Anki bridge: the journal (by status and deck) with "send again" and "export
+as an Anki package", the media, the review sessions and the journal of note edits; and the
+problem bank's "Send to Anki" (`problems_admin_extend`), registered from here because this
+app builds on the problems app, not the other way round."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from django.apps import apps
@@ -22,6 +22,9 @@ from anki_bridge.problem_cards import problem_note, problems_add
 from anki_bridge.services import PROBLEMS_MAX
 from core.admin import CasedAdmin
 from core.exceptions import DomainError
+
+if TYPE_CHECKING:
+    from anki_bridge.packages import BuiltPackage
 
 
 @admin.register(Note)
@@ -57,7 +60,7 @@ class NoteAdmin(CasedAdmin):
         "sent_at",
         "source",
     ]
-    actions = ["send_again"]
+    actions = ["send_again", "export_package"]
     list_per_page = 100
 
     @admin.display(description=_("first field"))
@@ -90,6 +93,40 @@ class NoteAdmin(CasedAdmin):
             % {"sent": outcome.sent, "duplicate": outcome.duplicate, "failed": outcome.failed},
             level,
         )
+
+    @admin.action(description=_("Export as an Anki package (.apkg)"))
+    def export_package(self, request: HttpRequest, queryset: QuerySet[Note]) -> HttpResponse | None:
+        """The selected rows as a package download, as they were written (issue 53, item
+        3); the files the journal no longer keeps are named in a message."""
+        from anki_bridge.packages import journal_package_build
+
+        try:
+            made = journal_package_build(note_ids=list(queryset.values_list("pk", flat=True)))
+        except DomainError as exc:
+            self.message_user(request, exc.message, messages.ERROR)
+            return None
+        if made.missing_media:
+            self.message_user(
+                request,
+                _(
+                    "The package shows %(count)s file(s) that were delivered to Anki and are "
+                    "no longer kept here; the notes keep their image tags: %(files)s"
+                )
+                % {"count": len(made.missing_media), "files": ", ".join(made.missing_media)},
+                messages.WARNING,
+            )
+        for line in made.left_out:
+            self.message_user(request, _("Not exported: %(why)s") % {"why": line}, messages.WARNING)
+        return _apkg_response(made.built)
+
+
+def _apkg_response(built: BuiltPackage) -> HttpResponse:
+    from anki_bridge.packages import package_file_name
+
+    response = HttpResponse(built.data, content_type="application/apkg")
+    name = quote(package_file_name(built.deck))
+    response["Content-Disposition"] = f"attachment; filename*=UTF-8''{name}"
+    return response
 
 
 @admin.register(Media)
@@ -202,7 +239,7 @@ def export_package(
     """The selected problems (at most 50) as an `.apkg` download: a card per problem, its
     condition and figures on the front, the answer and solution on the back; for AnkiDroid,
     AnkiMobile or Anki with no AnkiConnect (issue 53, item 3)."""
-    from anki_bridge.packages import package_build, package_file_name
+    from anki_bridge.packages import package_build
 
     chosen = list(queryset.order_by("exam", "subject", "problem_id")[:PROBLEMS_MAX])
     try:
@@ -214,10 +251,7 @@ def export_package(
     except DomainError as exc:
         modeladmin.message_user(request, exc.message, messages.ERROR)
         return None
-    response = HttpResponse(built.data, content_type="application/apkg")
-    name = quote(package_file_name(built.deck))
-    response["Content-Disposition"] = f"attachment; filename*=UTF-8''{name}"
-    return response
+    return _apkg_response(built)
 
 
 def problems_admin_extend(site: admin.AdminSite) -> None:

@@ -13,3 +13,8 @@ class AnkiBridgeConfig(AppConfig):
         from anki_bridge.admin import problems_admin_extend
 
         problems_admin_extend(admin.site)
+
+        from anki_bridge.takeover import notes_takeover_due
+        from core.serving import on_serving
+
+        on_serving(notes_takeover_due)  # the web process's /mcp: what a dead sender left

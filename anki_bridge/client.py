@@ -196,6 +196,29 @@ def set_due_date(cards: Sequence[int], days: int) -> Action:
     return _action("setDueDate", cards=list(cards), days=str(days))
 
 
+def suspend(cards: Sequence[int]) -> Action:
+    """Anki's «Suspend». Name only cards Anki holds and that are not suspended: an unknown
+    id is an error, and the add-on's loop may leave one it should have dropped."""
+    return _action("suspend", cards=list(cards))
+
+
+def unsuspend(cards: Sequence[int]) -> Action:
+    """Anki's «Unsuspend» (the answer is always null; read the cards back)."""
+    return _action("unsuspend", cards=list(cards))
+
+
+def forget_cards(cards: Sequence[int]) -> Action:
+    """Anki's «Forget» (current builds: back to new, at their old position, logged; the
+    2023 build rewrote the rows, every card at position 0). Unknown ids pass unnoticed."""
+    return _action("forgetCards", cards=list(cards))
+
+
+def cards_info(cards: Sequence[int]) -> Action:
+    """Each card rendered, with its schedule (`type`, `queue`, `due`, `interval`,
+    `factor`, `reps`, `lapses`); `{}` for a card Anki does not hold."""
+    return _action("cardsInfo", cards=list(cards))
+
+
 def new_elsewhere_query(deck_id: int) -> str:
     """The Anki search for cards added today that are not in the deck `deck_id` itself.
 

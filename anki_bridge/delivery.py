@@ -147,22 +147,7 @@ def notes_deliver(
         context = Context(known.deck_id, fields, [Outcome(result=True)] * len(adding))
     else:
         context = _check(client, deck, model, adding, ensure_deck, verdicts_due)
-    ready: list[Outgoing] = []
-    doubtful: list[tuple[Outgoing, str]] = []
-    for note, verdict in zip(adding, context.verdicts, strict=True):
-        unknown = [n for n in note.fields if context.fields and n.casefold() not in context.fields]
-        if unknown:
-            results[note.key] = Delivered(
-                "failed",
-                error=f"{', '.join(repr(n) for n in unknown)} is not a field of «{model}» "
-                f"(fields: {', '.join(context.fields.values())})",
-            )
-        elif verdict.ok and verdict.result is not False:
-            ready.append(note)
-        elif note.unanswered_since and "duplicate" in (verdict.error or ""):
-            doubtful.append((note, verdict.error or ""))
-        else:
-            results[note.key] = _refusal(verdict.error or "Anki cannot add this note")
+    ready, doubtful = _by_verdict(adding, context, model=model, results=results)
     _reconcile(client, context, doubtful, ledger, results)
     media_warnings = _store_media(client, ready, ledger)
     misfiled = _add(client, deck, model, context.deck_id, ready, ledger, results, media_warnings)
@@ -187,6 +172,31 @@ def notes_deliver(
     else:
         _place(client, deck, context.deck_id, added, results, misfiled=misfiled)
     _place(client, deck, context.deck_id, earlier, results)
+
+
+def _by_verdict(
+    adding: Sequence[Outgoing], context: Context, *, model: str, results: dict[int, Delivered]
+) -> tuple[list[Outgoing], list[tuple[Outgoing, str]]]:
+    """The notes Anki would add (ready), and those it calls duplicates whose earlier add
+    went unanswered (doubtful: perhaps they are themselves, with Anki's words); the others
+    fail now, in `results` (a field the model lacks, or Anki's refusal)."""
+    ready: list[Outgoing] = []
+    doubtful: list[tuple[Outgoing, str]] = []
+    for note, verdict in zip(adding, context.verdicts, strict=True):
+        unknown = [n for n in note.fields if context.fields and n.casefold() not in context.fields]
+        if unknown:
+            results[note.key] = Delivered(
+                "failed",
+                error=f"{', '.join(repr(n) for n in unknown)} is not a field of «{model}» "
+                f"(fields: {', '.join(context.fields.values())})",
+            )
+        elif verdict.ok and verdict.result is not False:
+            ready.append(note)
+        elif note.unanswered_since and "duplicate" in (verdict.error or ""):
+            doubtful.append((note, verdict.error or ""))
+        else:
+            results[note.key] = _refusal(verdict.error or "Anki cannot add this note")
+    return ready, doubtful
 
 
 @dataclass

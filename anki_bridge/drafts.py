@@ -27,6 +27,7 @@ from anki_bridge.images import (
     decode_base64,
     ensure_img_tag,
     image_prepare,
+    img_stand_in,
     media_name,
     sniff_ext,
 )
@@ -127,7 +128,7 @@ def image_finish(spec: ImageSpec, data: bytes, where: str) -> Loaded:
         return Loaded(warning=exc.warning(where))
     filename = name_for_bytes(media_name(spec.filename), "jpg" if converted else sniff_ext(data))
     file = MediaFile(filename=content_name(filename, data), data=data)
-    if converted:
+    if converted or sniff_ext(data) == "svg":  # a drawing in vectors needs no resizing
         return Loaded(file=file)
     return Loaded(
         file=file,
@@ -195,24 +196,8 @@ def drafts_build(
                 warnings=[*warnings, *data_warnings],
             )
         )
-        if skip(note):
-            continue
-        for j, spec in enumerate(note.images):
-            target = target_of(note, spec.target_field)
-            if target is None and not target_given(spec) and (back := back_of(note)):
-                target = back
-                drafts[i].warnings.append(
-                    f"image_field: {name}[{i}].images[{j}]: the model has no field "
-                    f"{spec.target_field!r}; the image went to {back!r}, the field shown "
-                    "on the card's back"
-                )
-            if target is None:
-                drafts[i].warnings.append(
-                    f"unknown_target_field: {name}[{i}].images[{j}]: {spec.target_field!r} "
-                    f"matches no field ({', '.join(fields)}); the image was not added"
-                )
-                continue
-            jobs.append((i, j, spec, target))
+        if not skip(note):
+            jobs += _images_placed(note, drafts[i], name=name, target_of=target_of, back_of=back_of)
     waves = _Waves(drafts, jobs, on_ready)
     for batch in _loaded_batches(jobs, name):
         for k, result in batch:
@@ -222,6 +207,36 @@ def drafts_build(
         waves.hand_over()
     waves.hand_over(last=True)
     return drafts
+
+
+def _images_placed(
+    note: NoteInput,
+    draft: Draft,
+    *,
+    name: str,
+    target_of: TargetResolver,
+    back_of: Callable[[NoteInput], str | None],
+) -> list[tuple[int, int, ImageSpec, str]]:
+    """The note's images to load, each with the field it goes to (as `drafts_build` says);
+    a move to the back field, or an image dropped, is a warning of `draft`."""
+    i, placed = draft.index, []
+    for j, spec in enumerate(note.images):
+        target = target_of(note, spec.target_field)
+        if target is None and not target_given(spec) and (back := back_of(note)):
+            target = back
+            draft.warnings.append(
+                f"image_field: {name}[{i}].images[{j}]: the model has no field "
+                f"{spec.target_field!r}; the image went to {back!r}, the field shown "
+                "on the card's back"
+            )
+        if target is None:
+            draft.warnings.append(
+                f"unknown_target_field: {name}[{i}].images[{j}]: {spec.target_field!r} "
+                f"matches no field ({', '.join(draft.fields)}); the image was not added"
+            )
+            continue
+        placed.append((i, j, spec, target))
+    return placed
 
 
 WAVE_NOTES = 20  # complete drafts that make a wave (the first notes go out early)
@@ -262,6 +277,10 @@ class _Waves:
         draft = self.drafts[i]
         if result.warning:
             draft.warnings.append(result.warning)
+        if result.file is None and spec.stand_in is not None and spec.filename:
+            draft.fields[target] = img_stand_in(
+                draft.fields.get(target, ""), media_name(spec.filename), spec.stand_in
+            )
         if result.file is not None:
             draft.media.append(result.file)
             draft.fields[target] = ensure_img_tag(

@@ -123,6 +123,16 @@ def ensure_img_tag(value: str, filename: str, *, asked: str = "") -> str:
     return f"{value}\n\n{tag}" if value.strip() else tag
 
 
+def img_stand_in(value: str, filename: str, text: str) -> str:
+    """`value` with every `<img>` showing `filename` replaced by `text` (escaped): an image
+    that could not be loaded leaves words, not a broken picture."""
+    tag = re.compile(
+        r"""<img\b[^>]*?\bsrc\s*=\s*["']""" + re.escape(html.escape(filename)) + r"""["'][^>]*>""",
+        re.IGNORECASE,
+    )
+    return tag.sub(lambda m: html.escape(text, quote=False), value)
+
+
 def decode_base64(text: str) -> bytes:
     """Base64 (or a data URL) → bytes; ImageProblem when it is not valid base64."""
     payload = text

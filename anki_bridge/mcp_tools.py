@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field, WithJsonSchema
 
-from anki_bridge import journal, mcp_packages, problem_cards, review, schemas, search, services
-from anki_bridge.client import AnkiClient
+from anki_bridge import (
+    mcp_content,
+    mcp_packages,
+    problem_cards,
+    review,
+    scheduling,
+    schemas,
+    search,
+    services,
+    takeover,
+)
 from anki_bridge.schemas import NoteInput, ProblemRef
 from core.identity import mcp_caller
-from core.mcp_content import prompt_step, prompt_text
 from core.registry import ToolRegistry
 from core.tooling import respond_json
 
@@ -23,7 +32,7 @@ registry = ToolRegistry(
         "Flashcards in the user's Anki through AnkiConnect: read a note model, add notes "
         "(with images and deduplication), read notes back, and an external search."
     ),
-    on_serve=journal.notes_takeover,  # what a killed server left goes now, in the background
+    on_serve=takeover.notes_takeover_due,  # what a killed server left goes now, in the background
 )
 
 
@@ -130,7 +139,7 @@ def note_info(
         Field(min_length=1, max_length=500, description="Anki note ids."),
     ],
 ) -> CallToolResult:
-    """Notes by id, in request order (null: no such note): model, deck, tags, fields, cards."""
+    """Notes by id, in request order (null: no such note): model, deck, tags, fields, cards, their schedules."""
     notes = services.notes_info_get(note_ids=noteIds)
     return respond_json(schemas.NoteInfoResult.model_validate({"notes": notes}))
 
@@ -184,6 +193,9 @@ def delete_notes(
     )
 
 
+CardIds = Annotated[list[Annotated[int, Field(ge=1)]], Field(min_length=1, max_length=500)]
+
+
 @registry.tool(
     name="anki.reschedule",
     title="Set the due date of Anki cards",
@@ -193,18 +205,51 @@ def delete_notes(
     open_world=True,
 )
 def reschedule(
-    card_ids: Annotated[
-        list[Annotated[int, Field(ge=1)]],
-        Field(
-            min_length=1,
-            max_length=500,
-            description="Card ids (anki.note_info lists them).",
-        ),
-    ],
+    card_ids: Annotated[CardIds, Field(description="Card ids (anki.note_info lists them).")],
     days: Annotated[int, Field(ge=0, le=36500, description="Due in this many days; 0: today.")],
 ) -> CallToolResult:
     """Set cards due in a number of days, as Anki's «Set due date» does (new cards become review cards)."""
     return respond_json(services.cards_reschedule(card_ids=card_ids, days=days))
+
+
+@registry.tool(
+    name="anki.suspend",
+    title="Suspend Anki cards",
+    output_model=schemas.CardsChanged,
+    read_only=False,
+    idempotent=True,
+    open_world=True,
+)
+def suspend(card_ids: CardIds) -> CallToolResult:
+    """Suspend cards: no reviews until unsuspended."""
+    return respond_json(scheduling.cards_suspend(card_ids=card_ids))
+
+
+@registry.tool(
+    name="anki.unsuspend",
+    title="Unsuspend Anki cards",
+    output_model=schemas.CardsChanged,
+    read_only=False,
+    idempotent=True,
+    open_world=True,
+)
+def unsuspend(card_ids: CardIds) -> CallToolResult:
+    """Unsuspend cards."""
+    return respond_json(scheduling.cards_unsuspend(card_ids=card_ids))
+
+
+@registry.tool(
+    name="anki.forget",
+    title="Forget Anki cards",
+    output_model=schemas.CardsChanged,
+    read_only=False,
+    destructive=True,
+    idempotent=True,
+    open_world=True,
+)
+def forget(card_ids: CardIds) -> CallToolResult:
+    """Reset cards to new (Anki's «Forget»)."""
+    return respond_json(scheduling.cards_forget(card_ids=card_ids))
 
 
 @registry.tool(
@@ -387,72 +432,14 @@ def add_problems(
     return respond_json(problem_cards.problems_add(problems=problems, deck=deck, tags=tags))
 
 
-@registry.resource("anki://deck/{name}", name="anki_deck", title="Anki deck")
-def deck_resource(name: str) -> str:
-    """A deck: today's counts (new, learning, review, due) and its ten newest notes."""
-    return services.deck_described(name=name)
-
-
-@registry.prompt(name="review_session", title="Review an Anki deck")
-def review_session(deck: str, include_new: str = "no", language: str = "ru") -> str:
-    """Review a deck's due cards with the learner, card by card. Arguments: deck;
-    include_new (yes/no); language (ru/en)."""
-    new = include_new.strip().lower() in {"yes", "да", "true", "1"}
-    steps = [
-        prompt_step("anki.review_start", {"deck": deck, "include_new": new}),
-        prompt_step(
-            "anki.review_next",
-            {"session": "<session>"},
-            "покажи ученику лицевую сторону и дождись его ответа; сам ответ не подсказывай"
-            if language != "en"
-            else "show the learner the front and wait for their answer; do not hint at it",
-        ),
-        prompt_step(
-            "anki.review_reveal",
-            {"session": "<session>", "card": "<card>"},
-            "сравни ответ ученика с оборотом и скажи, что верно и что нет"
-            if language != "en"
-            else "compare the learner's answer with the back: say what was right and wrong",
-        ),
-        prompt_step(
-            "anki.review_rate",
-            {"session": "<session>", "card": "<card>", "ease": "<1–4>"},
-            "оценку выбирает ученик (1 снова, 2 трудно, 3 хорошо, 4 легко); затем снова шаг 2"
-            if language != "en"
-            else "the learner picks it (1 again, 2 hard, 3 good, 4 easy); then step 2 again",
-        ),
-    ]
-    return prompt_text(
-        language,
-        ru=f"Проведи повторение колоды «{deck}» в Anki вместе с учеником. Шаги:",
-        en=f"Review the Anki deck «{deck}» with the learner. Steps:",
-        steps=steps,
-        end_ru="Когда review_next ответит done, подведи итог: сколько карточек и с какими оценками.",
-        end_en="When review_next answers done, sum up: how many cards, with which ratings.",
-    )
-
-
-COMPLETION_TIMEOUT = 2.0  # seconds Anki has to name its decks while someone types
-
-
-@registry.completer("deck")
-def deck_complete(value: str, context: dict[str, str]) -> list[str]:
-    """Anki's deck names that start with (or contain) what was typed; none while Anki is closed."""
-    with AnkiClient(timeout=COMPLETION_TIMEOUT) as anki:
-        return _matching(value, anki.deck_names())
-
-
-@registry.completer("model")
-def model_complete(value: str, context: dict[str, str]) -> list[str]:
-    """Anki's note type names matching what was typed; none while Anki is closed."""
-    with AnkiClient(timeout=COMPLETION_TIMEOUT) as anki:
-        return _matching(value, anki.model_names())
-
-
-def _matching(typed: str, names: list[str]) -> list[str]:
-    folded = typed.casefold()
-    starting = sorted(name for name in names if name.casefold().startswith(folded))
-    return starting + sorted(n for n in names if folded in n.casefold() and n not in starting)
-
-
+mcp_content.register(registry)  # before the packages: the resources keep their order
 mcp_packages.register(registry)
+
+# Any Anki call of a server that runs on looks for what a dead sender left (throttled).
+registry.specs[:] = [
+    replace(spec, fn=takeover.taking_over(spec.fn)) if spec.name.startswith("anki.") else spec
+    for spec in registry.specs
+]
+registry.resources[:] = [
+    replace(spec, fn=takeover.taking_over(spec.fn)) for spec in registry.resources
+]

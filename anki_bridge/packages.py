@@ -201,13 +201,51 @@ def _cards_check(drafts: Sequence[Draft], model: NoteModel, name: str) -> None:
 
 
 def _written(drafts: Sequence[Draft], model: NoteModel, deck_name: str) -> BuiltPackage:
+    return _written_groups([(model, deck_name, drafts)])
+
+
+def _written_groups(groups: Sequence[tuple[NoteModel, str, Sequence[Draft]]]) -> BuiltPackage:
+    """One package of every group's drafts, each group in its note type and deck."""
     import genanki
 
-    genanki_model = _genanki_model(model)
-    genanki_deck = genanki.Deck(stable_id("deck", deck_name), deck_name)
+    decks: dict[str, Any] = {}
     media: dict[str, bytes] = {}
     seen: dict[str, int] = {}
     details: list[NoteDetail] = []
+    cards = 0
+    for model, deck_name, drafts in groups:
+        if deck_name not in decks:
+            decks[deck_name] = genanki.Deck(stable_id("deck", deck_name), deck_name)
+        deck = decks[deck_name]
+        cards += _notes_added(drafts, model, deck, media=media, seen=seen, details=details)
+    package = genanki.Package(list(decks.values()))
+    data = _package_bytes(package, media)
+    names = list(dict.fromkeys(model.name for model, _, _ in groups))
+    return BuiltPackage(
+        data=data,
+        deck=next(iter(decks)) if len(decks) == 1 else "Anki",
+        model=", ".join(names),
+        notes=sum(len(deck.notes) for deck in decks.values()),
+        cards=cards,
+        media=len(media),
+        details=details,
+    )
+
+
+def _notes_added(
+    drafts: Sequence[Draft],
+    model: NoteModel,
+    genanki_deck: Any,
+    *,
+    media: dict[str, bytes],
+    seen: dict[str, int],
+    details: list[NoteDetail],
+) -> int:
+    """`drafts` added to `genanki_deck` (a repeated note left out as `duplicate`), their
+    files to `media`; returns the cards made."""
+    import genanki
+
+    genanki_model = _genanki_model(model)
     cards = 0
     for draft in drafts:
         first = _first_field_key(model, draft.fields)
@@ -239,17 +277,80 @@ def _written(drafts: Sequence[Draft], model: NoteModel, deck_name: str) -> Built
                 warnings=draft.warnings or None,
             )
         )  # fmt: skip
-    package = genanki.Package(genanki_deck)
-    data = _package_bytes(package, media)
-    return BuiltPackage(
-        data=data,
-        deck=deck_name,
-        model=model.name,
-        notes=len(genanki_deck.notes),
-        cards=cards,
-        media=len(media),
-        details=details,
+    return cards
+
+
+# --- From the journal ---------------------------------------------------------------------
+
+JOURNAL_MAX = 1000  # journal rows in one package (the admin's "select all" has no bound)
+
+
+@dataclass
+class JournalPackage:
+    """A package of journal rows, and what it could not hold as it was."""
+
+    built: BuiltPackage
+    missing_media: list[str]  # files the fields show whose bytes the journal no longer keeps
+    left_out: list[str]  # one line per row not exported, and why
+
+
+def journal_package_build(*, note_ids: Sequence[int]) -> JournalPackage:
+    """A package of the journal's rows `note_ids` (the first JOURNAL_MAX, oldest first) as
+    they were written: their stored fields, tags, deck and note type, with the media the
+    journal still holds. A file delivered to Anki is no longer kept: its note keeps its
+    image tag and the file is named in `missing_media`. A row whose note type's templates
+    are unknown to the hub (`package_model`) or that would make no card is left out and
+    named in `left_out`; InvalidInput when nothing is left to export."""
+    from anki_bridge.images import MediaFile
+    from anki_bridge.models import Media, Note
+
+    rows = list(Note.objects.filter(pk__in=note_ids).order_by("id")[:JOURNAL_MAX])
+    left_out: list[str] = []
+    if len(note_ids) > JOURNAL_MAX:
+        left_out.append(f"{len(note_ids) - JOURNAL_MAX} notes beyond the first {JOURNAL_MAX}")
+    names = {name for row in rows for name in row.media or []}
+    kept = {
+        media.filename: bytes(media.data)
+        for media in Media.objects.filter(filename__in=names).exclude(data=None)
+        if media.data is not None
+    }
+    models: dict[str, NoteModel] = {}
+    refused: dict[str, str] = {}  # note type → why no package is built with it
+    groups: dict[tuple[str, str], list[Draft]] = {}
+    missing: set[str] = set()
+    for row in rows:
+        if row.model not in models and row.model not in refused:
+            try:
+                models[row.model] = package_model(row.model)
+            except InvalidInput as exc:
+                refused[row.model] = exc.message
+        if row.model in refused:
+            left_out.append(f"#{row.pk}: {refused[row.model]}")
+            continue
+        structure = models[row.model]
+        draft = Draft(
+            index=row.pk,
+            fields={name: str(row.fields.get(name, "")) for name in structure.fields},
+            tags=[str(tag) for tag in row.tags or []],
+            media=[MediaFile(filename=n, data=kept[n]) for n in row.media or [] if n in kept],
+            dedup_key=row.dedup_key,
+        )
+        try:
+            _cards_check([draft], structure, "notes")
+        except InvalidInput as exc:
+            left_out.append(f"#{row.pk}: {exc.message}")
+            continue
+        groups.setdefault((row.model, row.deck), []).append(draft)
+        missing.update(name for name in row.media or [] if name not in kept)
+    if not groups:
+        raise InvalidInput(
+            "notes: nothing to export" + (f" ({'; '.join(left_out)})" if left_out else ""),
+            field="notes",
+        )
+    built = _written_groups(
+        [(models[model], deck, drafts) for (model, deck), drafts in groups.items()]
     )
+    return JournalPackage(built=built, missing_media=sorted(missing), left_out=left_out)
 
 
 def _first_field_key(model: NoteModel, fields: Mapping[str, str]) -> str:

@@ -1,8 +1,11 @@
 """СДАМ ГИА problems → Anki notes in the default model (`anki.add_problems`).
 
 Prompt: the source text and condition, with the condition's figures as media; Response:
-the answer and the solution (with its figures); Context: subject, exam, task type and
-categories; Sources: the problem's URL. `dedup_key` `sdamgia:{exam}:{subject}:{id}` makes
+the answer and the solution (with its figures). Both are drawn from the stored HTML
+(`card_html`), each formula the site's own SVG inline where it stood: the stored `*_text`
+has the formula's spoken alt («дробь: числитель: …») in its place, for search and language
+models, never for a card. Context: subject, exam, task type and categories; Sources: the
+problem's URL. `dedup_key` `sdamgia:{exam}:{subject}:{id}` makes
 a problem one note however often it is sent. Problems come through the problems app's
 services (stored copies while fresh, else fetched from the site).
 """
@@ -13,6 +16,7 @@ import html
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
@@ -23,6 +27,9 @@ from anki_bridge.services import PROBLEMS_MAX, notes_add_from_model, result_make
 from core.exceptions import InvalidInput
 from problems.services import (
     Site,
+    formula_stand_in,
+    is_formula_src,
+    plain_formula,
     problem_source_url,
     problems_get_many,
     site_resolve,
@@ -44,16 +51,127 @@ def _text_html(text: str) -> str:
     return "<br>".join(html.escape(line) for line in text.strip().splitlines())
 
 
+# What a card keeps of the site's HTML: text, line breaks, sub- and superscripts, bold
+# and italic, lists and tables, and the formula images the hub puts in place. Scripts,
+# styles, event attributes, classes and links to the site go (a link's text stays).
+CARD_TAGS = {
+    "p", "br", "div", "span", "center", "b", "strong", "i", "em", "u", "sub", "sup",
+    "ul", "ol", "li", "table", "thead", "tbody", "tr", "td", "th", "img",
+}  # fmt: skip
+CARD_ATTRIBUTES = {
+    "img": {"src", "alt"},
+    "td": {"colspan", "rowspan"},
+    "th": {"colspan", "rowspan"},
+}
+BLOCKS = {"div", "center", "ul", "ol", "table"}
+FORMULA_STYLE = "vertical-align:middle"
+
+
+def formula_name(url: str) -> str:
+    """The media name of a formula image: the site's own file name, which names its
+    content, so one formula is one file in every note that shows it."""
+    last = urlsplit(url).path.rsplit("/", 1)[-1]
+    stem, dot, ext = last.rpartition(".")
+    if not dot or not stem:
+        stem, ext = last or "formula", "svg"
+    return f"sdamgia-formula-{stem}.{ext}"
+
+
+def card_html(stored: str, *, field: str) -> tuple[str, list[ImageSpec]]:
+    """A stored problem's HTML as a card field, and the formula images it shows.
+
+    Sanitized (CARD_TAGS); each formula image stays where it stood, renamed to the media
+    file it will be (its `ImageSpec`, whose `ensure_img_tag` rewrite puts the stored
+    content-named file in its place; when it cannot be fetched, the formula's plain alt
+    or MISSING_FORMULA stands in its place); its spoken alt goes. The figures (the other
+    images) are left out: the note adds them below, as the problem lists them."""
+    import lxml.html
+    import nh3
+
+    clean = nh3.clean(stored, tags=CARD_TAGS, attributes=CARD_ATTRIBUTES, url_relative="deny")
+    if not clean.strip():
+        return "", []
+    root = lxml.html.fragment_fromstring(clean, create_parent="div")
+    specs: dict[str, ImageSpec] = {}
+    for img in list(root.iter("img")):
+        src = img.get("src") or ""
+        if not is_formula_src(src):
+            img.drop_tree()  # a figure: added below the text
+            continue
+        alt = img.get("alt") or ""
+        name = formula_name(src)
+        specs.setdefault(
+            src,
+            ImageSpec(image_url=src, target_field=field, filename=name).with_stand_in(
+                formula_stand_in(alt)
+            ),
+        )
+        img.attrib.clear()
+        img.set("src", name)
+        img.set("alt", plain_formula(alt))
+        img.set("style", FORMULA_STYLE)
+    for empty in [p for p in root.iter("p") if not len(p) and not (p.text or "").strip()]:
+        empty.drop_tree()
+    return _lines(root), list(specs.values())
+
+
+def _lines(root: Any) -> str:
+    """`root`'s content with its top-level paragraphs as lines (`<br>` between them, as a
+    card shows text; no paragraph margins); other blocks (a centred formula, a table)
+    kept as they are."""
+    import lxml.html
+
+    segments: list[tuple[str, bool]] = []  # (html, a block of its own)
+    line = html.escape(root.text or "", quote=False)
+    for child in root:
+        if child.tag == "p" or child.tag in BLOCKS:
+            if line.strip():
+                segments.append((line.strip(), False))
+            if child.tag == "p":
+                inner = html.escape(child.text or "", quote=False) + "".join(
+                    lxml.html.tostring(c, encoding="unicode") for c in child
+                )
+                segments.append((inner.strip(), False))
+            else:
+                segments.append(
+                    (lxml.html.tostring(child, encoding="unicode", with_tail=False), True)
+                )
+            line = html.escape(child.tail or "", quote=False)
+        else:
+            line += lxml.html.tostring(child, encoding="unicode")
+    if line.strip():
+        segments.append((line.strip(), False))
+    out = ""
+    for index, (part, block) in enumerate(segments):
+        if index and not block and not segments[index - 1][1]:
+            out += "<br>"
+        out += part
+    return out
+
+
+def _part(stored_html: str, text: str, *, field: str) -> tuple[str, list[ImageSpec]]:
+    """A part of the problem drawn from its HTML; its text (spoken formulas and all)
+    only when no HTML was stored."""
+    if stored_html.strip():
+        return card_html(stored_html, field=field)
+    return (_text_html(text) if text.strip() else ""), []
+
+
 def problem_note(problem: Problem, *, tags: Iterable[str] = (), solution: bool = True) -> NoteInput:
-    """The note of one stored problem (its figures as images to fetch); `solution`: the
-    solution and its figures below the answer."""
+    """The note of one stored problem: its text, line breaks and formulas drawn from the
+    stored HTML (each formula the site's own SVG, inline where it stood), its figures as
+    images to fetch; `solution`: the solution and its figures below the answer."""
     site = Site(subject=problem.subject, exam=problem.exam)
-    prompt = "<br><br>".join(
-        _text_html(part) for part in (problem.source_text, problem.condition_text) if part
-    )
+    source, source_formulas = _part(problem.source_html, problem.source_text, field="Prompt")
+    condition, formulas = _part(problem.condition_html, problem.condition_text, field="Prompt")
+    prompt = "<br><br>".join(part for part in (source, condition) if part)
     response = [f"<b>Ответ:</b> {html.escape(problem.answer)}" if problem.answer else ""]
-    if solution and problem.solution_text:
-        response.append(_text_html(problem.solution_text))
+    solution_formulas: list[ImageSpec] = []
+    if solution:
+        drawn, solution_formulas = _part(
+            problem.solution_html, problem.solution_text, field="Response"
+        )
+        response.append(drawn)
     categories = list(problem.categories.select_related("topic"))
     context = [f"{site.name} ({EXAM_NAMES.get(site.exam, site.exam)})"]
     if problem.type_number:
@@ -61,13 +179,21 @@ def problem_note(problem: Problem, *, tags: Iterable[str] = (), solution: bool =
         context.append(f"Тип {problem.type_number}" + (f": {topic}" if topic else ""))
     context += [c.title for c in categories if c.title]
     stem = f"sdamgia-{site.exam}-{site.subject}-{problem.problem_id}"
-    images = [
-        ImageSpec(image_url=url, target_field="Prompt", filename=f"{stem}-{n}")
-        for n, url in enumerate(problem.figures, start=1)
-    ] + [
-        ImageSpec(image_url=url, target_field="Response", filename=f"{stem}-s{n}")
-        for n, url in enumerate(problem.solution_figures if solution else (), start=1)
-    ]
+    drawn_formulas = {
+        (spec.target_field, spec.filename): spec
+        for spec in [*source_formulas, *formulas, *solution_formulas]
+    }
+    images = (
+        list(drawn_formulas.values())
+        + [
+            ImageSpec(image_url=url, target_field="Prompt", filename=f"{stem}-{n}")
+            for n, url in enumerate(problem.figures, start=1)
+        ]
+        + [
+            ImageSpec(image_url=url, target_field="Response", filename=f"{stem}-s{n}")
+            for n, url in enumerate(problem.solution_figures if solution else (), start=1)
+        ]
+    )
     return NoteInput(
         fields={
             "Prompt": prompt,

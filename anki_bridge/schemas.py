@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import AnyHttpUrl, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AnyHttpUrl, BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 TARGET_FIELD_DEFAULT = "Back"
 MAX_SIDE_DEFAULT = 768
@@ -30,6 +30,10 @@ class ImageSpec(BaseModel):
         ge=16,
         le=4096,
     )
+    # Set by the hub, never by a caller (not in the schema): the text a field shows in place
+    # of the image's `<img src="{filename}">` when the image cannot be loaded (a problem's
+    # formula: its plain alt, never a broken image).
+    _stand_in: str | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _has_a_source(self) -> ImageSpec:
@@ -41,6 +45,15 @@ class ImageSpec(BaseModel):
     def source_url(self) -> str | None:
         chosen = self.image_url or self.url
         return str(chosen) if chosen is not None else None
+
+    @property
+    def stand_in(self) -> str | None:
+        return self._stand_in
+
+    def with_stand_in(self, text: str) -> ImageSpec:
+        """This image, shown as `text` where it cannot be loaded."""
+        self._stand_in = text
+        return self
 
 
 class NoteInput(BaseModel):
@@ -126,8 +139,31 @@ class RescheduleResult(BaseModel):
     missing: list[int] | None = None
 
 
+class CardsChanged(BaseModel):
+    changed: list[int]  # read back from Anki; a card given, held and not here was so already
+    missing: list[int] | None = None  # ids Anki does not hold
+
+
+class CardSchedule(BaseModel):
+    card: int
+    state: str  # new, learning, review or relearning
+    queue: str | None = None  # suspended or buried
+    due: str | None = Field(None, description="A date; new: #position; learning: UTC time.")
+    interval: int  # days
+    ease: int | None = None  # %
+    reps: int
+    lapses: int
+    stability: float | None = Field(None, description="FSRS, days; the next two in %.")
+    difficulty: int | None = None
+    retrievability: int | None = None
+
+
+class ScheduledNote(NoteInfo):
+    schedule: list[CardSchedule]
+
+
 class NoteInfoResult(BaseModel):
-    notes: list[NoteInfo | None]
+    notes: list[ScheduledNote | None]
 
 
 class DeckCounts(BaseModel):

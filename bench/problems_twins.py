@@ -125,6 +125,89 @@ def within(part: str, text: str) -> bool:
     return f" {folded(part)} " in f" {folded(text)} "
 
 
+# --- what a problem is: the bench's own reading, stricter than the search's ------------
+
+_LEADS = ("найд", "вычисл", "определ", "чему", "каков", "какую", "каким", "сколько")
+_MORE_DATA = frozenset({"если", "когда"})
+_ANSWER = frozenset({"ответ", "ответе"})
+_TOKEN = re.compile(r"[A-Za-zА-Яа-яЁё]+|\d+(?:[.,]\d+)?")
+_LOOKALIKES = "АВСЕНКМОРТХ"
+_AS_LATIN = str.maketrans(_LOOKALIKES, "ABCEHKMOPTX")
+_UNIT_WORDS = frozenset({"градус"})  # «43 градусам» is «43°»
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a problem is, read apart from how it is worded: its numbers and point labels
+    in order, the lemmas of its question (from «Найдите…» to «если» or the sentence's end)
+    and of its answer's unit (a sentence with «Ответ»), and the set of the lemmas of the
+    rest, its data's words (function words left out). Two texts with one reading are one
+    problem reworded (`В треугольнике АВС угол А равен 41°, а … — высоты, пересекающиеся`
+    and `… 41 градусам, … высоты … пересекаются`); any other difference — a number, a
+    label, a word of the data, the question, the unit — makes another problem. Written
+    here, apart from `problems.question`, so that the bench does not grade the search by
+    its own reading."""
+
+    numbers: tuple[str, ...]
+    labels: tuple[str, ...]
+    question: tuple[str, ...]
+    unit: tuple[str, ...]
+    data: frozenset[str]
+
+
+def reading(text: str) -> Reading:
+    numbers: list[str] = []
+    labels: list[str] = []
+    question: list[str] = []
+    unit: list[str] = []
+    data: set[str] = set()
+    for sentence in SENTENCE.split(text.strip()):
+        found = _TOKEN.findall(sentence)
+        answer = any(t.lower() in _ANSWER for t in found)
+        part: list[str] | None = None  # the question, once its lead is met
+        for n, token in enumerate(found):
+            if token[0].isdigit():
+                numbers.append(token.replace(",", "."))
+            elif _is_label(token, first=n == 0):
+                labels.append(token.translate(_AS_LATIN))
+            else:
+                word = token.lower().replace("ё", "е")
+                if not answer and part is None and word.startswith(_LEADS):
+                    part = question
+                elif word in _MORE_DATA:
+                    part = None
+                lemma = _lemma(word)
+                if answer:
+                    unit.append(lemma)
+                elif part is not None:
+                    part.append(lemma)
+                elif word not in matching.STOP_WORDS and lemma not in _UNIT_WORDS:
+                    data.add(lemma)
+    return Reading(tuple(numbers), tuple(labels), tuple(question), tuple(unit), frozenset(data))
+
+
+def _is_label(token: str, *, first: bool) -> bool:
+    """A point's label: capital Latin letters, or capital Cyrillic look-alikes (the site's
+    `АВС`) — one of them opening a sentence is a word (`В треугольнике`)."""
+    if re.fullmatch(r"[A-Z]+", token):
+        return True
+    return all(ch in _LOOKALIKES for ch in token) and (len(token) > 1 or not first)
+
+
+_LEMMAS: dict[str, str] = {}
+
+
+def _lemma(word: str) -> str:
+    if word not in _LEMMAS:
+        _LEMMAS[word] = morphology().parse(word)[0].normal_form
+    return _LEMMAS[word]
+
+
+def one_problem(a: str, b: str) -> bool:
+    """Whether two texts are one problem: the same text, or one reading (`Reading`)."""
+    return folded(a) == folded(b) or reading(a) == reading(b)
+
+
 # --- making changes --------------------------------------------------------------------
 
 
@@ -251,8 +334,13 @@ def _made(text: str, makers: list[tuple[Maker, int]], seed: str) -> tuple[Change
 @dataclass
 class Tally:
     queries: int = 0
-    differ: int = 0  # matches whose text differs from the query (damaged: from its source)
-    same_wrong: int = 0  # … and still `same` (exact queries: or `ambiguous`, not holding it)
+    differ: int = 0  # matches of another problem than the query's (`Reading`; damaged:
+    same_wrong: int = 0  # not holding what it kept) … and still `same` (exact queries: or
+    # `ambiguous`, not holding it)
+    differ_text: int = 0  # exact queries: matches whose text differs from the query's …
+    same_wrong_text: int = 0  # … and still `same` (or `ambiguous`, not holding it)
+    reworded: int = 0  # exact queries: matches of another text, one problem (`Reading`) …
+    reworded_same: int = 0  # … `same`
     changes: int = 0  # differences the twins of its real problem have (known by construction)
     named: int = 0  # … named in `differences`, both sides
     said: int = 0  # … stated in the Markdown
@@ -355,18 +443,64 @@ def run(
     """The twins' table (one row per kind of query), the first misses of each kind, and
     the tallies by kind: exact queries, fragments, damaged ones."""
     family, stored = store_family(conditions, limit, fake)
+    peer = Peer([t.text(conditions[t.real]) for t in family.values()])
     rows, misses = [], []
-    totals = {"exact": Tally(), "fragments": Tally(), "damaged": Tally()}
+    kinds = ("exact", "fragments", "damaged")
+    totals = {k: Tally() for k in (*kinds, *(f"peer {k}" for k in kinds))}
     for name, queries in queries_of(conditions, family, stored, damaged).items():
-        tally = Tally()
+        tally, theirs = Tally(), Tally()
         for twin, query, kept in queries:
             outcome = fuzzy.problems_search_fuzzy(site=MATH, condition_text=query, limit=5)
             _judge(tally, outcome, twin, query, kept, family, conditions)
+            peer.judge(theirs, query, kept, fragment=twin is None)
         rows.append(_row(name, tally))
         misses += [f"{name}: {note}" for note in tally.notes]
         kind = next((k for k in ("fragments", "damaged") if name.startswith(k)), "exact")
         totals[kind].add(tally)
+        totals[f"peer {kind}"].add(theirs)
+    for kind in kinds:
+        rows.append(_row(f"peer ({Peer.NAME}): {kind} queries", totals[f"peer {kind}"]))
     return rows, misses, totals
+
+
+class Peer:
+    """The plainest matcher a client would write: every stored condition scored against
+    the query by rapidfuzz's `token_set_ratio`, the best one presented as the problem. It
+    never asks the site (so every answer is confident), names no difference and never
+    says `ambiguous`: its first match of another problem is a `same` for one that differs
+    and a confident-wrong answer."""
+
+    NAME = "rapidfuzz token_set_ratio, top match"
+
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = texts
+        self.normalized = [matching.normalize(t) for t in texts]
+
+    def first(self, query: str) -> str:
+        from rapidfuzz import fuzz, process
+
+        best = process.extractOne(
+            matching.normalize(query), self.normalized, scorer=fuzz.token_set_ratio
+        )
+        return self.texts[best[2]] if best else ""
+
+    def judge(self, tally: Tally, query: str, kept: list[str], *, fragment: bool) -> None:
+        tally.queries += 1
+        tally.confident += 1
+        if fragment:  # two stored problems or more hold it: one presented is wrong
+            tally.confident_wrong += 1
+            return
+        first = self.first(query)
+        if kept:
+            right = holds_every(first, kept)
+            tally.top1 += right
+        else:
+            right = one_problem(first, query)
+            tally.exact += right
+            tally.exact_same += right
+        tally.differ += not right
+        tally.same_wrong += not right
+        tally.confident_wrong += not right
 
 
 def _judge(
@@ -404,8 +538,19 @@ def _judge(
             tally.notes.insert(0, f"confident-wrong: {query!r} → {first!r}")
     for n, match in enumerate(outcome.matches, start=1):
         text = match.problem.condition_text
-        # damaged: what the damage dropped (a sentence, a value) is not the query's
-        differs = not holds_every(text, kept) if kept else folded(text) != folded(query)
+        if not kept and folded(text) != folded(query):  # the text differs: as before
+            tally.differ_text += 1
+            holds = within(query, text)
+            wrong = match.verdict == "same" or (not holds and match.verdict == "ambiguous")
+            tally.same_wrong_text += wrong
+        # damaged: what the damage dropped (a sentence, a value) is not the query's;
+        # exact: another problem (`Reading`), not another wording of this one
+        differs = not holds_every(text, kept) if kept else not one_problem(text, query)
+        if not kept and not differs and folded(text) != folded(query):
+            tally.reworded += 1
+            tally.reworded_same += match.verdict == "same"
+            _note(tally, match.verdict != "same", f"reworded {query[-60:]!r}: {match.verdict}")
+            continue
         if not differs:
             right = match.verdict == "same" or (bool(kept) and match.verdict == "ambiguous")
             tally.exact += 1
@@ -438,24 +583,26 @@ def _row(name: str, t: Tally) -> list[str]:
     def share(part: int, whole: int) -> str:
         return f"{100 * part / whole:.1f}%" if whole else "-"
 
-    fragments = name.startswith("fragments")
+    fragments = "fragments" in name
     return [
         name,
         str(t.queries),
-        str(t.differ),
-        str(t.same_wrong),
+        f"{t.differ} ({t.differ_text} by text)" if t.differ_text else str(t.differ),
+        f"{t.same_wrong} ({t.same_wrong_text} by text)" if t.differ_text else str(t.same_wrong),
+        f"{t.reworded_same} of {t.reworded}" if t.reworded else "-",
         share(t.named, t.changes),
         share(t.said, t.changes),
         share(t.exact_same, t.exact),
         f"{share(t.fragments_right, t.queries)} ({t.nothing} found nothing)" if fragments else "-",
-        share(t.top1, t.queries) if name.startswith("damaged") else "-",
+        share(t.top1, t.queries) if "damaged" in name else "-",
         str(t.confident),
         str(t.confident_wrong),
     ]
 
 
 HEADER = [
-    "queries", "count", "matches that differ", "of them same (or ambiguous, not holding it)",
+    "queries", "count", "matches of another problem", "of them same (or ambiguous, not holding it)",
+    "reworded (one problem): same",
     "differences named", "… in the Markdown", "query's own text: same", "fragments ambiguous",
     "top-1", "confident", "confident-wrong",
 ]  # fmt: skip

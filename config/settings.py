@@ -447,6 +447,9 @@ ANKI_JOURNAL_LEASE = env_int("ANKI_JOURNAL_LEASE", 30)
 ANKI_FLUSH_MAX_RETRIES = env_int("ANKI_FLUSH_MAX_RETRIES", 10)
 ANKI_FLUSH_BACKOFF = env_int("ANKI_FLUSH_BACKOFF", 15)  # first delay; doubles up to the max
 ANKI_FLUSH_BACKOFF_MAX = env_int("ANKI_FLUSH_BACKOFF_MAX", 900)
+# Any Anki call checks, at most once per this many seconds per process, whether a dead
+# sender left journal rows, and has them delivered in the background.
+ANKI_TAKEOVER_CHECK_SECONDS = env_int("ANKI_TAKEOVER_CHECK_SECONDS", 30)
 # A review session (anki.review_start) expires after this many hours without a call.
 ANKI_REVIEW_SESSION_HOURS = env_int("ANKI_REVIEW_SESSION_HOURS", 12)
 # The pictures of a reviewed card's side go to the model as MCP images (anki.review_next,

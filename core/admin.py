@@ -8,21 +8,58 @@ titles, the changelist's add button (templates/admin/change_list_object_tools.ht
 the add form's breadcrumb (templates/admin/change_form.html) use it. Only nouns that
 decline need one: without it the verbose name is used. A model whose name is the verb's
 own noun («Выберите изменение для изменения») names its changelist in `select_title`.
+
+Its JSON fields keep the text rule (`core.text_rule`): see `TextRuleJSONField`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin
+from django.db import models
+from django.forms.fields import InvalidJSONInput
 from django.http import HttpRequest, HttpResponse
 from django.utils.functional import Promise
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
+
+from core.text_rule import text_fault
+
+# Django's message for a NUL in a text field (its catalogs translate it), and ours for a
+# lone surrogate, which only a JSON escape can bring in (a form body decodes to U+FFFD).
+TEXT_RULE_MESSAGES = {
+    "text_nul": gettext_noop("Null characters are not allowed."),
+    "text_surrogate": gettext_noop("Lone surrogates (\\ud800–\\udfff) are not allowed."),
+}
+
+
+class TextRuleJSONField(forms.JSONField):
+    """A JSON form field that refuses a NUL or a lone surrogate in a decoded key or string,
+    naming the field and where in the value. Django's text fields refuse a NUL themselves,
+    but a JSON field decodes the escape `\\u0000` and lets it through, and PostgreSQL's
+    jsonb then refuses it with a DataError: a 500 for the admin."""
+
+    def bound_data(self, data: Any, initial: Any) -> Any:
+        """A refused value is shown again as typed: decoded, a lone surrogate could not
+        even be written into the page."""
+        value = super().bound_data(data, initial)
+        return InvalidJSONInput(data) if text_fault(value) is not None else value
+
+    def validate(self, value: Any) -> None:
+        super().validate(value)
+        fault = text_fault(value)
+        if fault is not None:
+            where = [str(part) for part in (self.label or "", *fault.loc) if part != ""]
+            message = gettext(TEXT_RULE_MESSAGES[fault.rule])
+            text = f"{' → '.join(where)}: {message}" if where else message
+            raise forms.ValidationError(text, code=fault.rule)
 
 
 class CasedAdmin(admin.ModelAdmin):
     accusative: str | Promise | None = None
     select_title: str | Promise | None = None
+    formfield_overrides = {models.JSONField: {"form_class": TextRuleJSONField}}
 
     def _accusative(self) -> str:
         return str(self.accusative or self.opts.verbose_name)

@@ -315,6 +315,12 @@ def _nested_objects_named(node: dict[str, Any], *, depth: int) -> dict[str, Any]
         }
     if isinstance(node.get("items"), dict):
         result["items"] = _nested_objects_named(node["items"], depth=depth + 1)
+    for key in UNION_KEYS:  # a note or null: each branch at the node's own depth
+        if isinstance(node.get(key), list):
+            result[key] = [
+                _nested_objects_named(sub, depth=depth) if isinstance(sub, dict) else sub
+                for sub in node[key]
+            ]
     return result
 
 

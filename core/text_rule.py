@@ -5,8 +5,10 @@ whatever filters on it), and a lone surrogate (U+D800–U+DFFF) cannot be encode
 Every entry point checks its input here before any query: the REST body parser
 (`core.parsers`), MCP tool, prompt, completion and resource arguments
 (`core.mcp_arguments`, `core.mcp_errors`, `core.mcp_content`), the NormaGPT pages'
-forms. Django's form fields refuse a NUL themselves (the admin), and a form body cannot
-carry a lone surrogate (invalid UTF-8 is decoded as U+FFFD).
+forms. Django's text form fields refuse a NUL themselves (the admin), and a form body
+cannot carry a lone surrogate (invalid UTF-8 is decoded as U+FFFD); a JSON field decodes
+the escapes `\\u0000` and `\\ud800`, so the admin's JSON fields check here
+(`core.admin.TextRuleJSONField`).
 """
 
 from __future__ import annotations

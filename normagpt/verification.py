@@ -24,14 +24,15 @@ paragraph, then against the answer's sources. A failed check says why: which val
 clause holds instead, for which condition it gives the claimed value, that the value is not
 in the clause's text but on its page beside it (a table the reader broke), that the clause or
 document is missing, which words it lacks; and of what kind (`ClaimResult.details["problem"]`,
-what a benchmark counts: "value_missing", "value_on_page", "other_condition", …).
+what a benchmark counts: "value_missing", "value_on_page", "other_condition", …). The
+results, and the answer marked with them, are `normagpt.claim_results`.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 from typing import Any, NamedTuple
 
@@ -39,6 +40,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from normagpt import claims as c
+from normagpt.claim_results import CONFIRMED, UNCONFIRMED, ClaimResult
 from normagpt.conditions import value_condition
 from normagpt.conditions.graded import grade_condition
 from normagpt.editions import clause_marks
@@ -47,46 +49,6 @@ from normagpt.parsing import clause_label, code_matches
 from normagpt.search import documents_named
 from normagpt.terms import ALL_CLAUSES
 from normagpt.wording import words_absent
-
-CONFIRMED, UNCONFIRMED = "confirmed", "unconfirmed"
-
-
-@dataclass
-class ClaimResult:
-    """One checked claim (what `ClaimCheck` stores)."""
-
-    index: int
-    origin: str
-    claim: str
-    verdict: str
-    reason: str = ""
-    reference: str = ""
-    document_code: str = ""
-    clause_number: str = ""
-    page_number: int | None = None
-    clause_id: int | None = None
-    page_id: int | None = None
-    details: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def confirmed(self) -> bool:
-        return self.verdict == CONFIRMED
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "index": self.index,
-            "origin": self.origin,
-            "claim": self.claim,
-            "verdict": self.verdict,
-            "reason": self.reason,
-            "reference": self.reference,
-            "document": self.document_code,
-            "clause": self.clause_number,
-            "page": self.page_number,
-            "clause_id": self.clause_id,
-            "page_id": self.page_id,
-            "details": self.details,
-        }
 
 
 class _Problem(NamedTuple):
@@ -534,49 +496,3 @@ def _problems_details(problems: list[_Problem]) -> dict[str, Any]:
     if not problems:
         return {}
     return {"problem": problems[0].kind, "problems": [p.kind for p in problems]}
-
-
-def results_summary(results: list[ClaimResult]) -> str:
-    """One line for the run: how many claims the norms do not confirm ('' when all hold)."""
-    wrong = [r for r in results if not r.confirmed]
-    if not wrong:
-        return ""
-    return f"{len(wrong)} из {len(results)} утверждений ответа не подтверждаются текстом пунктов"
-
-
-MARK = " *[не подтверждено: {reason}]*"
-
-
-def answer_marked(text: str, results: list[ClaimResult], *, lead: bool = True) -> str:
-    """`text` with every unconfirmed claim marked after it and (with `lead`) `answer_lead`
-    first."""
-    for result in results:
-        if not result.confirmed:
-            text = _mark_after(text, result.claim, MARK.format(reason=result.reason))
-    first = answer_lead(results) if lead else ""
-    return f"{first}\n\n{text}" if first else text
-
-
-def answer_lead(results: list[ClaimResult]) -> str:
-    """The answer's first line when a claim is unconfirmed: how many, or that none holds."""
-    if all(r.confirmed for r in results):
-        return ""
-    if not any(r.confirmed for r in results):
-        return (
-            "**Подтверждённого ответа в нормах корпуса нет:** ни одно утверждение ответа "
-            "не подтверждается текстом пунктов, на которые он ссылается (отмечены ниже)."
-        )
-    return f"**Не всё подтверждено нормами:** {results_summary(results)} (отмечены ниже)."
-
-
-def _mark_after(text: str, claim: str, mark: str) -> str:
-    """Insert `mark` after the end of `claim` in `text` (markup and spacing may differ); at
-    the end of `text` when the claim cannot be found."""
-    tokens = re.findall(r"\w+|[^\w\s]", claim)[-8:]
-    if tokens:
-        pattern = re.compile(r"[\s*_`>]*".join(re.escape(t) for t in tokens) + r"[*_`]*")
-        found = list(pattern.finditer(text))
-        if found:
-            end = found[-1].end()
-            return text[:end] + mark + text[end:]
-    return f"{text}\n\n- {claim}{mark}"

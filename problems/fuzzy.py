@@ -41,6 +41,7 @@ from problems.repair import (
     Anchor,
     anchors,
     anchors_held,
+    phrase_prose,
     phrase_whole,
     phrases_build,
     words_repair,
@@ -252,17 +253,22 @@ def _site_candidates(
     """The problems the site's search shows for phrases of the repaired query.
 
     In rounds, until a problem shown (or one of the best `stored`) answers the query
-    (`_answers`): the first page of up
-    to three phrases of intact, telling words, concurrently; then one phrase of all the
-    intact words, shorter phrases of the others, and the second page of every phrase
-    whose first page was full; then the second page of those of the second round. Whole
-    problems on those pages are stored; the site failing is a warning, not an error.
+    (`_answers`): the first page of up to three phrases of intact, telling words,
+    concurrently; then one phrase of all the intact words, one of its Russian words alone
+    (`repair.phrase_prose`: for a site that does not search a formula's text), shorter
+    phrases of the others, and the second page of every phrase whose first page was full;
+    then the second page of those of the second round. Whole problems on those pages are
+    stored; the site failing is a warning, not an error.
     `outcome.phrases`: every phrase sent.
     """
     words = words_repair(text)
     pinned = anchors(words)
     first = phrases_build(words, count=3) or distinctive_phrases(text)
-    more = [phrase_whole(words), *phrases_build(words, count=2, size=4, skip=first)]
+    more = [
+        phrase_whole(words),
+        phrase_prose(words),
+        *phrases_build(words, count=2, size=4, skip=first),
+    ]
     rounds = [[(phrase, 1) for phrase in first], [(phrase, 1) for phrase in more]]
     asked: list[tuple[str, int]] = []
     pages: dict[tuple[str, int], ListingPage] = {}

@@ -98,6 +98,9 @@ def _token_repair(token: str, knows: Known, edits: bool = True) -> list[Word]:
     if 2 * cyrillic >= len(token) and knows(fixed):  # mostly Cyrillic: `иBE` is `и BE`
         return [Word(fixed, True)]
     runs = _RUNS.findall(token)
+    glued = _labels_glued(token, runs[-1], knows)
+    if glued:
+        return [glued, *_token_repair(runs[-1], knows, edits)]
     if len(runs) > 1:  # script or digit boundaries: `уголc`, `на90`, `треугольникеabc`
         return [word for run in runs for word in _token_repair(run, knows, edits)]
     split = _split(fixed, knows)
@@ -105,6 +108,19 @@ def _token_repair(token: str, knows: Known, edits: bool = True) -> list[Word]:
         return [Word(part, True) for part in split]
     corrected = _one_edit(fixed, knows) if edits else None
     return [Word(corrected, True)] if corrected else [Word(fixed, False)]
+
+
+def _labels_glued(token: str, last: str, knows: Known) -> Word | None:
+    """The word before labels or a number glued on, when it has look-alikes of its own
+    (`тpеyгольникеabc` is `треугольнике abc`): cut at every script boundary instead, it
+    would be read as `т р е у гольнике`."""
+    word = token[: -len(last)]
+    if last == token or not (_LATIN.fullmatch(last[0]) or last.isdigit()):
+        return None
+    if not _CYRILLIC.search(word[-1:]):
+        return None
+    fixed = word.translate(_AS_CYRILLIC)
+    return Word(fixed, True) if word != fixed and knows(fixed) else None
 
 
 def _split(word: str, knows: Known) -> tuple[str, str] | None:
@@ -158,6 +174,24 @@ def phrase_whole(words: list[Word], *, size: int = 12) -> str:
     pool = list(dict.fromkeys(w.text for w in words if w.intact and _searchable(w)))
     pool.sort(key=lambda w: (w in COMMON, -_weight(w)))
     return " ".join(pool[:size])
+
+
+def phrase_prose(words: list[Word], *, size: int = 8) -> str:
+    """One phrase of the query's intact Russian words (up to `size`, in text order, common
+    ones too, short function words left out): no number, label or formula's word. A site
+    whose search does not see a formula's text (labels and numbers are mostly formulas on
+    the bank's pages) still finds the problem by its prose, where phrases holding labels
+    or numbers find nothing. Empty for fewer than two such words."""
+    pool = [
+        w.text
+        for w in words
+        if w.intact
+        and _CYRILLIC.match(w.text)
+        and _searchable(w)
+        and (len(w.text) >= 4 or w.text not in STOP_WORDS)
+    ]
+    pool = list(dict.fromkeys(pool))[:size]
+    return " ".join(pool) if len(pool) >= 2 else ""
 
 
 def phrases_build(

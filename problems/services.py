@@ -32,6 +32,9 @@ from problems.client import (
 )
 from problems.entities import ParsedProblem
 from problems.exceptions import ProblemNotFound, SdamgiaBadPage, SdamgiaUnavailable
+from problems.formulas import formula_stand_in as formula_stand_in  # re-exported for Anki
+from problems.formulas import is_formula_src as is_formula_src
+from problems.formulas import plain_formula as plain_formula
 from problems.matching import index_terms, keyword_terms, matching_form
 from problems.models import Problem, Variant
 from problems.outcomes import BatchItem, Progress, SearchOutcome

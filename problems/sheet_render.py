@@ -27,10 +27,12 @@ from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Flowable
 
+from problems.formulas import MISSING_FORMULA, SPACES, is_formula_src, plain_formula
 from problems.sheet_figures import Figure
 
+__all__ = ["MISSING_FORMULA", "is_formula_src", "plain_formula"]  # shared with Anki cards
+
 MISSING_FIGURE = "[рисунок недоступен]"
-MISSING_FORMULA = "[формула недоступна]"
 FIGURE_MAX_HEIGHT = 110 * mm
 FORMULA_MAX_HEIGHT = 90 * mm  # a line must fit a page
 PX_TO_PT = 0.75  # a raster figure's pixels at the browser's 96 dpi
@@ -39,25 +41,6 @@ _BLOCK_TAGS = {
     "p", "div", "br", "center", "li", "tr", "table", "ul", "ol", "h1", "h2", "h3", "h4",
     "hr", "blockquote", "pre",
 }  # fmt: skip
-_SPACES = dict.fromkeys(map(ord, "\u00a0\u202f\u2009\u2007\u3000"), " ") | dict.fromkeys(
-    map(ord, "\u00ad\ufeff\u2060\u200b"), None
-)
-_SPOKEN = re.compile(
-    r"дроб|числит|знаменат|корен|корня|степен|конец|индекс|логарифм|модул|интеграл|"
-    r"предел|сумма|больше|меньше|равно|\\[a-z]+",
-    re.IGNORECASE,
-)
-_PLAIN_WORDS = {
-    "косинус": "cos",
-    "синус": "sin",
-    "тангенс": "tg",
-    "котангенс": "ctg",
-    "умножить на": "·",
-}
-
-
-def is_formula_src(src: str) -> bool:
-    return "/formula/" in src
 
 
 @dataclass(frozen=True)
@@ -264,7 +247,7 @@ class _Builder:
         self.items, self.pending_space = [], False
 
     def text(self, text: str, font: str, size: float, rise: float) -> None:
-        text = text.translate(_SPACES)
+        text = text.translate(SPACES)
         if not text:
             return
         if text[0].isspace():
@@ -347,17 +330,6 @@ def formula_urls(html: str) -> list[str]:
         return []
     root = lxml.html.fragment_fromstring(html, create_parent="div")
     return [src for img in root.iter("img") if is_formula_src(src := img.get("src") or "")]
-
-
-def plain_formula(alt: str) -> str:
-    """A formula's alt when it reads as plain mathematics («cos A», «x = 5»), else "":
-    spoken constructions («дробь: числитель: …») are never printed."""
-    text = " ".join(alt.translate(_SPACES).split())
-    for spoken, written in _PLAIN_WORDS.items():
-        text = re.sub(rf"\b{spoken}\b", written, text, flags=re.IGNORECASE)
-    if not text or _SPOKEN.search(text) or re.search(r"[а-яё]{3,}", text, re.IGNORECASE):
-        return ""
-    return text
 
 
 def all_formula_urls(htmls: Iterable[str]) -> list[str]:

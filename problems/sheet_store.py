@@ -15,9 +15,11 @@ Old sheets are deleted (`sheets_expire`, daily from `make beat`, or `manage.py
 sheets_expire`): a file not printed for `SDAMGIA_SHEET_TTL_DAYS`, on any storage that
 lists a directory and tells a file's modification time (the filesystem, S3 through
 django-storages). A link made by a print stays good for its whole life: a print that
-finds its file so old that it would expire before the link does writes it again, which
-gives it a new time (a rename on the filesystem; on S3 django-storages overwrites by
-default).
+finds its file so old that it would expire before the link does writes it again onto
+the same name, which gives it a new time (a rename on the filesystem; on an object store
+an upload opened on that name: `save` would pick another name there, as the settings'
+S3 storage keeps `file_overwrite` off, and leave the old object's time to expire under
+the new link).
 """
 
 from __future__ import annotations
@@ -52,8 +54,10 @@ def content_key(pdf: bytes) -> str:
 def sheet_store(pdf: bytes, *, stem: str) -> StoredSheet:
     """`pdf` stored as `sheets/{stem}-{key}.pdf`, unless that file is there already."""
     name = f"{SHEETS_DIR}/{stem}-{content_key(pdf)}.pdf"
-    if not default_storage.exists(name) or _outlived_by_a_link(name):
+    if not default_storage.exists(name):
         _write(name, pdf)
+    elif _outlived_by_a_link(name):
+        _write(name, pdf, again=True)
     return StoredSheet(name=name, data=pdf)
 
 
@@ -105,7 +109,9 @@ def _modified(name: str) -> datetime | None:
     return modified if modified.tzinfo else modified.astimezone()  # USE_TZ off: local
 
 
-def _write(name: str, pdf: bytes) -> None:
+def _write(name: str, pdf: bytes, *, again: bool = False) -> None:
+    """`pdf` stored as `name`, atomically; `again`: onto the file there (same bytes),
+    for a new time."""
     if isinstance(default_storage, FileSystemStorage):
         stem = name.rsplit("/", 1)[-1].removesuffix(".pdf")
         partial = default_storage.save(f"{SHEETS_DIR}/.{stem}.part", ContentFile(pdf))
@@ -114,6 +120,10 @@ def _write(name: str, pdf: bytes) -> None:
         except OSError:
             default_storage.delete(partial)
             raise
+        return
+    if again:  # one upload onto the name: the object is replaced whole when it completes
+        with default_storage.open(name, "wb") as handle:
+            handle.write(pdf)
         return
     saved = default_storage.save(name, ContentFile(pdf))
     if saved != name:  # another print stored the same sheet first

@@ -110,7 +110,7 @@ def test_tool_hub_lists_its_commands_and_runs_any_manage_command(
         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=STARTUP_DEADLINE,
     )  # fmt: skip
     assert listed.returncode == 0, listed.stderr
-    assert "41 tool(s)" in listed.stdout
+    assert "44 tool(s)" in listed.stdout
     worker = subprocess.run(
         [str(installed / "tool-hub"), "worker"],
         capture_output=True, text=True, env={**env, "REDIS_URL": ""}, cwd=tmp_path,

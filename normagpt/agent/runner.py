@@ -180,19 +180,7 @@ def _advance_one(run_id: int, owner: str, llm: LlmClient) -> bool:
         shared["incomplete_reason"] = cap
         node_name = "finalizer"  # the answer from what was found, marked incomplete
     node = NODES[node_name]
-    ctx = NodeContext(
-        llm=llm,
-        budget=Budget(
-            settings.NORMAGPT_MAX_LLM_CALLS,
-            settings.NORMAGPT_MAX_TOKENS,
-            calls=run.llm_calls,
-            tokens=run.tokens,
-        ),
-        record=lambda call: llm_call_record(run_id=run_id, step_index=run.step_count, call=call),
-        vision=settings.NORMAGPT_VISION,
-        pages_per_step=settings.NORMAGPT_PAGES_PER_STEP,
-        headers={"X-Normagpt-Run": str(run_id), "X-Normagpt-Step": str(run.step_count)},
-    )
+    ctx = _node_context(run, llm)
     started = time.monotonic()
     prep = node.prep(shared)
     try:
@@ -226,6 +214,24 @@ def _advance_one(run_id: int, owner: str, llm: LlmClient) -> bool:
         decision=decision, duration=time.monotonic() - started, tokens=ctx.node_tokens,
         next_node=target, status=status, extra=extra,
     )  # fmt: skip
+
+
+def _node_context(run: AgentRun, llm: LlmClient) -> NodeContext:
+    """What the run's next node works with: the model, the run's budget left from what its
+    steps spent, where each model call is recorded, and the headers naming run and step."""
+    return NodeContext(
+        llm=llm,
+        budget=Budget(
+            settings.NORMAGPT_MAX_LLM_CALLS,
+            settings.NORMAGPT_MAX_TOKENS,
+            calls=run.llm_calls,
+            tokens=run.tokens,
+        ),
+        record=lambda call: llm_call_record(run_id=run.pk, step_index=run.step_count, call=call),
+        vision=settings.NORMAGPT_VISION,
+        pages_per_step=settings.NORMAGPT_PAGES_PER_STEP,
+        headers={"X-Normagpt-Run": str(run.pk), "X-Normagpt-Step": str(run.step_count)},
+    )
 
 
 def cap_before(run: AgentRun, shared: dict[str, Any], node_name: str) -> str:

@@ -8,9 +8,10 @@ from typing import Any
 
 from django.utils import timezone
 
+from normagpt.claim_results import answer_lead, answer_marked, results_summary
 from normagpt.claims import references_find
 from normagpt.parsing import clause_label, code_matches
-from normagpt.verification import Checker, answer_lead, answer_marked, results_summary
+from normagpt.verification import Checker
 
 Store = dict[str, Any]
 

@@ -60,6 +60,7 @@ from anki.collection import Collection
 from anki.errors import NotFoundError
 from anki.httpclient import HttpClient
 from anki.notes import NoteFieldsCheckResult
+from anki.scheduler.base import ScheduleCardsAsNew
 from anki.utils import field_checksum
 
 API_VERSION = 6
@@ -635,6 +636,58 @@ class AnkiConnect:
                 }
             )
         return result
+
+    def _card(self, cid: int) -> Any:
+        """The add-on's `getCard`: the card, or its error for an id Anki does not hold."""
+        try:
+            return self.col.get_card(cid)  # type: ignore[arg-type]
+        except NotFoundError:
+            raise Exception(f"Card was not found: {cid}") from None
+
+    @api
+    def suspend(self, cards: list[int], suspend: bool = True) -> bool:
+        """The add-on's (2023 and 2025 builds): an unknown id is an error ("Card was not
+        found"), unless the loop skips it; a card already so is dropped from the list the
+        loop walks, so the card after it is not checked; False when none is left."""
+        for card in cards:
+            if self.suspended(card) == suspend:
+                cards.remove(card)
+        if len(cards) == 0:
+            return False
+        self._start_editing()
+        if suspend:
+            self.col.sched.suspend_cards(cards)  # type: ignore[arg-type]
+        else:
+            self.col.sched.unsuspend_cards(cards)  # type: ignore[arg-type]
+        return True
+
+    @api
+    def unsuspend(self, cards: list[int]) -> None:
+        self.suspend(cards, False)  # the add-on drops the answer: always null
+
+    @api
+    def suspended(self, card: int) -> bool:
+        return bool(self._card(card).queue == -1)
+
+    @api
+    def areSuspended(self, cards: list[int]) -> list[bool | None]:
+        found: list[bool | None] = []
+        for card in cards:
+            try:
+                found.append(self.suspended(card))
+            except Exception:
+                found.append(None)
+        return found
+
+    @api
+    def forgetCards(self, cards: list[int]) -> None:
+        """The add-on's build of 2025-11: Anki's «Forget» (logged, the position restored,
+        the counts kept); ids Anki does not hold are passed over without a word."""
+        self._start_editing()
+        request = ScheduleCardsAsNew(
+            card_ids=cards, log=True, restore_position=True, reset_counts=False, context=None
+        )
+        self.col._backend.schedule_cards_as_new(request)
 
     @api
     def answerCards(self, answers: list[dict[str, int]]) -> list[bool]:

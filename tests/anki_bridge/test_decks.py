@@ -318,7 +318,7 @@ async def test_delete_notes_deletes_only_with_the_token_and_exactly_the_listed_n
 
 
 def test_a_delete_token_is_the_users_who_asked_and_expires(anki: FakeAnki, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from anki_bridge import services
+    from anki_bridge import notes, services
     from core.exceptions import InvalidInput
 
     study_material(anki)
@@ -327,7 +327,7 @@ def test_a_delete_token_is_the_users_who_asked_and_expires(anki: FakeAnki, monke
     token = services.notes_delete(note_ids=ids, confirm_token=None, user_id=1).confirm_token
     with pytest.raises(InvalidInput, match="another user"):
         services.notes_delete(note_ids=ids, confirm_token=token, user_id=2)
-    monkeypatch.setattr(services, "DELETE_CONFIRM_SECONDS", -1)
+    monkeypatch.setattr(notes, "DELETE_CONFIRM_SECONDS", -1)  # where it is read
     with pytest.raises(InvalidInput, match="expired"):
         services.notes_delete(note_ids=ids, confirm_token=token, user_id=1)
     with anki.state.lock:

@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 from normagpt import claims as c
 from normagpt import services
 from normagpt.agent.store import store_new
+from normagpt.claim_results import answer_marked
 from normagpt.tasks import run_advance_task
-from normagpt.verification import Checker, answer_marked
+from normagpt.verification import Checker
 from tests.normagpt.scripted_llm import (
     CORROSION_STEP,
     COVER_STEP,

@@ -584,7 +584,7 @@ def test_editing_a_document_in_the_admin_leaves_a_running_ingestion_s_lease(
 ) -> None:
     """The admin writes the form's fields only: the ingestion's page and heartbeat, written
     while the request ran, stay."""
-    from normagpt.admin import NormDocumentForm
+    from normagpt.admin.corpus import NormDocumentForm
 
     document = NormDocument.objects.create(code="СП 70.13330.2012", title="Старое", kind="sp")
     holder = holder_token()

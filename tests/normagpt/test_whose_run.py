@@ -234,6 +234,7 @@ async def test_two_http_identities_and_two_stdio_users_never_reach_each_others_r
     await rest_hides_others_runs(base, key, alice.run_id, [o.run_id for o in others])
     # a configured user is made on first use: not staff, no password to sign in with
     assert await orm(stdio_user_made, "dave") == (False, False)
+    session_stays_its_openers(base, key)  # the same server: one start for both checks
 
 
 async def test_in_stateless_http_the_two_identities_stay_apart_too(env, spawn) -> None:  # type: ignore[no-untyped-def]
@@ -246,9 +247,9 @@ async def test_in_stateless_http_the_two_identities_stay_apart_too(env, spawn) -
     await rest_hides_others_runs(base, key, identities[0].run_id, [identities[1].run_id])
 
 
-async def test_a_session_opened_by_one_identity_is_not_anothers(env, spawn) -> None:  # type: ignore[no-untyped-def]
-    key = await orm(make_alice)
-    base = serve_asgi(spawn, env, stateless=False)
+def session_stays_its_openers(base: str, key: str) -> None:
+    """A session opened by one identity (alice's API token) is not another's (the shared
+    token): its id alone opens nothing."""
     accept = {"Accept": "application/json, text/event-stream"}
 
     def post(token: str, body: dict[str, Any], **headers: str) -> httpx.Response:

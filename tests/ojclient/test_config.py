@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 import subprocess
 import sys
 from typing import Any
 
 import anyio
 import pytest
+from django.core.management import CommandError, call_command
 from mcp import StdioServerParameters
 from mcp.client.session import ClientSession
 from mcp.client.stdio import stdio_client
@@ -63,14 +65,17 @@ def run_manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_runmcp_exits_1_naming_the_setting_for_a_bad_base_url() -> None:
-    done = run_manage("runmcp", "--list", "--oj-base-url", "https://oj.example.com/api")
-    assert done.returncode == 1
-    assert "OJ_API_BASE_URL" in done.stderr
-    assert "without a path" in done.stderr
-    done = run_manage("runmcp", "--list", OJ_API_BASE_URL="ftp://x")
-    assert done.returncode == 1
-    assert "OJ_API_BASE_URL" in done.stderr
+def test_runmcp_refuses_a_bad_base_url_naming_the_setting(settings: Any) -> None:
+    """In-process: a CommandError is what `manage.py` turns into exit code 1 with its message
+    on stderr (a spawned runmcp refusing to start: tests/test_settings_and_cli.py)."""
+    settings.OJ_API_BASE_URL = ""  # the flag's value lands in this test's settings override
+    with pytest.raises(CommandError, match="OJ_API_BASE_URL") as refused:
+        call_command("runmcp", "--list", "--oj-base-url", "https://oj.example.com/api")
+    assert "without a path" in str(refused.value)
+    settings.OJ_API_BASE_URL = "ftp://x"  # as the environment variable sets it
+    with pytest.raises(CommandError, match="OJ_API_BASE_URL"):
+        call_command("runmcp", "--list")
+    logging.captureWarnings(False)  # runmcp routes warnings to logging for its process
 
 
 def test_the_flag_overrides_a_bad_environment_value() -> None:
