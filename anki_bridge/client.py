@@ -27,7 +27,8 @@ from django.conf import settings
 
 from anki_bridge.exceptions import ANKI, AnkiError, AnkiUnavailable
 from anki_bridge.notemodel import NoteModel
-from core.http import Failure, FailureKind, Upstream, UpstreamClient, shared_client
+from core.http import Failure, FailureKind, Upstream, UpstreamClient
+from core.http_shared import shared_client
 
 logger = logging.getLogger(__name__)
 

@@ -11,7 +11,8 @@ from typing import Any
 from django.conf import settings
 
 from anki_bridge.exceptions import SEARCH, SearchNotConfigured, SearchUnavailable
-from core.http import Failure, FailureKind, Upstream, shared_client
+from core.http import Failure, FailureKind, Upstream
+from core.http_shared import shared_client
 
 BODY_MAX_BYTES = 5 * 1024 * 1024
 

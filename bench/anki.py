@@ -33,8 +33,6 @@ from __future__ import annotations
 
 import argparse
 import base64
-import dataclasses
-import http.server
 import io
 import json
 import os
@@ -46,7 +44,6 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -63,25 +60,23 @@ import django  # noqa: E402
 
 django.setup()
 
-import httpx  # noqa: E402
-from django.conf import settings  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
-from django.core.cache import cache  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from PIL import Image  # noqa: E402
 
 from anki_bridge import review  # noqa: E402
-from anki_bridge.client import create_model, new_elsewhere_query  # noqa: E402
-from anki_bridge.images import image_prepare  # noqa: E402
-from anki_bridge.models import Media, Note  # noqa: E402
-from anki_bridge.notemodel import DEFAULT_MODEL  # noqa: E402
+from bench.anki_raw import (  # noqa: E402
+    best_raw_images,
+    floor_images,
+    naive_images,
+    raw_add_notes,
+    raw_add_notes_placed,
+    text_items,
+)
+from bench.anki_standin import BENCH_MEDIA, Anki, ask, fresh_anki  # noqa: E402
 from bench.common import print_table  # noqa: E402
-from tests.anki_bridge.ankiconnect_server import FakeAnki  # noqa: E402
 
-MODEL = DEFAULT_MODEL.name
-DECK = "Bench"
 REPEAT = 7
-BENCH_MEDIA = "toolhub-bench-"  # the bench's media files begin so (a real Anki's are the user's)
 # Anki's url → (the bridge call's line in bytes, seconds until its first request reached Anki)
 FIRST_REQUEST: dict[str, tuple[int, float]] = {}
 HEADER = [
@@ -106,157 +101,6 @@ def photo(seed: int, side: int = 1000) -> bytes:
     buffer = io.BytesIO()
     image.save(buffer, "JPEG", quality=90)
     return buffer.getvalue()
-
-
-class StandIn:
-    """A new profile of the faithful stand-in per measurement."""
-
-    label = "stand-in"
-
-    def __init__(self) -> None:
-        self.fake = FakeAnki(Path(tempfile.mkdtemp(dir=TMP)))
-        self.url = self.fake.url
-        self.deck, self.model = DECK, MODEL
-        self.deck_id = ask(self.url, "createDeck", deck=DECK)
-        ask(self.url, "createModel", **create_model(DEFAULT_MODEL)["params"])
-        self.reset_counts()
-
-    def reset_counts(self) -> None:
-        self.fake.state.requests.clear()
-        self.fake.state.request_bytes.clear()
-
-    def requests(self) -> int:
-        return len(self.fake.state.requests)
-
-    def request_bytes(self) -> int:
-        return sum(self.fake.state.request_bytes)
-
-    def notes_placed(self) -> tuple[int, int]:
-        """(notes whose cards are all in the deck, notes)."""
-        notes = self.fake.notes()
-        return sum(1 for note in notes if note["decks"] == [self.deck]), len(notes)
-
-    def first_request_seen(self) -> bool:
-        return bool(self.fake.state.requests)
-
-    def stop(self) -> None:
-        self.fake.stop()
-
-
-class CountingPassThrough(http.server.ThreadingHTTPServer):
-    """Forwards each request to the real add-on and counts requests and bytes; answers as
-    the add-on does (HTTP/1.1, no `Connection: close`, then the socket closed)."""
-
-    daemon_threads = True
-
-    def __init__(self, target: str) -> None:
-        self.target = target
-        self.sizes: list[int] = []
-        super().__init__(("127.0.0.1", 0), PassThroughHandler)
-        threading.Thread(target=self.serve_forever, daemon=True).start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}"
-
-
-class PassThroughHandler(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: CountingPassThrough
-
-    def do_POST(self) -> None:
-        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        self.server.sizes.append(len(body))
-        answer = httpx.post(self.server.target, content=body, headers=CLOSE, timeout=900)
-        self.send_response(200)
-        self.send_header("Content-Type", "text/json")
-        self.send_header("Content-Length", str(len(answer.content)))
-        self.end_headers()
-        self.wfile.write(answer.content)
-        self.close_connection = True
-
-    def log_message(self, *args: Any) -> None:
-        return None
-
-
-class RealAnki:
-    """A real Anki (ANKI_REAL_URL): a new deck per measurement in the bench's note type,
-    reached through a `CountingPassThrough`; its notes and deck deleted afterwards."""
-
-    label = "real Anki"
-    MODEL = "toolhub-bench"
-    runs = 0
-
-    def __init__(self, target: str) -> None:
-        RealAnki.runs += 1
-        self.target = target
-        self.proxy = CountingPassThrough(target)
-        self.url = self.proxy.url
-        self.deck, self.model = f"toolhub-bench::{os.getpid()}-{RealAnki.runs}", self.MODEL
-        if self.MODEL not in ask(target, "modelNames"):
-            bench_model = dataclasses.replace(DEFAULT_MODEL, name=self.MODEL)
-            ask(target, "createModel", **create_model(bench_model)["params"])
-        self._clear_notes()
-        self.deck_id = ask(target, "createDeck", deck=self.deck)
-        self.reset_counts()
-
-    def _clear_notes(self) -> None:
-        notes = ask(self.target, "findNotes", query=f'"note:{self.MODEL}"')
-        ask(self.target, "deleteNotes", notes=notes)
-
-    def reset_counts(self) -> None:
-        self.proxy.sizes.clear()
-
-    def requests(self) -> int:
-        return len(self.proxy.sizes)
-
-    def request_bytes(self) -> int:
-        return sum(self.proxy.sizes)
-
-    def notes_placed(self) -> tuple[int, int]:
-        notes = ask(self.target, "findNotes", query=f'"note:{self.MODEL}"')
-        outside = ask(self.target, "findNotes",
-                       query=f'"note:{self.MODEL}" -"deck:{self.deck}"')  # fmt: skip
-        return len(notes) - len(outside), len(notes)
-
-    def first_request_seen(self) -> bool:
-        return bool(self.proxy.sizes)
-
-    def stop(self) -> None:
-        self._clear_notes()
-        ask(self.target, "deleteDecks", decks=[self.deck], cardsToo=True)
-        # The bridge's pictures (named by their content: left, the next run would find
-        # them there and send none).
-        for name in ask(self.target, "getMediaFilesNames", pattern=f"{BENCH_MEDIA}*"):
-            ask(self.target, "deleteMediaFile", filename=name)
-        self.proxy.shutdown()
-        self.proxy.server_close()
-
-
-Anki = StandIn | RealAnki
-
-
-def fresh_anki(real: str | None = None) -> Anki:
-    """A new Anki for one measurement (the stand-in, or the real one at `real`), with the
-    deck and the model, and an empty journal."""
-    Note.objects.all().delete()
-    Media.objects.all().delete()
-    cache.clear()
-    anki = RealAnki(real) if real else StandIn()
-    settings.ANKI_CONNECT_URL = anki.url
-    return anki
-
-
-CLOSE = {"Connection": "close"}
-
-
-def ask(url: str, action: str, **params: Any) -> Any:
-    """One AnkiConnect request the way a careful plain client sends it (no keep-alive)."""
-    body = {"action": action, "params": params, "version": 6}
-    answer = httpx.post(url, json=body, headers=CLOSE, timeout=900).json()
-    if answer["error"] is not None:
-        raise RuntimeError(f"{action}: {answer['error']}")
-    return answer["result"]
 
 
 def measure(
@@ -363,15 +207,6 @@ def bridge_call(items: list[dict[str, Any]], **env: str) -> Callable[[Anki], flo
     return run
 
 
-def timed(run: Callable[[Anki], None]) -> Callable[[Anki], float]:
-    def wrapper(anki: Anki) -> float:
-        started = time.perf_counter()
-        run(anki)
-        return time.perf_counter() - started
-
-    return wrapper
-
-
 def image_items(images: list[bytes]) -> list[dict[str, Any]]:
     return [
         {
@@ -387,119 +222,6 @@ def image_items(images: list[bytes]) -> list[dict[str, Any]]:
         }
         for i, data in enumerate(images)
     ]
-
-
-def naive_images(images: list[bytes]) -> Callable[[Anki], float]:
-    """The plain client a user writes: one keep-alive HTTP client, one storeMediaFile (the
-    image as it came) + one addNote per note. AnkiConnect closes every connection after
-    its answer; the client opens the next one (a request into a dead socket is sent once
-    more, as any HTTP library's retry does)."""
-
-    def run(anki: Anki) -> None:
-        with httpx.Client(timeout=120) as client:
-
-            def call(action: str, **params: Any) -> Any:
-                body = {"action": action, "params": params, "version": 6}
-                for attempt in (1, 2):
-                    try:
-                        return client.post(anki.url, json=body).json()["result"]
-                    except httpx.TransportError:
-                        if attempt == 2:
-                            raise
-                return None
-
-            for i, data in enumerate(images):
-                name = call("storeMediaFile", filename=f"naive_{i}.jpg",
-                            data=base64.b64encode(data).decode())  # fmt: skip
-                fields = {"Prompt": f"Что на снимке №{i}?", "Response": f'<img src="{name}">'}
-                note = {"deckName": anki.deck, "modelName": anki.model, "fields": fields}
-                call("addNote", note=note)
-
-    return timed(run)
-
-
-def best_raw_images(images: list[bytes]) -> Callable[[Anki], float]:
-    """The best hand-written client: the files written to disk, stored by `path` in one
-    `multi`, the notes in one `multi(findCards, addNotes, findCards)`, then one changeDeck
-    of the cards filed elsewhere. It keeps no journal and checks nothing."""
-
-    def run(anki: Anki) -> None:
-        folder = Path(tempfile.mkdtemp(dir=TMP))
-        stores = []
-        for i, data in enumerate(images):
-            path = folder / f"raw_{i}.jpg"
-            path.write_bytes(data)
-            stores.append({"action": "storeMediaFile",
-                           "params": {"filename": path.name, "path": str(path)}})  # fmt: skip
-        names = ask(anki.url, "multi", actions=stores)
-        notes = [
-            {"deckName": anki.deck, "modelName": anki.model,
-             "fields": {"Prompt": f"Что на снимке №{i}?", "Response": f'<img src="{name}">'}}
-            for i, name in enumerate(names)
-        ]  # fmt: skip
-        place(anki, notes)
-
-    return timed(run)
-
-
-def floor_images(images: list[bytes]) -> Callable[[Anki], float]:
-    """The floor: the best raw client doing the bridge's own work on the images too — each
-    resized to 768 px (JPEG 85) on every core with the bridge's function — and nothing
-    else (no transport, no journal, no checks)."""
-
-    def run(anki: Anki) -> None:
-        workers = min(os.cpu_count() or 1, len(images))
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            prepared = list(pool.map(lambda data: image_prepare(data, max_side=768)[0], images))
-        best_raw_images(prepared)(anki)
-
-    return timed(run)
-
-
-def place(anki: Anki, notes: list[dict[str, Any]]) -> None:
-    """addNotes between two searches for today's cards outside the deck, in one `multi`;
-    then one changeDeck of the cards the second search found and the first did not."""
-    elsewhere = {
-        "action": "findCards",
-        "params": {"query": new_elsewhere_query(anki.deck_id)},
-    }
-    actions = [elsewhere, {"action": "addNotes", "params": {"notes": notes}}, elsewhere]
-    before, _, after = ask(anki.url, "multi", actions=actions)
-    cards = sorted(set(after) - set(before))
-    if cards:
-        ask(anki.url, "changeDeck", cards=cards, deck=anki.deck)
-
-
-def text_items(count: int) -> list[dict[str, str]]:
-    return [
-        {"Prompt": f"Вопрос №{i}: что такое MCP?", "Response": f"Ответ №{i}", "Context": "bench"}
-        for i in range(count)
-    ]
-
-
-def raw_add_notes(count: int) -> Callable[[Anki], float]:
-    def run(anki: Anki) -> None:
-        notes = [
-            {"deckName": anki.deck, "modelName": anki.model, "fields": item}
-            for item in text_items(count)
-        ]
-        ask(anki.url, "addNotes", notes=notes)
-
-    return timed(run)
-
-
-def raw_add_notes_placed(count: int) -> Callable[[Anki], float]:
-    """The least a plain client must do for its cards to end in the deck, in two requests
-    (`place`). It keeps no journal and checks nothing."""
-
-    def run(anki: Anki) -> None:
-        notes = [
-            {"deckName": anki.deck, "modelName": anki.model, "fields": item}
-            for item in text_items(count)
-        ]
-        place(anki, notes)
-
-    return timed(run)
 
 
 def main() -> None:

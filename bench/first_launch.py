@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import PYTHON, ROOT, percentile, print_table
-from bench.mcp_overhead import START_UP_STEPS, start_up
+from bench.mcp_raw import START_UP_STEPS, start_up
 from bench.wheel import wheel_install
 
 SEARCH = ("normagpt_search_norms", {"keywords": ["защитный слой бетона"]})

@@ -54,14 +54,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import pstats
 import re
 import shutil
-import socket
 import subprocess
 import sys
-import tarfile
 import tempfile
 import threading
 import time
@@ -70,11 +67,11 @@ from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import MANAGE, PYTHON, ROOT, cpu_seconds, percentile, print_table
+from bench.common import MANAGE, PYTHON, ROOT, percentile, print_table
+from bench.mcp_raw import START_UP_STEPS, RawHttp, RawServer, free_port, start_up, valgrind_tool
+from bench.mcp_rust import Unavailable, rust_original
 from bench.ojclient import Handler
 
 TARGETS = {
@@ -91,84 +88,11 @@ SERVERS = ("minimal", "hub")
 LABELS = {"minimal": "minimal (same SDK, same work)", "hub": "tool hub (manage.py runmcp)",
           "rust": "Rust original"}  # fmt: skip
 RUST_TOOLS = ("get_problem",)  # the only tool both serve
-RUST_RELEASE = "0.1.4"
 # The hub's recovery sweeper wakes every half run lease (7.5 s). Under callgrind a call takes
 # some 50 times longer, so the sweeper would run 50 times as often per call as it does in
 # use: about 0.35 M instructions a call, now and then, on a tool that never touches a run.
 # While instructions are counted it waits a day instead (time-based work, not a call's).
 COUNTED_ENV = {"NORMAGPT_RUN_LEASE_SECONDS": "172800"}
-READY_WITHIN = 600.0  # seconds to initialize (minutes under valgrind on a busy machine)
-
-
-class RawServer:
-    """A server on stdio, driven by JSON lines: no SDK client between the bench and it."""
-
-    def __init__(self, command: list[str], env: dict[str, str], *, under_valgrind: bool) -> None:
-        self.proc = subprocess.Popen(
-            command,
-            cwd=ROOT,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-        self.under_valgrind = under_valgrind
-        self.next_id = 1
-        hello = {"protocolVersion": "2025-06-18", "capabilities": {},
-                 "clientInfo": {"name": "bench", "version": "1"}}  # fmt: skip
-        self.request("initialize", hello)
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-
-    def send(self, message: dict[str, Any]) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps(message, ensure_ascii=False).encode() + b"\n")
-        self.proc.stdin.flush()
-
-    def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        assert self.proc.stdout is not None
-        message_id = self.next_id
-        self.next_id += 1
-        self.send({"jsonrpc": "2.0", "id": message_id, "method": method, "params": params})
-        while True:  # notifications (logs, progress) may come before the answer
-            line = self.proc.stdout.readline()
-            if not line:
-                raise SystemExit(f"the server {self.proc.args!r} closed its stdout")
-            answer = json.loads(line)
-            if answer.get("id") == message_id:
-                if "error" in answer:
-                    raise SystemExit(f"{method}: {answer['error']}")
-                return answer["result"]  # type: ignore[no-any-return]
-
-    def call(self, tool: str, arguments: dict[str, Any]) -> str:
-        result = self.request("tools/call", {"name": tool, "arguments": arguments})
-        if result.get("isError"):
-            raise SystemExit(f"{tool}: {result}")
-        return "".join(block.get("text", "") for block in result["content"])
-
-    def instrument(self, on: bool) -> None:
-        switch = "on" if on else "off"
-        subprocess.run([_tool("callgrind_control"), "-i", switch, str(self.proc.pid)],
-                       check=True, capture_output=True)  # fmt: skip
-
-    def dump(self) -> None:
-        subprocess.run([_tool("callgrind_control"), "-d", str(self.proc.pid)],
-                       check=True, capture_output=True)  # fmt: skip
-
-    def close(self) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        try:
-            self.proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
-
-def _tool(name: str) -> str:
-    found = shutil.which(name)
-    if found is None:
-        raise SystemExit(f"--instructions needs valgrind: {name} is not on the PATH")
-    return found
 
 
 def command(name: str, base_url: str, scratch: Path, profile: Path | None) -> list[str]:
@@ -181,65 +105,6 @@ def command(name: str, base_url: str, scratch: Path, profile: Path | None) -> li
     if profile is not None:
         script = [str(ROOT / "bench" / "profiled.py"), str(profile / f"{name}.prof"), *script]
     return [PYTHON, *script]
-
-
-class RawHttp:
-    """A server on streamable HTTP, driven by raw POSTs (one session, one connection)."""
-
-    HEADERS = {"Accept": "application/json, text/event-stream",
-               "Content-Type": "application/json"}  # fmt: skip
-
-    def __init__(self, command: list[str], env: dict[str, str], url: str) -> None:
-        quiet = subprocess.DEVNULL
-        self.proc = subprocess.Popen(
-            command, cwd=ROOT, env=env, stdin=quiet, stdout=quiet, stderr=quiet
-        )
-        self.url = url
-        self.http = httpx.Client(timeout=60)
-        self.headers = dict(self.HEADERS)
-        self.next_id = 1
-        deadline = time.monotonic() + READY_WITHIN
-        while True:
-            try:
-                hello = {"protocolVersion": "2025-06-18", "capabilities": {},
-                         "clientInfo": {"name": "bench", "version": "1"}}  # fmt: skip
-                response = self._post({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-                                       "params": hello})  # fmt: skip
-                break
-            except httpx.TransportError:
-                if time.monotonic() > deadline or self.proc.poll() is not None:
-                    raise SystemExit(f"{command!r} did not serve {url}") from None
-                time.sleep(0.2)
-        session = response.headers.get("mcp-session-id")
-        if session:
-            self.headers["mcp-session-id"] = session
-        self.headers["mcp-protocol-version"] = "2025-06-18"
-        self._post({"jsonrpc": "2.0", "method": "notifications/initialized"})
-
-    def _post(self, message: dict[str, Any]) -> httpx.Response:
-        return self.http.post(self.url, json=message, headers=self.headers)
-
-    def call(self, tool: str, arguments: dict[str, Any]) -> str:
-        self.next_id += 1
-        message = {"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call",
-                   "params": {"name": tool, "arguments": arguments}}  # fmt: skip
-        response = self._post(message)
-        text = response.text
-        if response.headers.get("content-type", "").startswith("text/event-stream"):
-            text = next(line[5:] for line in text.splitlines() if line.startswith("data:"))
-        result = json.loads(text)["result"]
-        return "".join(block.get("text", "") for block in result["content"])
-
-    def cpu_seconds(self) -> float:
-        return cpu_seconds(self.proc.pid)
-
-    def close(self) -> None:
-        self.http.close()
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
 
 
 def http_greet(calls: int, base_url: str, scratch: Path, env: dict[str, str]) -> list[list[str]]:
@@ -286,12 +151,6 @@ def http_greet(calls: int, base_url: str, scratch: Path, env: dict[str, str]) ->
     return table
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def serving(tool: str, servers: dict[str, Any]) -> list[str]:
     """The servers that serve `tool`, in the order of `servers` (the Rust original serves
     only `get_problem`)."""
@@ -336,7 +195,7 @@ def instructions(
     counts: dict[tuple[str, str], float] = {}
     for name, argv in commands.items():
         out = scratch / f"callgrind.{name}"
-        valgrind = [_tool("valgrind"), "--tool=callgrind", "--instr-atstart=no",
+        valgrind = [valgrind_tool("valgrind"), "--tool=callgrind", "--instr-atstart=no",
                     f"--callgrind-out-file={out}.%p"]  # fmt: skip
         server = RawServer([*valgrind, *argv], {**env, **COUNTED_ENV}, under_valgrind=True)
         for tool, arguments in CALLS.items():
@@ -416,58 +275,6 @@ def rows(
     return table
 
 
-START_UP_STEPS = ("initialize", "tools/list", "first call")
-
-
-GREET = ("greet", {"name": "Алиса"})
-
-
-def start_up(
-    command: list[str],
-    env: dict[str, str],
-    first: tuple[str, dict[str, Any]] = GREET,
-    cwd: Path = ROOT,
-) -> list[float]:
-    """Seconds from spawn to the answers a desktop client waits on first: `initialize`,
-    `tools/list`, and its first tool call (`first`: greet), each sent when the last is
-    answered."""
-    began = time.perf_counter()
-    proc = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)  # fmt: skip
-    assert proc.stdin is not None
-    assert proc.stdout is not None
-    hello = {"protocolVersion": "2025-06-18", "capabilities": {},
-             "clientInfo": {"name": "bench", "version": "1"}}  # fmt: skip
-    asked = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-         "params": {"name": first[0], "arguments": first[1]}},
-    ]  # fmt: skip
-    times = []
-    try:
-        for request in asked:
-            proc.stdin.write(json.dumps(request, ensure_ascii=False).encode() + b"\n")
-            proc.stdin.flush()
-            while True:
-                line = proc.stdout.readline()
-                if not line:
-                    raise SystemExit(f"{command!r} closed its stdout while starting")
-                answer = json.loads(line)
-                if answer.get("id") == request["id"]:
-                    break
-            if "error" in answer or answer["result"].get("isError"):
-                raise SystemExit(f"{request['method']}: {answer}")
-            times.append(time.perf_counter() - began)
-            if request["id"] == 1:
-                initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-                proc.stdin.write(json.dumps(initialized).encode() + b"\n")
-    finally:
-        proc.stdin.close()
-        proc.wait(timeout=120)
-    return times
-
-
 def start_ups(runs: int, base_url: str, scratch: Path, env: dict[str, str]) -> list[list[str]]:
     """`runs` start-ups of each server, interleaved; the hub also on a fresh data
     directory (an SQLite file that does not exist yet: it migrates before serving)."""
@@ -491,55 +298,13 @@ def start_ups(runs: int, base_url: str, scratch: Path, env: dict[str, str]) -> l
     return table
 
 
-class Unavailable(Exception):
-    """The Rust original cannot be had here; its row says why instead of a figure."""
-
-
-def rust_original(path: Path | None, scratch: Path) -> tuple[Path, str]:
-    """The Rust original's binary: `path`, or release RUST_RELEASE's published build for
-    this machine, taken from the npm registry into `scratch` (it builds nothing). Raises
-    Unavailable, naming the reason, when neither runs (no npm, offline, no such file)."""
-    if path is None:
-        path = _rust_from_npm(scratch)
-    try:
-        done = subprocess.run([str(path), "--version"], capture_output=True, text=True,
-                              timeout=30)  # fmt: skip
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise Unavailable(f"{path}: {error}") from None
-    if done.returncode != 0:
-        raise Unavailable(f"{path} --version exited {done.returncode}")
-    return path, done.stdout.strip()
-
-
-def _rust_from_npm(scratch: Path) -> Path:
-    os_name = {"linux": "linux", "darwin": "darwin"}.get(sys.platform)
-    cpu = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(
-        platform.machine().lower()
-    )
-    npm = shutil.which("npm")
-    if os_name is None or cpu is None or npm is None:
-        raise Unavailable("no PATH given and no npm on linux or macOS (x64, arm64)")
-    package = f"oj-mcp-rs-{os_name}-{cpu}@{RUST_RELEASE}"
-    try:
-        packed = subprocess.run([npm, "pack", package, "--silent"], cwd=scratch,
-                                check=True, capture_output=True, text=True,
-                                timeout=300)  # fmt: skip
-        with tarfile.open(scratch / packed.stdout.strip().splitlines()[-1]) as archive:
-            archive.extractall(scratch / "rust", filter="data")
-    except (OSError, IndexError, tarfile.TarError, subprocess.SubprocessError) as error:
-        raise Unavailable(f"npm pack {package} failed: {error}") from None
-    path = scratch / "rust" / "package" / "bin" / "oj-mcp-rs"
-    path.chmod(0o755)
-    return path
-
-
 def profile_summary(path: Path) -> None:
     print(f"\nHub profile ({path}), by own time:")
     stats = pstats.Stats(str(path))
     stats.sort_stats("tottime").print_stats(25)
 
 
-def main() -> None:
+def options_parse() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=1000, help="calls per tool and server")
     parser.add_argument(
@@ -565,49 +330,45 @@ def main() -> None:
         raise SystemExit("--instructions needs valgrind (callgrind_control is not on the PATH)")
     if options.profile is not None:
         options.profile.mkdir(parents=True, exist_ok=True)
-    backend = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=backend.serve_forever, daemon=True).start()
-    base_url = f"http://127.0.0.1:{backend.server_address[1]}"
-    with tempfile.TemporaryDirectory(prefix="bench-mcp-") as directory:
-        scratch = Path(directory)
-        env = {**os.environ, "DJANGO_LOG_LEVEL": "WARNING"}
-        env.setdefault("DATABASE_URL", f"sqlite:///{scratch / 'hub.db'}")
-        migrate = [PYTHON, MANAGE, "migrate", "--noinput", "--verbosity", "0"]
-        subprocess.run(migrate, cwd=ROOT, env=env, check=True)
-        if env["DATABASE_URL"] == f"sqlite:///{scratch / 'hub.db'}":
-            capture = [
-                PYTHON,
-                str(ROOT / "bench" / "cached_calls.py"),
-                str(scratch / "captured.json"),
-                str(options.norm_pages),
-            ]
-            subprocess.run(capture, cwd=ROOT, env=env, check=True, capture_output=True)
-            captured = json.loads((scratch / "captured.json").read_text(encoding="utf-8"))
-            for name in CACHED:
-                CALLS[name] = lambda i, arguments=captured[name]["arguments"]: arguments
-        commands = {name: command(name, base_url, scratch, None) for name in SERVERS}
-        rust_missing = ""
-        if options.rust_original is not None:
-            given = None if options.rust_original == "npm" else Path(options.rust_original)
-            try:
-                binary, version = rust_original(given, scratch)
-            except Unavailable as error:
-                rust_missing = str(error)
-                print(f"Rust original: not available ({error})", file=sys.stderr)
-            else:
-                LABELS["rust"] = f"Rust original ({version})"
-                commands["rust"] = [str(binary), "--base-url", base_url, "--token", "bench"]
-        launched = start_ups(options.start_ups, base_url, scratch, env) if options.start_ups else []
-        profiled = {name: command(name, base_url, scratch, options.profile) for name in SERVERS}
-        samples = run(options.calls, {**commands, **profiled}, env)
-        over_http = http_greet(options.calls, base_url, scratch, env) if options.http else []
-        counted = (
-            instructions(options.instructions, commands, scratch, env)
-            if options.instructions
-            else {}
-        )
-    backend.shutdown()
-    database = "PostgreSQL" if "postgres" in env["DATABASE_URL"] else "SQLite"
+    return options
+
+
+def cached_calls_capture(scratch: Path, env: dict[str, str], norm_pages: int) -> None:
+    """On the scratch SQLite file, the cached tools' arguments as `bench/cached_calls.py`
+    captured them (the floor replays their SQL): CALLS gains those tools."""
+    capture = [
+        PYTHON,
+        str(ROOT / "bench" / "cached_calls.py"),
+        str(scratch / "captured.json"),
+        str(norm_pages),
+    ]
+    subprocess.run(capture, cwd=ROOT, env=env, check=True, capture_output=True)
+    captured = json.loads((scratch / "captured.json").read_text(encoding="utf-8"))
+    for name in CACHED:
+        CALLS[name] = lambda i, arguments=captured[name]["arguments"]: arguments
+
+
+def rust_add(option: str, commands: dict[str, list[str]], base_url: str, scratch: Path) -> str:
+    """The Rust original among `commands` (its label naming its version), or why it is not
+    available ("" when it is)."""
+    given = None if option == "npm" else Path(option)
+    try:
+        binary, version = rust_original(given, scratch)
+    except Unavailable as error:
+        print(f"Rust original: not available ({error})", file=sys.stderr)
+        return str(error)
+    LABELS["rust"] = f"Rust original ({version})"
+    commands["rust"] = [str(binary), "--base-url", base_url, "--token", "bench"]
+    return ""
+
+
+def report(
+    options: argparse.Namespace,
+    database: str,
+    table: list[list[str]],
+    over_http: list[list[str]],
+    launched: list[list[str]],
+) -> None:
     print(
         f"MCP overhead over stdio, raw JSON lines (no SDK client): {options.calls} sequential "
         f"calls per tool and server, in alternating blocks of {BLOCK}; hub database: {database}"
@@ -626,7 +387,7 @@ def main() -> None:
     )
     header = ["tool", "server", "calls", "p50 ms", "p95 ms", "calls/s", "hub ÷ this p50",
               "M instr/call", "hub ÷ this instr", "target"]  # fmt: skip
-    print_table(header, rows(samples, counted, rust_missing))
+    print_table(header, table)
     if over_http:
         print("\nOver streamable HTTP (raw POSTs on one keep-alive connection, one session):\n")
         print_table(["tool", "server", "calls", "p50 ms", "ratio p50", "server CPU ms/call",
@@ -640,6 +401,37 @@ def main() -> None:
         print_table(["server", "runs", *(f"{step} s" for step in START_UP_STEPS)], launched)
     if options.profile is not None:
         profile_summary(options.profile / "hub.prof")
+
+
+def main() -> None:
+    options = options_parse()
+    backend = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=backend.serve_forever, daemon=True).start()
+    base_url = f"http://127.0.0.1:{backend.server_address[1]}"
+    with tempfile.TemporaryDirectory(prefix="bench-mcp-") as directory:
+        scratch = Path(directory)
+        env = {**os.environ, "DJANGO_LOG_LEVEL": "WARNING"}
+        env.setdefault("DATABASE_URL", f"sqlite:///{scratch / 'hub.db'}")
+        migrate = [PYTHON, MANAGE, "migrate", "--noinput", "--verbosity", "0"]
+        subprocess.run(migrate, cwd=ROOT, env=env, check=True)
+        if env["DATABASE_URL"] == f"sqlite:///{scratch / 'hub.db'}":
+            cached_calls_capture(scratch, env, options.norm_pages)
+        commands = {name: command(name, base_url, scratch, None) for name in SERVERS}
+        rust_missing = ""
+        if options.rust_original is not None:
+            rust_missing = rust_add(options.rust_original, commands, base_url, scratch)
+        launched = start_ups(options.start_ups, base_url, scratch, env) if options.start_ups else []
+        profiled = {name: command(name, base_url, scratch, options.profile) for name in SERVERS}
+        samples = run(options.calls, {**commands, **profiled}, env)
+        over_http = http_greet(options.calls, base_url, scratch, env) if options.http else []
+        counted = (
+            instructions(options.instructions, commands, scratch, env)
+            if options.instructions
+            else {}
+        )
+    backend.shutdown()
+    database = "PostgreSQL" if "postgres" in env["DATABASE_URL"] else "SQLite"
+    report(options, database, rows(samples, counted, rust_missing), over_http, launched)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.norm_corpus import BOUND, Question, domains_load
+from bench.norm_corpus import domains_load
+from bench.norm_corpus_records import BOUND, Question
 from tests.normagpt.scripted_llm import Call, ScriptedLLM, final, plan, step, verdict
 
 _SHOWN = re.compile(r"=== Страница (\d+) — (.+?) «")
@@ -240,64 +241,82 @@ def agent_runs(questions: list[Question]) -> dict[str, Any]:
     """Every question through the whole agent, in process, with the reading model."""
     from django.conf import settings
 
-    from core import background
-    from normagpt import services
-
     model = ReadingModel()
     llm = ScriptedLLM(model.script())
     settings.OPENAI_BASE_URL = llm.base_url
     settings.OPENAI_API_KEY = "bench"
-    outcomes: dict[str, int] = dict.fromkeys(
-        ("answerable", "confirmed", "false_alarms", "unfound", "wrong", "wrong_passed",
-         "traps", "traps_not_found", "confabulations", "confabulations_caught",
-         "not_completed"), 0,
-    )  # fmt: skip
-    examples: list[str] = []
+    tally = _Tally(model)
+    try:
+        for q in questions:
+            if q.kind == "trap":
+                tally.trap(q)
+            else:
+                tally.answerable(q)
+    finally:
+        llm.close()
+    return {**tally.outcomes, "examples": tally.examples[:12]}
 
-    def ask(q: Question, manner: str) -> tuple[Turn, Any]:
+
+class _Tally:
+    """The agent's runs on the questions, counted by outcome, with examples of its misses."""
+
+    def __init__(self, model: ReadingModel) -> None:
+        self.model = model
+        self.outcomes: dict[str, int] = dict.fromkeys(
+            ("answerable", "confirmed", "false_alarms", "unfound", "wrong", "wrong_passed",
+             "traps", "traps_not_found", "confabulations", "confabulations_caught",
+             "not_completed"), 0,
+        )  # fmt: skip
+        self.examples: list[str] = []
+
+    def ask(self, q: Question, manner: str) -> tuple[Turn, Any]:
+        from core import background
+        from normagpt import services
+
         turn = Turn(q, manner)
-        model.turn = turn
+        self.model.turn = turn
         with background.using_broker(False):
             run = services.run_create(question=q.text)
             background.drain()
         run.refresh_from_db()
-        outcomes["not_completed"] += run.status != "completed"
+        self.outcomes["not_completed"] += run.status != "completed"
         return turn, run
 
-    try:
-        for q in questions:
-            if q.kind == "trap":
-                outcomes["traps"] += 1
-                turn, run = ask(q, "right")
-                outcomes["traps_not_found"] += not _confirmed(run)
-                outcomes["confabulations"] += 1
-                turn, run = ask(q, "confabulate")
-                caught = run.incomplete or not _confirmed(run)
-                outcomes["confabulations_caught"] += caught
-                if not caught:
-                    examples.append(f"confabulation passed: {turn.answer}")
-                continue
-            outcomes["answerable"] += 1
-            turn, run = ask(q, "right")
-            if turn.finding is None:
-                outcomes["unfound"] += 1
-                continue
-            if _confirmed(run) and not run.incomplete:
-                outcomes["confirmed"] += 1
-            else:
-                outcomes["false_alarms"] += 1
-                why = run.checks.exclude(verdict="confirmed").values_list("reason", flat=True)
-                examples.append(f"false alarm: {turn.answer} → {'; '.join(why)}")
-            turn, run = ask(q, "wrong")
-            if not turn.answer:
-                continue  # no other value to state
-            outcomes["wrong"] += 1
-            if not run.incomplete:
-                outcomes["wrong_passed"] += 1
-                examples.append(f"wrong passed: {turn.answer}")
-    finally:
-        llm.close()
-    return {**outcomes, "examples": examples[:12]}
+    def trap(self, q: Question) -> None:
+        """A trap asked twice: the model finds nothing, and the model confabulates."""
+        outcomes = self.outcomes
+        outcomes["traps"] += 1
+        turn, run = self.ask(q, "right")
+        outcomes["traps_not_found"] += not _confirmed(run)
+        outcomes["confabulations"] += 1
+        turn, run = self.ask(q, "confabulate")
+        caught = run.incomplete or not _confirmed(run)
+        outcomes["confabulations_caught"] += caught
+        if not caught:
+            self.examples.append(f"confabulation passed: {turn.answer}")
+
+    def answerable(self, q: Question) -> None:
+        """A question with an answer asked twice: the model states the right value, and
+        (where there is one) a wrong one."""
+        outcomes = self.outcomes
+        outcomes["answerable"] += 1
+        turn, run = self.ask(q, "right")
+        if turn.finding is None:
+            outcomes["unfound"] += 1
+            return
+        if _confirmed(run) and not run.incomplete:
+            outcomes["confirmed"] += 1
+        else:
+            outcomes["false_alarms"] += 1
+            why = run.checks.exclude(verdict="confirmed").values_list("reason", flat=True)
+            self.examples.append(f"false alarm: {turn.answer} → {'; '.join(why)}")
+        turn, run = self.ask(q, "wrong")
+        if not turn.answer:
+            return  # no other value to state
+        outcomes["wrong"] += 1
+        if not run.incomplete:
+            outcomes["wrong_passed"] += 1
+            self.examples.append(f"wrong passed: {turn.answer}")
 
 
 def _confirmed(run: Any) -> bool:

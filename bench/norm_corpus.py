@@ -15,149 +15,36 @@ condition recur in other documents of the field (with the same value: norms agre
 the older edition of a document (replaced) states some with other values. Every value is
 recorded as a `Fact` with the clauses that state it, so that questions know their answer.
 
-Questions (`questions`) ask for a fact: naming no document, naming it by code, by a short
-name (alias), asking a row of a table, or naming the clause by number; traps ask for a
-condition no clause states. Each carries the keywords a planner would search with.
+Questions (`questions`, bench/norm_corpus_questions.py) ask for a fact: naming no document,
+naming it by code, by a short name (alias), asking a row of a table, or naming the clause
+by number; traps ask for a condition no clause states. Each carries the keywords a planner
+would search with.
 """
 
 from __future__ import annotations
 
 import random
 import re
-import textwrap
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from bench.norm_corpus_questions import CorpusQuestions
+from bench.norm_corpus_records import Document, Fact, FactKey, PageWriter, Place
+
 DATA = Path(__file__).resolve().parent / "norm_corpus"
-WORDS_PER_PAGE = 400
-LINE_CHARS = 95
 REPLACED_SHARE = 0.1
 PLACEHOLDER = re.compile(r"\{(\w+)(?::(\w+))?\}")
-BOUND = {"min": "не менее", "max": "не более", "exact": ""}
-
-
-@dataclass(frozen=True)
-class FactKey:
-    domain: str
-    prop: str
-    subject: str
-    condition: str  # a condition id, or "table:<title>:<row>" for a table's row
-
-
-@dataclass
-class Fact:
-    key: FactKey
-    value: str
-    unit: str
-    bound: str
-    sentence: str = ""
-
-
-@dataclass(frozen=True)
-class Place:
-    """Where a fact is stated: the document, its clause (or table) and page."""
-
-    code: str
-    kind: str  # clause | table
-    number: str
-    page: int
-    in_force: bool
-    value: str
-
-
-@dataclass
-class Document:
-    code: str
-    title: str
-    kind: str
-    domain: str
-    status: str = "in_force"
-    replaced_by: str | None = None
-    pages: list[str] = field(default_factory=list)
-
-    @property
-    def in_force(self) -> bool:
-        return self.status == "in_force"
-
-
-@dataclass
-class Question:
-    kind: str  # no_document | code | alias | table | number | trap
-    text: str
-    keywords: list[str]
-    expected_documents: list[str]
-    answers: list[Place]  # any of them is a right answer (empty for a trap)
-    value: str = ""  # the asked value with its unit ("" for a trap)
-    fact: Fact | None = None
-    subject: dict[str, str] = field(default_factory=dict)
-    condition_text: str = ""
-    condition_ask: str = ""
-    prop: dict[str, Any] = field(default_factory=dict)
-    in_force: frozenset[str] = frozenset()  # codes of the documents in force
-
-    def answered_by(self, code: str, kind: str, number: str, text: str) -> bool:
-        """Whether the clause (`code`, `kind`, `number`, its `text`) answers: one of the
-        places stating the fact, or — for a row of a table — a clause of a document in
-        force that states the row's value for the row's words (the same fact)."""
-        if any((p.code, p.kind, p.number) == (code, kind, number) for p in self.answers):
-            return True
-        if self.kind != "table" or not self.fact or kind == "table":
-            return False
-        if code not in self.in_force:
-            return False
-        from normagpt.parsing import search_stems
-
-        held = set(search_stems(text))
-        label = set(search_stems(self.condition_text))
-        value = re.escape(self.fact.value.split()[0])
-        return label <= held and re.search(rf"(?<![\d,]){value}(?![\d,])", text) is not None
 
 
 def domains_load(directory: Path = DATA) -> list[dict[str, Any]]:
     return [yaml.safe_load(path.read_text()) for path in sorted(directory.glob("*.yaml"))]
 
 
-class _Writer:
-    """Lines of one document, wrapped as a text layer reads, flowed into pages."""
-
-    def __init__(self, code: str) -> None:
-        self.code = code
-        self.pages: list[list[str]] = [[]]
-        self.words = 0
-        self.rng = random.Random(code)
-
-    @property
-    def page(self) -> int:
-        return len(self.pages)
-
-    def paragraph(self, text: str, *, wrap: bool = True) -> int:
-        """Write `text` (wrapped); the page where it begins."""
-        first = self.page
-        lines = textwrap.wrap(text, LINE_CHARS, break_on_hyphens=False) if wrap else [text]
-        for line in lines:
-            if self.words >= WORDS_PER_PAGE + self.rng.randint(-40, 40):
-                self.pages.append([])
-                self.words = 0
-            self.pages[-1].append(line)
-            self.words += len(line.split())
-        return first
-
-    def heading(self, text: str) -> int:
-        return self.paragraph(text, wrap=False)
-
-    def texts(self) -> list[str]:
-        return [
-            "\n".join([self.code, *lines, str(number)])
-            for number, lines in enumerate(self.pages, start=1)
-        ]
-
-
-class CorpusBuilder:
+class CorpusBuilder(CorpusQuestions):
     """Documents of about `pages` pages in all, and questions on them (seeded)."""
 
     def __init__(self, pages: int, *, seed: int = 24, directory: Path = DATA) -> None:
@@ -234,7 +121,7 @@ class CorpusBuilder:
     def _write(self, document: Document) -> None:
         rng = random.Random(document.code)
         domain = self._domain(document.domain)
-        out = _Writer(document.code)
+        out = PageWriter(document.code)
         self._cover(out, document, domain, rng)
         section = 4
         out.heading("4 Общие положения")
@@ -261,7 +148,7 @@ class CorpusBuilder:
         document.pages = out.texts()
 
     def _cover(
-        self, out: _Writer, document: Document, domain: dict[str, Any], rng: random.Random
+        self, out: PageWriter, document: Document, domain: dict[str, Any], rng: random.Random
     ) -> None:
         name = {"sp": "СВОД ПРАВИЛ", "gost": "МЕЖГОСУДАРСТВЕННЫЙ СТАНДАРТ"}.get(
             document.kind, "СТРОИТЕЛЬНЫЕ НОРМЫ И ПРАВИЛА"
@@ -299,7 +186,7 @@ class CorpusBuilder:
 
     def _subsection(
         self,
-        out: _Writer,
+        out: PageWriter,
         document: Document,
         domain: dict[str, Any],
         prop: dict[str, Any],
@@ -339,7 +226,7 @@ class CorpusBuilder:
 
     def _table(
         self,
-        out: _Writer,
+        out: PageWriter,
         document: Document,
         domain: dict[str, Any],
         table: dict[str, Any],
@@ -365,7 +252,7 @@ class CorpusBuilder:
             )
 
     def _about(
-        self, subject: dict[str, str], domain: dict[str, Any], rng: random.Random, out: _Writer
+        self, subject: dict[str, str], domain: dict[str, Any], rng: random.Random, out: PageWriter
     ) -> str:
         """A requirement sentence that names `subject` (a clause's second sentence stays on
         its subject, as in a norm), or '' when the domain has none."""
@@ -379,7 +266,7 @@ class CorpusBuilder:
         self,
         domain: dict[str, Any],
         rng: random.Random,
-        out: _Writer,
+        out: PageWriter,
         *,
         subject: dict[str, str] | None = None,
     ) -> str:
@@ -390,7 +277,7 @@ class CorpusBuilder:
         template: str,
         domain: dict[str, Any],
         rng: random.Random,
-        out: _Writer,
+        out: PageWriter,
         *,
         subject: dict[str, str] | None = None,
         **values: str,
@@ -412,147 +299,3 @@ class CorpusBuilder:
             return str(values.get(name, match.group(0)))
 
         return PLACEHOLDER.sub(replace, template)
-
-    # --- questions -----------------------------------------------------------------------
-
-    def questions(self, *, count: int = 100, traps: int = 20, seed: int = 7) -> list[Question]:
-        """`count` questions on facts the built documents state, and `traps` on conditions
-        none states (call after `build`)."""
-        rng = random.Random(seed)
-        share = {"no_document": 0.3, "code": 0.2, "alias": 0.2, "table": 0.2, "number": 0.1}
-        asked: set[FactKey] = set()
-        out: list[Question] = []
-        for kind, part in share.items():
-            made = 0
-            while made < round(count * part):
-                question = getattr(self, f"_ask_{kind}")(rng)
-                if question is None or (question.fact and question.fact.key in asked):
-                    continue
-                if question.fact:
-                    asked.add(question.fact.key)
-                out.append(question)
-                made += 1
-        out += [self._ask_trap(rng) for _ in range(traps)]
-        return out
-
-    def _stated(self, rng: random.Random, *, table: bool) -> tuple[Fact, dict[str, Any]]:
-        keys = [
-            key
-            for key, places in self.places.items()
-            if key.prop.startswith("table:") == table and any(p.in_force for p in places)
-        ]
-        key = rng.choice(sorted(keys, key=lambda k: (k.domain, k.prop, k.subject, k.condition)))
-        return self.facts[key], self._domain(key.domain)
-
-    def _question(
-        self, fact: Fact, domain: dict[str, Any], rng: random.Random, kind: str
-    ) -> Question:
-        prop = next(p for p in domain["properties"] if p["id"] == fact.key.prop)
-        subject = next(s for s in domain["subjects"] if s["id"] == fact.key.subject)
-        condition = next(c for c in domain["conditions"] if c["id"] == fact.key.condition)
-        return self._on(prop, subject, condition, domain, rng, kind, fact)
-
-    def _on(
-        self,
-        prop: dict[str, Any],
-        subject: dict[str, str],
-        condition: dict[str, str],
-        domain: dict[str, Any],
-        rng: random.Random,
-        kind: str,
-        fact: Fact | None,
-    ) -> Question:
-        fill = {"ask": condition["ask"], "condition": condition["text"]}
-        writer = _Writer("q")
-        text = self._fill(
-            rng.choice(prop["question"]), domain, rng, writer, subject=subject, **fill
-        )
-        templates = list(rng.choice(prop["keywords"]))
-        if not any("{subject" in k for k in templates):
-            templates.insert(1, "{subject:nom_pl}")  # the question names it: so does a planner
-        keywords = [self._fill(k, domain, rng, writer, subject=subject, **fill) for k in templates]
-        places = [p for p in self.places.get(fact.key, []) if p.in_force] if fact else []
-        value = (
-            f"{BOUND.get(prop.get('bound', 'exact'), '')} {fact.value} {fact.unit}" if fact else ""
-        )
-        return Question(
-            kind, text, keywords, [], places, " ".join(value.split()), fact, subject,
-            condition["text"], condition["ask"], prop,
-        )  # fmt: skip
-
-    def _ask_no_document(self, rng: random.Random) -> Question | None:
-        fact, domain = self._stated(rng, table=False)
-        return self._question(fact, domain, rng, "no_document")
-
-    def _narrowed(self, question: Question, rng: random.Random) -> str:
-        """One document stating the question's fact: its code; the answers narrowed to it."""
-        code = rng.choice(sorted({p.code for p in question.answers}))
-        question.answers = [p for p in question.answers if p.code == code]
-        return code
-
-    def _ask_code(self, rng: random.Random) -> Question | None:
-        fact, domain = self._stated(rng, table=False)
-        question = self._question(fact, domain, rng, "code")
-        code = self._narrowed(question, rng)
-        question.text = f"{question.text.rstrip('?')} по {code}?"
-        question.expected_documents = [code]
-        return question
-
-    def _ask_alias(self, rng: random.Random) -> Question | None:
-        fact, domain = self._stated(rng, table=False)
-        question = self._question(fact, domain, rng, "alias")
-        code = self._narrowed(question, rng)
-        alias = short_name(code, rng)
-        question.text = f"{question.text.rstrip('?')} по {alias}?"
-        if rng.random() < 0.5:
-            question.expected_documents = [alias]
-        else:
-            question.keywords = [*question.keywords, alias]
-        return question
-
-    def _ask_table(self, rng: random.Random) -> Question | None:
-        fact, domain = self._stated(rng, table=True)
-        title = fact.key.prop.removeprefix("table:")
-        table = next(t for t in domain["tables"] if t["title"] == title)
-        row = int(fact.key.subject)
-        ask = table["row_ask"][row]
-        text = table["question"].replace("{row_ask}", ask)
-        places = [p for p in self.places[fact.key] if p.in_force]
-        keywords = [title.split(",")[0], ask]
-        if "таблиц" in text:
-            keywords.append("таблица")  # the question asks for a table: so does a planner
-        in_force = frozenset(d.code for d in self.documents if d.in_force)
-        return Question(
-            "table", text, keywords, [], places, fact.value, fact,
-            {}, table["rows"][row][0], ask, {"nom": title}, in_force,
-        )  # fmt: skip
-
-    def _ask_number(self, rng: random.Random) -> Question | None:
-        fact, domain = self._stated(rng, table=False)
-        question = self._question(fact, domain, rng, "number")
-        code = self._narrowed(question, rng)
-        [place] = question.answers[:1]
-        question.text = f"Что устанавливает п. {place.number} {code}?"
-        question.keywords = [f"п. {place.number}"]
-        question.expected_documents = [code]
-        return question
-
-    def _ask_trap(self, rng: random.Random) -> Question:
-        domain = rng.choice(self.domains)
-        props = [p for p in domain["properties"] if p.get("trap_conditions")]
-        prop = rng.choice(props)
-        chosen = rng.choice(prop["subjects"])
-        subject = next(s for s in domain["subjects"] if s["id"] == chosen)
-        trap = rng.choice(prop["trap_conditions"])
-        return self._on(prop, subject, trap, domain, rng, "trap", None)
-
-
-def short_name(code: str, rng: random.Random) -> str:
-    """A short name people give a document: «СП 63», «сп63», «63.13330», «ГОСТ 10180»."""
-    kind, number = code.split(" ", 1)
-    if kind == "СП":
-        first, series = number.split(".")[:2]
-        return rng.choice([f"СП {first}", f"сп{first}", f"{first}.{series}"])
-    if kind == "ГОСТ":
-        return f"ГОСТ {number.split('-')[0]}"
-    return f"{kind} {number.rsplit('-', 1)[0]}"

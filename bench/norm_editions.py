@@ -68,12 +68,16 @@ def days_assign(builder: Any) -> dict[str, tuple[date, date | None]]:
 
 def asks_make(builder: Any, days: dict[str, tuple[date, date | None]]) -> list[Ask]:
     """The 60 asks (30 questions × 2 days); the amendments they ask about are stored."""
-    from bench.norm_corpus import short_name
-    from normagpt.editions import amendment_save, changes_parse, changes_unread
-    from normagpt.editions.texts import words_replaced
-    from normagpt.models import NormClause
-
     rng = random.Random(31)
+    edition_facts, amendable = _facts_askable(builder)
+    asks = _edition_asks(builder, days, edition_facts, rng)
+    return asks + _amendment_asks(builder, days, amendable, rng)
+
+
+def _facts_askable(builder: Any) -> tuple[list[tuple[Any, Any, Any]], list[tuple[Any, Any]]]:
+    """The facts two editions state with different values (the fact, the old edition's
+    place, the new one's), and the facts an edition in force that replaced another states
+    (an amendment may change them)."""
     successors = {d.code: d.replaced_by for d in builder.documents if d.replaced_by}
     edition_facts, amendable = [], []
     for key, places in sorted(builder.places.items(), key=lambda kv: str(kv[0])):
@@ -86,6 +90,18 @@ def asks_make(builder: Any, days: dict[str, tuple[date, date | None]]) -> list[A
         in_force = [p for p in places if p.in_force and p.code in successors.values()]
         if in_force:
             amendable.append((key, in_force[0]))
+    return edition_facts, amendable
+
+
+def _edition_asks(
+    builder: Any,
+    days: dict[str, tuple[date, date | None]],
+    edition_facts: list[tuple[Any, Any, Any]],
+    rng: random.Random,
+) -> list[Ask]:
+    """QUESTIONS_EACH facts both editions state, each asked on a day of each edition."""
+    from bench.norm_corpus_questions import short_name
+
     asks: list[Ask] = []
     stored = [f for f in rng.sample(edition_facts, k=len(edition_facts)) if _stored(f[1], f[2])]
     for key, old, new in stored[:QUESTIONS_EACH]:
@@ -96,8 +112,28 @@ def asks_make(builder: Any, days: dict[str, tuple[date, date | None]]) -> list[A
                         new.value))  # fmt: skip
         asks.append(Ask("edition", keywords, series, new_day, new.code, new.number, new.value,
                         old.value))  # fmt: skip
+    return asks
+
+
+@dataclass
+class _Tally:
+    """How the amendments' orders were worded, so that a third of each kind is made."""
+
+    chosen: int
+    moved: int = 0
+    substituted: int = 0
+
+
+def _amendment_asks(
+    builder: Any,
+    days: dict[str, tuple[date, date | None]],
+    amendable: list[tuple[Any, Any]],
+    rng: random.Random,
+) -> list[Ask]:
+    """QUESTIONS_EACH facts given a new value by an «Изменение № 1» of their document
+    (stored), each asked before the amendment's day and after."""
     per_document: dict[str, list[tuple[Any, Any, str]]] = {}
-    chosen, moved, substituted = 0, 0, 0
+    chosen = 0
     for key, place in rng.sample(amendable, k=len(amendable)):
         if chosen == QUESTIONS_EACH:
             break
@@ -106,51 +142,69 @@ def asks_make(builder: Any, days: dict[str, tuple[date, date | None]]) -> list[A
         value = _another_value(place.value, rng)
         per_document.setdefault(place.code, []).append((key, place, value))
         chosen += 1
+    tally = _Tally(chosen)
+    asks: list[Ask] = []
     for code, facts in per_document.items():
-        since = date(days[code][0].year + 2, 3, 1)
-        orders = [f"Изменение № 1 к {code}", f"Дата введения — {since:%d.%m.%Y}", ""]
-        taken = set(NormClause.objects.filter(document__code=code).values_list("number", flat=True))
-        for key, place, value in facts:
-            clause = NormClause.objects.get(
-                document__code=code, number=place.number, amendment=None
-            )
-            text = _value_replaced(clause.text, place.value, value)
-            number = _number_free(place.number, taken) if moved * 3 < chosen else None
-            # the reader replaces whole words standing once: only such a value is worded so
-            replaced, times = words_replaced(clause.text, place.value, value)
-            words = number is None and substituted * 3 < chosen and times == 1
-            if words and replaced == text:
-                substituted += 1
-                orders += [
-                    f"Пункт {place.number}. Заменить слова «{place.value}» на «{value}».",
-                    "",
-                ]
-            elif number is None:
-                orders += [f"Пункт {place.number} изложить в новой редакции:", f"«{text}»", ""]
-            else:
-                moved += 1
-                taken.add(number)
-                parent = place.number.rsplit(".", 1)[0]
-                body = number + text[len(place.number) :]
-                orders += [f"Пункт {place.number} исключить.", f"Подраздел {parent} дополнить "
-                           f"пунктом {number} следующего содержания:", f"«{body}»", ""]  # fmt: skip
-            keywords, series = _keywords(builder, key, code, rng, short_name)
-            before = _between(days[code][0], since)
-            after = _between(since, date(2026, 1, 1))
-            asks.append(Ask("amendment", keywords, series, before, code, place.number,
-                            place.value, value))  # fmt: skip
-            asks.append(Ask("amendment", keywords, series, after, code, number or place.number,
-                            value, place.value))  # fmt: skip
-        written = "\n".join(orders)
-        if changes_unread(written):
-            raise SystemExit(f"the amendment reader leaves orders of {code}: {written}")
-        amendment = amendment_save(
-            code=code, number=1, in_force_from=since, changes=changes_parse(written)
-        )
-        if amendment.changes.filter(applied=False).exists():
-            raise SystemExit(f"a change of {code}'s amendment was not made: {written}")
-    print(f"amendments: {chosen} facts, {moved} moved to a new number, {substituted} by words "
-          "replaced, the rest in a new wording", file=sys.stderr)  # fmt: skip
+        asks += _amendment_store(builder, days, code, facts, rng, tally)
+    print(f"amendments: {chosen} facts, {tally.moved} moved to a new number, "
+          f"{tally.substituted} by words replaced, the rest in a new wording",
+          file=sys.stderr)  # fmt: skip
+    return asks
+
+
+def _amendment_store(
+    builder: Any,
+    days: dict[str, tuple[date, date | None]],
+    code: str,
+    facts: list[tuple[Any, Any, str]],
+    rng: random.Random,
+    tally: _Tally,
+) -> list[Ask]:
+    """The amendment of `code` that gives `facts` their new values, written as orders the
+    amendment reader must read and make, stored; the asks on its facts."""
+    from bench.norm_corpus_questions import short_name
+    from normagpt.editions import amendment_save, changes_parse, changes_unread
+    from normagpt.editions.texts import words_replaced
+    from normagpt.models import NormClause
+
+    asks: list[Ask] = []
+    since = date(days[code][0].year + 2, 3, 1)
+    orders = [f"Изменение № 1 к {code}", f"Дата введения — {since:%d.%m.%Y}", ""]
+    taken = set(NormClause.objects.filter(document__code=code).values_list("number", flat=True))
+    for key, place, value in facts:
+        clause = NormClause.objects.get(document__code=code, number=place.number, amendment=None)
+        text = _value_replaced(clause.text, place.value, value)
+        number = _number_free(place.number, taken) if tally.moved * 3 < tally.chosen else None
+        # the reader replaces whole words standing once: only such a value is worded so
+        replaced, times = words_replaced(clause.text, place.value, value)
+        words = number is None and tally.substituted * 3 < tally.chosen and times == 1
+        if words and replaced == text:
+            tally.substituted += 1
+            orders += [f"Пункт {place.number}. Заменить слова «{place.value}» на «{value}».", ""]
+        elif number is None:
+            orders += [f"Пункт {place.number} изложить в новой редакции:", f"«{text}»", ""]
+        else:
+            tally.moved += 1
+            taken.add(number)
+            parent = place.number.rsplit(".", 1)[0]
+            body = number + text[len(place.number) :]
+            orders += [f"Пункт {place.number} исключить.", f"Подраздел {parent} дополнить "
+                       f"пунктом {number} следующего содержания:", f"«{body}»", ""]  # fmt: skip
+        keywords, series = _keywords(builder, key, code, rng, short_name)
+        before = _between(days[code][0], since)
+        after = _between(since, date(2026, 1, 1))
+        asks.append(Ask("amendment", keywords, series, before, code, place.number,
+                        place.value, value))  # fmt: skip
+        asks.append(Ask("amendment", keywords, series, after, code, number or place.number,
+                        value, place.value))  # fmt: skip
+    written = "\n".join(orders)
+    if changes_unread(written):
+        raise SystemExit(f"the amendment reader leaves orders of {code}: {written}")
+    amendment = amendment_save(
+        code=code, number=1, in_force_from=since, changes=changes_parse(written)
+    )
+    if amendment.changes.filter(applied=False).exists():
+        raise SystemExit(f"a change of {code}'s amendment was not made: {written}")
     return asks
 
 

@@ -13,10 +13,13 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -88,14 +91,74 @@ def bench_agent(runs: int) -> list[list[str]]:
     return rows
 
 
+class _Workers:
+    """Celery workers of this project, quiet (their banners off the bench's table)."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.env = env
+        self.procs: dict[int, subprocess.Popen[bytes]] = {}
+
+    def start(self, name: str) -> None:
+        proc = subprocess.Popen(
+            celery_worker_command(name),
+            cwd=ROOT,
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        self.procs[proc.pid] = proc
+
+    def kill(self, pid: int) -> None:
+        os.kill(pid, signal.SIGKILL)
+        self.procs.pop(pid).wait()
+
+    def close(self) -> None:
+        for proc in self.procs.values():
+            proc.kill()
+
+
 def bench_recovery(runs: int) -> list[list[str]]:
     """Two Celery workers, no beat, the default lease; each run's advancer is SIGKILLed
     inside a node picked at random; the time from the kill to the run's next checkpoint
     (another worker took it over and finished that node) and to its end."""
-    import signal
-    import subprocess
-    from collections import Counter
+    llm = ScriptedLLM()
+    env = {
+        **os.environ,
+        "OPENAI_BASE_URL": llm.base_url,
+        "OPENAI_API_KEY": "bench",
+        "DJANGO_MEDIA_ROOT": os.environ["DJANGO_MEDIA_ROOT"],
+        "DJANGO_LOG_LEVEL": "ERROR",
+    }
+    workers = _Workers(env)
+    for n in range(2):
+        workers.start(f"rb{n}")
+    rng = random.Random(11)
+    to_checkpoint, to_end, repeated = [], [], 0
+    try:
+        time.sleep(5)  # the workers connect
+        for number in range(runs):
+            node = rng.choice(["planner", "executor", "judge", "finalizer"])
+            checkpoint, end, again = _run_killed(number, node, llm, workers)
+            to_checkpoint.append(checkpoint)
+            to_end.append(end)
+            repeated += again
+    finally:
+        workers.close()
+        llm.close()
+    return [
+        stats_row("SIGKILL → next checkpoint", [t * 1000 for t in to_checkpoint], f"{runs} runs"),
+        stats_row(
+            "SIGKILL → run completed", [t * 1000 for t in to_end], f"{repeated} nodes repeated"
+        ),
+    ]
 
+
+def _run_killed(
+    number: int, node: str, llm: ScriptedLLM, workers: _Workers
+) -> tuple[float, float, int]:
+    """One run whose advancer is SIGKILLed while `node`'s model call hangs, and a new worker
+    started: seconds from the kill to its next checkpoint and to its end, and the nodes
+    called again beside the one in flight."""
     from normagpt.agent.runner import owner_pid
     from normagpt.models import AgentRun
     from tests.normagpt.scripted_llm import (
@@ -109,70 +172,33 @@ def bench_recovery(runs: int) -> list[list[str]]:
         verdict,
     )
 
-    llm = ScriptedLLM()
-    env = {
-        **os.environ,
-        "OPENAI_BASE_URL": llm.base_url,
-        "OPENAI_API_KEY": "bench",
-        "DJANGO_MEDIA_ROOT": os.environ["DJANGO_MEDIA_ROOT"],
-        "DJANGO_LOG_LEVEL": "ERROR",
+    script = {
+        "planner": [plan(COVER_STEP, CORROSION_STEP)],
+        "executor": [step(COVER_FINDING), step(COVER_FINDING)],
+        "judge": [verdict("CONTINUE"), verdict("FINALIZE")],
+        "finalizer": [final(ANSWER, ("СП 63.13330.2018", "10.3.2", 2))],
     }
-    command = celery_worker_command
-    workers: dict[int, subprocess.Popen[bytes]] = {}
-
-    def start(name: str) -> None:
-        """A Celery worker of this project, quiet (its banner off the bench's table)."""
-        proc = subprocess.Popen(
-            command(name), cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        workers[proc.pid] = proc
-
-    for n in range(2):
-        start(f"rb{n}")
-    rng = random.Random(11)
-    to_checkpoint, to_end, repeated = [], [], 0
-    try:
-        time.sleep(5)  # the workers connect
-        for number in range(runs):
-            node = rng.choice(["planner", "executor", "judge", "finalizer"])
-            script = {
-                "planner": [plan(COVER_STEP, CORROSION_STEP)],
-                "executor": [step(COVER_FINDING), step(COVER_FINDING)],
-                "judge": [verdict("CONTINUE"), verdict("FINALIZE")],
-                "finalizer": [final(ANSWER, ("СП 63.13330.2018", "10.3.2", 2))],
-            }
-            script[node] = [{"hang": True}, *script[node]]
-            llm.restart(**script)
-            with background.using_broker(True):
-                run = services.run_create(question=f"Защитный слой бетона, запуск {number}?")
-            while not llm.hanging.wait(0.05):
-                pass
-            run.refresh_from_db()
-            steps, pid = run.step_count, owner_pid(run.owner)
-            killed = time.monotonic()
-            os.kill(pid, signal.SIGKILL)
-            workers.pop(pid).wait()
-            llm.release()
-            start(f"rb{number}x")
-            while AgentRun.objects.get(pk=run.pk).step_count == steps:
-                time.sleep(0.1)
-            to_checkpoint.append(time.monotonic() - killed)
-            while not AgentRun.objects.get(pk=run.pk).is_finished:
-                time.sleep(0.1)
-            to_end.append(time.monotonic() - killed)
-            assert AgentRun.objects.get(pk=run.pk).status == "completed"
-            calls = Counter((call.step, call.node) for call in llm.calls if call.run == run.pk)
-            repeated += sum(1 for n in calls.values() if n > 1) - 1  # beside the node in flight
-    finally:
-        for proc in workers.values():
-            proc.kill()
-        llm.close()
-    return [
-        stats_row("SIGKILL → next checkpoint", [t * 1000 for t in to_checkpoint], f"{runs} runs"),
-        stats_row(
-            "SIGKILL → run completed", [t * 1000 for t in to_end], f"{repeated} nodes repeated"
-        ),
-    ]
+    script[node] = [{"hang": True}, *script[node]]
+    llm.restart(**script)
+    with background.using_broker(True):
+        run = services.run_create(question=f"Защитный слой бетона, запуск {number}?")
+    while not llm.hanging.wait(0.05):
+        pass
+    run.refresh_from_db()
+    steps, pid = run.step_count, owner_pid(run.owner)
+    killed = time.monotonic()
+    workers.kill(pid)
+    llm.release()
+    workers.start(f"rb{number}x")
+    while AgentRun.objects.get(pk=run.pk).step_count == steps:
+        time.sleep(0.1)
+    to_checkpoint = time.monotonic() - killed
+    while not AgentRun.objects.get(pk=run.pk).is_finished:
+        time.sleep(0.1)
+    to_end = time.monotonic() - killed
+    assert AgentRun.objects.get(pk=run.pk).status == "completed"
+    calls = Counter((call.step, call.node) for call in llm.calls if call.run == run.pk)
+    return to_checkpoint, to_end, sum(1 for n in calls.values() if n > 1) - 1
 
 
 def bench_ingest(pages: int) -> list[list[str]]:

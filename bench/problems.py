@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -37,23 +38,19 @@ django.setup()
 
 from django.conf import settings  # noqa: E402
 from django.core.management import call_command  # noqa: E402
-from django.db import connection  # noqa: E402
 
 from bench import problems_twins  # noqa: E402
 from bench.common import celery_worker_command, percentile, print_table  # noqa: E402
 from bench.damage import damage, damage_kept, holds_every  # noqa: E402
+from bench.problems_acceptance import print_acceptance  # noqa: E402
+from bench.problems_site import BASE, MATH, populate  # noqa: E402
+from bench.problems_start import print_start  # noqa: E402
 from core import background  # noqa: E402
 from problems import fuzzy, matching  # noqa: E402
-from problems.entities import ParsedProblem  # noqa: E402
 from problems.models import Problem  # noqa: E402
 from problems.parsing import parse_problem_block  # noqa: E402
-from problems.services import problems_store  # noqa: E402
-from problems.subjects import Site  # noqa: E402
 from tests.problems.blocks import block, id_only, search_results  # noqa: E402
 from tests.problems.fake_site import FakeSite, serve  # noqa: E402
-
-MATH = Site("math", "ege")
-BASE = "https://math-ege.sdamgia.ru"
 
 
 def real_blocks() -> dict[str, str]:
@@ -78,37 +75,12 @@ def cold_search(
     conditions: dict[str, str], *, workers: bool, concurrency: int, interval: float
 ) -> list[str]:
     Problem.objects.all().delete()
-    fake = FakeSite(latency=0.1)
-    server, template = serve(fake)
     ids = list(conditions)[:30]
-    for pid in ids:
-        fake.add_problem("math-ege", pid, block(pid, conditions[pid]))
-    page = "<html><body>" + search_results([id_only(pid) for pid in ids]) + "</body></html>"
-    original = fake.respond
-    fake.respond = lambda site, path, params: (
-        (200, page) if path == "/search" else original(site, path, params)
-    )  # type: ignore[method-assign]
+    fake, server, template = _cold_site(conditions, ids)
     settings.SDAMGIA_URL_TEMPLATE = template
     settings.SDAMGIA_MIN_INTERVAL = interval
     settings.SDAMGIA_MAX_CONCURRENCY_PER_HOST = concurrency
-    procs = []
-    if workers:
-        env = {
-            **os.environ,
-            "SDAMGIA_URL_TEMPLATE": template,
-            "SDAMGIA_MIN_INTERVAL": str(interval),
-            "SDAMGIA_MAX_CONCURRENCY_PER_HOST": str(concurrency),
-        }
-        for name in ("b1", "b2"):
-            procs.append(
-                subprocess.Popen(
-                    celery_worker_command(name, "--loglevel", "WARNING"),
-                    cwd=ROOT,
-                    env=env,
-                    stderr=subprocess.DEVNULL,
-                )
-            )
-        time.sleep(4)  # both workers connect
+    procs = _workers_start(template, interval, concurrency) if workers else []
     try:
         with background.using_broker(workers):
             if workers and not background.workers_wait(30):
@@ -147,30 +119,41 @@ def cold_search(
     ]
 
 
-def populate(blocks: dict[str, str], conditions: dict[str, str], size: int, fake: FakeSite) -> None:
-    """`size` problems, stored here and on the site: the real ones, then siblings of theirs
-    with the numbers varied (as a prototype's problems differ), each a whole block."""
-    with connection.cursor() as cursor:
-        cursor.execute(f"DELETE FROM {Problem._meta.db_table}")  # noqa: S608 (our table)
-    fake.blocks.clear()
-    rng = random.Random(size)
-    parsed = []
-    real = list(conditions.items())
-    for i in range(size):
-        pid, text = real[i % len(real)]
-        if i < len(real):
-            parsed.append(parse_problem_block(blocks[pid], base_url=BASE))
-            fake.add_problem("math-ege", pid, blocks[pid])
-            continue
-        text = " ".join(str(rng.randint(2, 99)) if w.isdigit() else w for w in text.split(" "))
-        pid = str(1_000_000 + i)
-        fake.add_problem("math-ege", pid, block(pid, text))
-        parsed.append(ParsedProblem(problem_id=pid, condition_text=text))
-    for start in range(0, len(parsed), 2000):
-        problems_store(site=MATH, parsed=parsed[start : start + 2000])
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:  # what autovacuum does within a minute of a load
-            cursor.execute(f"VACUUM ANALYZE {Problem._meta.db_table}")
+def _cold_site(conditions: dict[str, str], ids: list[str]) -> tuple[FakeSite, Any, str]:
+    """The stand-in site (100 ms a request) whose search finds the problems `ids`, by
+    number only: each must be fetched. The site, its server and its URL template."""
+    fake = FakeSite(latency=0.1)
+    server, template = serve(fake)
+    for pid in ids:
+        fake.add_problem("math-ege", pid, block(pid, conditions[pid]))
+    page = "<html><body>" + search_results([id_only(pid) for pid in ids]) + "</body></html>"
+    original = fake.respond
+    fake.respond = lambda site, path, params: (
+        (200, page) if path == "/search" else original(site, path, params)
+    )  # type: ignore[method-assign]
+    return fake, server, template
+
+
+def _workers_start(template: str, interval: float, concurrency: int) -> list[Any]:
+    """Two Celery workers on the stand-in site (their errors off the table)."""
+    env = {
+        **os.environ,
+        "SDAMGIA_URL_TEMPLATE": template,
+        "SDAMGIA_MIN_INTERVAL": str(interval),
+        "SDAMGIA_MAX_CONCURRENCY_PER_HOST": str(concurrency),
+    }
+    procs = []
+    for name in ("b1", "b2"):
+        procs.append(
+            subprocess.Popen(
+                celery_worker_command(name, "--loglevel", "WARNING"),
+                cwd=ROOT,
+                env=env,
+                stderr=subprocess.DEVNULL,
+            )
+        )
+    time.sleep(4)  # both workers connect
+    return procs
 
 
 def warm_search(
@@ -314,28 +297,45 @@ def main() -> None:
         pid: parse_problem_block(html, base_url=BASE).condition_text for pid, html in blocks.items()
     }
 
-    if args.twins:
-        print_twins(conditions, quick)
-        return
-    if args.acceptance:
-        twins = print_twins(conditions, quick)
-        print_acceptance(
-            twins, print_warm(blocks, conditions, quick), print_cold(blocks, conditions, quick)
-        )
-        return
-    if args.warm:
-        print_warm(blocks, conditions, quick)
-        return
-    if args.start:
-        print_start(blocks, conditions, quick)
-        return
-    if args.cold:
-        print_cold(blocks, conditions, quick)
+    if part_only(args, blocks, conditions):
         return
 
     print("1. Parsing the real problem blocks\n")
     print_table(["blocks", "time", "rate"], [bench_parsing(blocks, 2 if quick else 10)])
+    print_cold_search(conditions)
+    warm = print_warm(blocks, conditions, quick)
+    cold = print_cold(blocks, conditions, quick)
 
+    print("\n4. Quality: damaged queries over the real problems (all siblings present)\n")
+    print_table(
+        ["problems", "queries", "top-1", "top-5"], [quality(conditions, 3 if quick else 10)]
+    )
+
+    print_acceptance(print_twins(conditions, quick), warm, cold)
+
+
+def part_only(args: argparse.Namespace, blocks: dict[str, str], conditions: dict[str, str]) -> bool:
+    """The one part the options ask for, printed; False when they ask for them all."""
+    quick = args.quick
+    if args.twins:
+        print_twins(conditions, quick)
+    elif args.acceptance:
+        twins = print_twins(conditions, quick)
+        print_acceptance(
+            twins, print_warm(blocks, conditions, quick), print_cold(blocks, conditions, quick)
+        )
+    elif args.warm:
+        print_warm(blocks, conditions, quick)
+    elif args.start:
+        print_start(blocks, conditions, quick)
+    elif args.cold:
+        print_cold(blocks, conditions, quick)
+    else:
+        return False
+    return True
+
+
+def print_cold_search(conditions: dict[str, str]) -> None:
     print("\n2. Cold sdamgia_search_by_text: 30 uncached candidates, site latency 100 ms\n")
     rows = [
         cold_search(conditions, workers=False, concurrency=10, interval=0),
@@ -358,150 +358,6 @@ def main() -> None:
         rows,
     )
 
-    warm = print_warm(blocks, conditions, quick)
-    cold = print_cold(blocks, conditions, quick)
-
-    print("\n4. Quality: damaged queries over the real problems (all siblings present)\n")
-    print_table(
-        ["problems", "queries", "top-1", "top-5"], [quality(conditions, 3 if quick else 10)]
-    )
-
-    print_acceptance(print_twins(conditions, quick), warm, cold)
-
-
-def process_start(
-    blocks: dict[str, str], conditions: dict[str, str], size: int, calls: int
-) -> list[str]:
-    """A new `manage.py runmcp` process over stdio, driven by a raw JSON-RPC client, at
-    `size` stored problems: its start (spawn → `initialize` answered), its first search and
-    the next ones (damaged queries of stored problems; the stand-in site answers in 100 ms
-    when asked), its resident memory after them. The baseline: a fresh connection reading
-    every stored row and scoring them with rapidfuzz, as a naive client would."""
-    fake = FakeSite(latency=0.1, search_engine=True)
-    server, template = serve(fake)
-    populate(blocks, conditions, size, fake)
-    fake.search("math-ege", "найдите площадь", 1)  # the stand-in reads its blocks' words once
-    env = {
-        **os.environ,
-        "SDAMGIA_URL_TEMPLATE": template,
-        "SDAMGIA_MIN_INTERVAL": "0",
-        "DJANGO_LOG_LEVEL": "WARNING",
-    }
-    rng = random.Random(size)
-    queries = [damage_kept(conditions[rng.choice(sorted(conditions))], rng) for _ in range(calls)]
-    started = time.perf_counter()
-    proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "manage.py"), "runmcp", "--apps", "problems"],
-        cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    client = _RawStdio(proc)
-    client.call("initialize", {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "bench", "version": "1"},
-    })  # fmt: skip
-    start = time.perf_counter() - started
-    client.notify("notifications/initialized")
-    walls, hits, asked, first_asked = [], 0, 0, False
-    for query, kept in queries:
-        t0 = time.perf_counter()
-        reply = client.call("tools/call", {
-            "name": "sdamgia_search_by_text",
-            "arguments": {
-                "condition_text": query[:1000], "subject": "math", "limit": 5,
-                "response_format": "json",
-            },
-        })  # fmt: skip
-        walls.append(time.perf_counter() - t0)
-        if reply["result"].get("isError"):
-            raise SystemExit(f"sdamgia_search_by_text failed: {reply['result']['content']}")
-        answer = reply["result"].get("structuredContent") or {}
-        matches = answer.get("matches") or []
-        first = _condition(matches[0]["id"]) if matches else ""
-        hits += holds_every(first, kept)
-        asked += bool(answer.get("site_asked", True))
-        first_asked = first_asked if len(walls) > 1 else bool(answer.get("site_asked", True))
-    rss_kb = _rss_kb(proc.pid)
-    proc.stdin.close()  # type: ignore[union-attr]
-    proc.wait(timeout=30)
-    server.shutdown()
-    naive = _naive_first_search(queries[0][0])
-    floor = _floor_first_search(queries[0][0])
-    return [
-        f"{size:,}",
-        f"{start:.2f} s",
-        f"{walls[0]:.2f} s" + (" (site asked)" if first_asked else ""),
-        f"{statistics.median(walls[1:]) * 1000:.0f} ms" if len(walls) > 1 else "-",
-        f"{asked}/{calls}",
-        f"{hits}/{calls}",
-        f"{rss_kb / 1024:.0f} MB",
-        f"{floor * 1000:.0f} ms",
-        f"{naive:.2f} s",
-    ]
-
-
-class _RawStdio:
-    """JSON-RPC over a process's stdin/stdout, one line each way, as any MCP client sends."""
-
-    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
-        self.proc = proc
-        self.next_id = 0
-
-    def notify(self, method: str, params: dict | None = None) -> None:
-        self._send({"jsonrpc": "2.0", "method": method, **({"params": params} if params else {})})
-
-    def call(self, method: str, params: dict) -> dict:
-        self.next_id += 1
-        self._send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
-        while True:
-            line = self.proc.stdout.readline()  # type: ignore[union-attr]
-            if not line:
-                raise SystemExit(f"the MCP server exited before answering {method}")
-            message = json.loads(line)
-            if message.get("id") == self.next_id:
-                return message
-
-    def _send(self, message: dict) -> None:
-        self.proc.stdin.write(json.dumps(message).encode() + b"\n")  # type: ignore[union-attr]
-        self.proc.stdin.flush()  # type: ignore[union-attr]
-
-
-def _condition(problem_id: str) -> str:
-    row = Problem.objects.filter(subject=MATH.subject, exam=MATH.exam, problem_id=problem_id)
-    return row.values_list("condition_text", flat=True).first() or ""
-
-
-def _rss_kb(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    return 0
-
-
-def _floor_first_search(query: str) -> float:
-    """The floor: the candidates' SQL and their exact score alone, over a new connection."""
-    from problems import index
-
-    connection.close()
-    started = time.perf_counter()
-    index.search(MATH, matching.Query.from_text(query), threshold=0, limit=5)
-    return time.perf_counter() - started
-
-
-def _naive_first_search(query: str) -> float:
-    """Every stored row read over a new connection and scored by rapidfuzz (top 5)."""
-    from rapidfuzz import fuzz, process
-
-    connection.close()
-    started = time.perf_counter()
-    texts = list(
-        Problem.objects.filter(subject=MATH.subject, exam=MATH.exam).values_list(
-            "search_text", flat=True
-        )
-    )
-    process.extract(matching.normalize(query), texts, scorer=fuzz.token_set_ratio, limit=5)
-    return time.perf_counter() - started
-
 
 def print_warm(blocks: dict[str, str], conditions: dict[str, str], quick: bool) -> list[list[str]]:
     print(
@@ -518,25 +374,6 @@ def print_warm(blocks: dict[str, str], conditions: dict[str, str], quick: bool) 
         rows,
     )  # fmt: skip
     return rows
-
-
-def print_start(blocks: dict[str, str], conditions: dict[str, str], quick: bool) -> None:
-    print(
-        "\n6. A new process: `manage.py runmcp` over stdio (a raw JSON-RPC client), its "
-        "first sdamgia_search_by_text and the next ones; damaged queries of stored problems; "
-        "the site answers in 100 ms when asked\n"
-    )
-    sizes = [1_000, 10_000] if quick else [1_000, 10_000, 50_000, 200_000]
-    rows = [process_start(blocks, conditions, size, 5 if quick else 10) for size in sizes]
-    print_table(
-        ["stored", "start", "first search", "next (p50)", "site asked", "top-1",
-         "memory (RSS)", "floor: candidates' SQL + score", "baseline: read all + rapidfuzz"],
-        rows,
-    )  # fmt: skip
-    base = int(rows[0][6].split()[0])
-    for row in rows[1:]:
-        grown = (int(row[6].split()[0]) - base) * 1024 / (int(row[0].replace(",", "")) - 1_000)
-        print(f"memory grown past 1,000 stored, per stored problem at {row[0]}: {grown:.2f} KB")
 
 
 def print_twins(conditions: dict[str, str], quick: bool) -> dict[str, problems_twins.Tally]:
@@ -585,60 +422,6 @@ def print_cold(blocks: dict[str, str], conditions: dict[str, str], quick: bool) 
         rows,
     )
     return rows
-
-
-def print_acceptance(
-    twins: dict[str, problems_twins.Tally], warm: list[list[str]], cold: list[list[str]]
-) -> None:
-    """Issue 50's acceptance: each measure, its target, and the figure the issue was filed
-    with (measured by the session that filed it, over MCP stdio, with its own twins)."""
-    print("\n7. Issue 50: the acceptance, beside the figures it was filed with\n")
-    exact, fragments, damaged = twins["exact"], twins["fragments"], twins["damaged"]
-
-    def share(part: int, whole: int) -> str:
-        return f"{part} of {whole} ({100 * part / whole:.1f} %)" if whole else "-"
-
-    peer = {k: twins[f"peer {k}"] for k in ("exact", "fragments", "damaged")}
-    confident = exact.confident + fragments.confident + damaged.confident
-    wrong = exact.confident_wrong + fragments.confident_wrong + damaged.confident_wrong
-    peer_confident = sum(t.confident for t in peer.values())
-    peer_wrong = sum(t.confident_wrong for t in peer.values())
-    rows = [
-        ["`same` for another problem (`Reading`): exact queries",
-         f"{exact.same_wrong} of {exact.differ} ({exact.same_wrong_text} of "
-         f"{exact.differ_text} by text)", "0", "58 of 58 asked, 60 of 60 unit twins",
-         f"{peer['exact'].same_wrong} of {peer['exact'].queries} queries"],
-        ["… a reworded copy of the problem `same`", f"{exact.reworded_same} of {exact.reworded}",
-         "-", "-", "-"],
-        ["… damaged queries", f"{damaged.same_wrong} of {damaged.differ}", "0", "-",
-         f"{peer['damaged'].same_wrong} of {peer['damaged'].queries} queries"],
-        ["confident-wrong", f"{wrong} of {confident} confident", "0",
-         "9 of 30 variants stored nowhere", f"{peer_wrong} of {peer_confident} (all confident)"],
-        ["every difference named: `differences`", share(exact.named, exact.changes), "100 %",
-         "461 of 473 (12 name only the word)", "none named"],
-        ["… the Markdown", share(exact.said, exact.changes), "100 %", "-", "-"],
-        ["ambiguous fragments `ambiguous` (none `same`, the site asked)",
-         share(fragments.fragments_right, fragments.queries), "100 %", "1 of 46 (45 `same`)",
-         share(peer["fragments"].fragments_right, peer["fragments"].queries)],
-        ["damaged-query accuracy, warm (top-1)",
-         ", ".join(f"{row[6]} at {row[0]}" for row in warm if row[1] == "default")
-         + f"; {share(damaged.top1, damaged.queries)} with the twins stored",
-         "≥ 98 %", "97 of 100",
-         f"{share(peer['damaged'].top1, peer['damaged'].queries)} with the twins stored"],
-        ["damaged-query accuracy, cold (top-1)",
-         ", ".join(f"{row[2]} ({row[0]})" for row in cold), "≥ 97 %", "96 of 100",
-         "the site's search: " + ", ".join(f"{row[7]} ({row[0]})" for row in cold)],
-    ]  # fmt: skip
-    print_table(
-        [
-            "measure",
-            "this run",
-            "target",
-            "as filed (issue 50)",
-            f"peer ({problems_twins.Peer.NAME})",
-        ],
-        rows,
-    )
 
 
 if __name__ == "__main__":

@@ -13,17 +13,18 @@ and damaged copies of the real problems. Since every text is the real one with c
 known places, what differs between a query and a match is known exactly: each must be
 named, with both sides, in the match's `differences` and in the Markdown.
 
-The word lists here make twins; the search itself has none (it compares lemmas).
+The word lists that make twins are in bench/problems_twin_makers.py; the search itself has
+none (it compares lemmas).
 """
 
 from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bench.damage import SENTENCE, damage_kept, holds_every
+from bench.problems_twin_makers import NOWHERE, STORED, Change, Twin, changes_made
 from core.russian import morphology
 from problems import formatting, fuzzy, matching
 from problems.differences import Difference
@@ -34,44 +35,6 @@ from tests.problems.blocks import block
 from tests.problems.fake_site import FakeSite
 
 MATH = Site("math", "ege")
-# Asked quantities a twin may ask instead (lemmas; inflected into the question's case).
-QUANTITIES = [
-    "угол", "дуга", "высота", "сторона", "гипотенуза", "катет", "диагональ", "площадь",
-    "периметр", "радиус", "синус", "косинус", "медиана", "хорда", "биссектриса",
-]  # fmt: skip
-# Words of the data and the word a twin puts in their place (stems with one inflection).
-RIVAL_STEMS = [
-    ("косинус", "синус"), ("синус", "косинус"), ("тангенс", "котангенс"),
-    ("вписанн", "описанн"), ("описанн", "вписанн"), ("наибольш", "наименьш"),
-    ("больш", "меньш"), ("меньш", "больш"), ("внутренн", "внешн"), ("внешн", "внутренн"),
-    ("прямоугольн", "равнобедренн"), ("равнобедренн", "прямоугольн"), ("ромб", "квадрат"),
-    ("высот", "медиан"), ("медиан", "высот"), ("биссектрис", "медиан"),
-]  # fmt: skip
-UNITS = {"градусах": ("радианах", "минутах")}  # the unit: its stored twin's, a variant's
-_LEAD = re.compile(r"(Найдите|Вычислите|Чему (?:равен|равна|равно|равны))\s+")
-_WORD = re.compile(r"[А-Яа-яЁё]+")
-
-
-@dataclass(frozen=True)
-class Change:
-    """`text[start:end]` (of the real problem) becomes `new`; a difference of `kind`."""
-
-    start: int
-    end: int
-    old: str
-    new: str
-    kind: str
-
-
-@dataclass(frozen=True)
-class Twin:
-    real: str  # the real problem's id
-    changes: tuple[Change, ...]
-
-    def text(self, real: str) -> str:
-        for change in sorted(self.changes, key=lambda c: -c.start):
-            real = real[: change.start] + change.new + real[change.end :]
-        return real
 
 
 def expected(query: Twin, mine: Twin) -> list[Change]:
@@ -208,126 +171,6 @@ def one_problem(a: str, b: str) -> bool:
     return folded(a) == folded(b) or reading(a) == reading(b)
 
 
-# --- making changes --------------------------------------------------------------------
-
-
-def number(text: str, rng: random.Random, step: int) -> Change | None:
-    found = list(re.finditer(r"(?<![\d,.])\d+(?![\d,.])", text))
-    if not found:
-        return None
-    m = rng.choice(found)
-    return Change(m.start(), m.end(), m.group(), str(int(m.group()) + step), "number")
-
-
-def label(text: str, rng: random.Random, step: int) -> Change | None:
-    found = list(re.finditer(r"(?<![A-Za-z])[A-Z](?![A-Za-z0-9])", text))
-    if not found:
-        return None
-    m = found[-1]  # the one asked about, usually
-    other = "ABCDEHKMOP".replace(m.group(), "")[step - 1]
-    return Change(m.start(), m.end(), m.group(), other, "label")
-
-
-def word(text: str, rng: random.Random, step: int) -> Change | None:
-    """A word of the data (before the question) replaced by its rival."""
-    lead = _LEAD.search(text)
-    data = text[: lead.start()] if lead else text
-    found = []
-    for stem, rival in RIVAL_STEMS:
-        for m in re.finditer(rf"(?<![а-яё]){stem}[а-яё]*", data):
-            new = rival + m.group()[len(stem) :]
-            if morphology().word_is_known(new):  # not `равнобедренник`
-                found.append((m.start(), m.group(), new))
-    if not found:
-        return None
-    start, whole, new = min(found)
-    return Change(start, start + len(whole), whole, new, "word")
-
-
-def unit(text: str, rng: random.Random, step: int) -> Change | None:
-    for old, news in UNITS.items():
-        m = re.search(rf"\bв {old}\b", text)
-        if m:
-            return Change(m.start() + 2, m.end(), old, news[step - 1], "unit")
-    return None
-
-
-def asked(text: str, rng: random.Random, step: int) -> Change | None:
-    """The asked noun (and its adjectives) replaced by another quantity, in the question's
-    case; `step` 3: `косинус` of the asked angle (`Найдите косинус угла B`)."""
-    phrase = _asked_phrase(text)
-    if phrase is None:
-        return None
-    start, end, adjectives, noun, case = phrase
-    lemma = noun.normal_form
-    if step == 3:
-        if lemma != "угол":
-            return None
-        inner = [_inflect(a, {"gent", "sing", "masc"}) for a in adjectives]
-        new = " ".join(["косинус", *inner, _inflect(noun, {"gent", "sing"})])
-        return Change(start, end, text[start:end], new, "asked")
-    others = [q for q in QUANTITIES if q != lemma]
-    target = others[(sum(map(ord, text)) + step) % len(others)]
-    new_noun = morphology().parse(target)[0]
-    gender = new_noun.tag.gender
-    grammemes = {case, "sing"} | ({"inan"} if case == "accs" and gender == "masc" else set())
-    words = [_inflect(a, grammemes | {gender}) for a in adjectives]
-    new = " ".join([*words, _inflect(new_noun, {case, "sing"})])
-    return Change(start, end, text[start:end], new, "asked")
-
-
-def _asked_phrase(text: str) -> tuple[int, int, list, object, str] | None:  # type: ignore[type-arg]
-    """The asked noun after the question's lead, with the adjectives before it."""
-    lead = _LEAD.search(text)
-    if lead is None:
-        return None
-    case = "nomn" if lead.group(1).startswith("Чему") else "accs"
-    adjectives, start = [], lead.end()
-    at = start
-    for m in _WORD.finditer(text, start):
-        if m.start() != at:
-            return None  # punctuation, a label or a number between: not a plain phrase
-        parsed = morphology().parse(m.group())[0]
-        if parsed.tag.POS == "NOUN" and case in parsed.tag and "sing" in parsed.tag:
-            return start, m.end(), adjectives, parsed, case
-        if parsed.tag.POS != "ADJF":
-            return None
-        adjectives.append(parsed)
-        at = m.end() + 1
-    return None
-
-
-def _inflect(parsed: object, grammemes: set[str]) -> str:
-    done = parsed.inflect(grammemes)  # type: ignore[attr-defined]
-    return done.word if done else parsed.word  # type: ignore[attr-defined]
-
-
-Maker = Callable[[str, random.Random, int], Change | None]
-STORED: dict[str, Maker] = {
-    "number": number, "label": label, "word": word, "asked": asked, "unit": unit,
-}  # fmt: skip
-NOWHERE: dict[str, list[tuple[Maker, int]]] = {  # a variant: its changes (maker, step)
-    "number": [(number, 2)],
-    "label": [(label, 2)],
-    "word + number": [(word, 1), (number, 2)],
-    "asked": [(asked, 2)],
-    "asked: косинус of the angle": [(asked, 3)],
-    "unit": [(unit, 2)],
-    "number + label + word": [(number, 3), (label, 3), (word, 1)],
-    "number + label + asked": [(number, 3), (label, 3), (asked, 2)],
-}
-
-
-def _made(text: str, makers: list[tuple[Maker, int]], seed: str) -> tuple[Change, ...] | None:
-    changes = []
-    for maker, step in makers:
-        change = maker(text, random.Random(seed), step)
-        if change is None or any(c.start < change.end and change.start < c.end for c in changes):
-            return None
-        changes.append(change)
-    return tuple(changes)
-
-
 # --- the run ---------------------------------------------------------------------------
 
 
@@ -399,7 +242,7 @@ def queries_of(
     for name, makers in NOWHERE.items():
         rows = []
         for real in reals:
-            changes = _made(conditions[real.real], makers, real.real)
+            changes = changes_made(conditions[real.real], makers, real.real)
             twin = Twin(real.real, changes) if changes else None
             text = twin.text(conditions[real.real]) if twin else ""
             if twin and matching.normalize(text) not in stored:
@@ -514,28 +357,10 @@ def _judge(
 ) -> None:
     tally.queries += 1
     markdown = formatting.fuzzy_markdown(outcome).splitlines()
-    q = matching.normalize(query)
-    if twin is None:  # a fragment: every holder ambiguous, none same, the site asked
-        holders = [m for m in outcome.matches if sentences_within(query, m.problem.condition_text)]
-        right = outcome.site_asked and all(m.verdict == "ambiguous" for m in holders)
-        right = right and not any(m.verdict == "same" for m in outcome.matches)
-        right = right and (outcome.fits >= 2 or not outcome.matches)
-        tally.fragments_right += right
-        tally.nothing += not outcome.matches
-        tally.confident += not outcome.site_asked
-        tally.confident_wrong += not outcome.site_asked
-        verdicts = [(m.problem.problem_id, m.verdict) for m in outcome.matches]
-        _note(tally, not right, f"{query!r} | fits {outcome.fits}: {verdicts}")
+    if twin is None:
+        _judge_fragment(tally, outcome, query)
         return
-    first = outcome.matches[0].problem.condition_text if outcome.matches else ""
-    if kept:
-        tally.top1 += holds_every(first, kept)
-    if not outcome.site_asked:
-        tally.confident += 1
-        wrong = not holds_every(first, kept) if kept else matching.normalize(first) != q
-        tally.confident_wrong += wrong
-        if wrong:
-            tally.notes.insert(0, f"confident-wrong: {query!r} → {first!r}")
+    _judge_first(tally, outcome, query, kept)
     for n, match in enumerate(outcome.matches, start=1):
         text = match.problem.condition_text
         if not kept and folded(text) != folded(query):  # the text differs: as before
@@ -572,6 +397,35 @@ def _judge(
         tally.said += sum(in_markdown(c, line) for c in changes)
         missed = [c for c in changes if not named(c, match.differences)]
         _note(tally, bool(missed), f"{query[-90:]!r} | unnamed {missed}: {match.differences}")
+
+
+def _judge_fragment(tally: Tally, outcome: fuzzy.FuzzyOutcome, query: str) -> None:
+    """A fragment several problems hold: every holder ambiguous, none same, the site asked."""
+    holders = [m for m in outcome.matches if sentences_within(query, m.problem.condition_text)]
+    right = outcome.site_asked and all(m.verdict == "ambiguous" for m in holders)
+    right = right and not any(m.verdict == "same" for m in outcome.matches)
+    right = right and (outcome.fits >= 2 or not outcome.matches)
+    tally.fragments_right += right
+    tally.nothing += not outcome.matches
+    tally.confident += not outcome.site_asked
+    tally.confident_wrong += not outcome.site_asked
+    verdicts = [(m.problem.problem_id, m.verdict) for m in outcome.matches]
+    _note(tally, not right, f"{query!r} | fits {outcome.fits}: {verdicts}")
+
+
+def _judge_first(tally: Tally, outcome: fuzzy.FuzzyOutcome, query: str, kept: list[str]) -> None:
+    """The first match: right for a damaged query (top-1), and, where the site was not
+    asked (a confident answer), whether it is wrong."""
+    first = outcome.matches[0].problem.condition_text if outcome.matches else ""
+    if kept:
+        tally.top1 += holds_every(first, kept)
+    if not outcome.site_asked:
+        tally.confident += 1
+        q = matching.normalize(query)
+        wrong = not holds_every(first, kept) if kept else matching.normalize(first) != q
+        tally.confident_wrong += wrong
+        if wrong:
+            tally.notes.insert(0, f"confident-wrong: {query!r} → {first!r}")
 
 
 def _note(tally: Tally, miss: bool, note: str) -> None:

@@ -30,8 +30,7 @@ def crawl_bench(worker_counts: tuple[int, ...] = (1, 2, 4)) -> None:
     from django.conf import settings
     from django.core.management import call_command
 
-    from core import background
-    from problems.models import Category, CategoryProblem, Problem, Topic
+    from problems.models import CategoryProblem
     from tests.problems.fake_site import FakeSite, serve
 
     if not os.environ.get("REDIS_URL"):
@@ -52,31 +51,47 @@ def crawl_bench(worker_counts: tuple[int, ...] = (1, 2, 4)) -> None:
     rows = []
     try:
         for count in worker_counts:
-            CategoryProblem.objects.all().delete()
-            Category.objects.all().delete()
-            Topic.objects.all().delete()
-            Problem.objects.all().delete()
-            fake.requests.clear()
-            settings.SDAMGIA_CRAWL_WORKERS = count
-            workers = [start_worker(f"scale{count}-{i}", env) for i in range(count)]
-            try:
-                with background.using_broker(True):
-                    if not background.workers_wait(60):
-                        raise SystemExit("the workers did not answer")
-                    started = time.perf_counter()
-                    call_command(
-                        "sdamgia_crawl", subject="math", stdout=io.StringIO(), stderr=io.StringIO()
-                    )
-                    wall = time.perf_counter() - started
-            finally:
-                for worker in workers:
-                    worker.terminate()
-                for worker in workers:
-                    worker.wait(timeout=30)
+            wall = crawl_timed(count, fake, env)
             rows.append(row(count, wall, fake.requests, CategoryProblem.objects.count()))
     finally:
         server.shutdown()
         server.server_close()
+    table_print(rows)
+
+
+def crawl_timed(count: int, fake: Any, env: dict[str, str]) -> float:
+    """Seconds `sdamgia_crawl` takes with `count` workers, on an empty catalog (the
+    stand-in's request log emptied too)."""
+    from django.conf import settings
+    from django.core.management import call_command
+
+    from core import background
+    from problems.models import Category, CategoryProblem, Problem, Topic
+
+    CategoryProblem.objects.all().delete()
+    Category.objects.all().delete()
+    Topic.objects.all().delete()
+    Problem.objects.all().delete()
+    fake.requests.clear()
+    settings.SDAMGIA_CRAWL_WORKERS = count
+    workers = [start_worker(f"scale{count}-{i}", env) for i in range(count)]
+    try:
+        with background.using_broker(True):
+            if not background.workers_wait(60):
+                raise SystemExit("the workers did not answer")
+            started = time.perf_counter()
+            call_command(
+                "sdamgia_crawl", subject="math", stdout=io.StringIO(), stderr=io.StringIO()
+            )
+            return time.perf_counter() - started
+    finally:
+        for worker in workers:
+            worker.terminate()
+        for worker in workers:
+            worker.wait(timeout=30)
+
+
+def table_print(rows: list[list[str]]) -> None:
     print(
         f"\nCrawl of {CATEGORIES} categories × {PAGES} listing pages, {LATENCY * 1000:.0f} ms "
         f"per request, site interval {INTERVAL * 1000:.0f} ms (at most {1 / INTERVAL:.0f} "

@@ -1,7 +1,7 @@
 """The one module that talks to the language model: any OpenAI-compatible chat server.
 
 OpenAI, vLLM, Ollama…: `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `NORMAGPT_MODEL`. The openai
-SDK sends through core.http (`UpstreamTransport`): each request has a total deadline (the
+SDK sends through core.http_shared (`UpstreamTransport`): each request has a total deadline (the
 body included: a trickling server is cut), a capped answer, the shared SSL context and a
 kept-alive connection. Retries happen here, once: the SDK's and core's are off. 429, 5xx,
 timeouts and dropped connections are retried a bounded number of times with exponential
@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 import httpx
 from django.conf import settings
 
-from core.http import Failure, FailureKind, Upstream, UpstreamTransport, retry_after, shared_client
+from core.http import Failure, FailureKind, Upstream, retry_after
+from core.http_shared import UpstreamTransport, shared_client
 from normagpt.exceptions import LLM_SERVICE, LlmNotConfigured, LlmUnavailable
 
 if TYPE_CHECKING:

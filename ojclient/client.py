@@ -24,7 +24,8 @@ from http import HTTPStatus
 from typing import Any
 from urllib.parse import quote
 
-from core.http import Failure, FailureKind, Reply, Upstream, shared_client
+from core.http import Failure, FailureKind, Reply, Upstream
+from core.http_shared import shared_client
 from ojclient.conf import OjSettings, oj_settings
 from ojclient.exceptions import SERVICE, OjBadResponse, OjHttpError, OjRequestFailed
 

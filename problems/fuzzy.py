@@ -298,6 +298,18 @@ def _site_candidates(
         ]
         if _answers(query, pinned, [*stored, *shown]):
             break
+    return _shown_ids(site, outcome, asked, pages, failures)
+
+
+def _shown_ids(
+    site: Site,
+    outcome: FuzzyOutcome,
+    asked: list[tuple[str, int]],
+    pages: dict[tuple[str, int], ListingPage],
+    failures: list[BaseException],
+) -> list[str]:
+    """The problem ids the pages showed, in order; the phrases sent and, when no page came
+    and every failure was the site's, `offline`, recorded on `outcome`."""
     outcome.phrases = list(dict.fromkeys(phrase for phrase, _ in asked))
     if asked and not pages and all(isinstance(f, UpstreamError) for f in failures):
         outcome.offline = True

@@ -241,6 +241,29 @@ def variant_from_site(*, user_id: int, site: Site, tasks: Mapping[str, int] | st
     )
 
 
+def _task_draw_pool(
+    site: Site, task_number: str, seen: set[str]
+) -> tuple[str, list[str], DomainError | None]:
+    """What a task number draws from: its stored problems and listings, and when none is new
+    to the user, up to LISTINGS_PER_DRAW more of its categories read from the site; with
+    the site's failure to list them, if any."""
+    number = task_number.strip()
+    if not number.isascii() or not number.isdigit() or len(number) > 3:
+        raise InvalidInput(
+            f"task_number: {task_number!r} is not a task number", field="task_number"
+        )
+    number = str(int(number))
+    ids = _task_pool(site, number)
+    unread: DomainError | None = None
+    if not set(ids) - seen:
+        try:
+            _task_listings_read(site, number, LISTINGS_PER_DRAW)
+        except DomainError as exc:
+            unread = exc
+        ids = _task_pool(site, number)
+    return f"task {number}", list(ids), unread
+
+
 def problem_random(
     *,
     user_id: int,
@@ -269,20 +292,7 @@ def problem_random(
         read = catalog.category_problems_read(site=site, category_id=category_id, limit=LISTING_ALL)
         ids = read.value.ids
     else:
-        number = (task_number or "").strip()
-        if not number.isascii() or not number.isdigit() or len(number) > 3:
-            raise InvalidInput(
-                f"task_number: {task_number!r} is not a task number", field="task_number"
-            )
-        number = str(int(number))
-        where = f"task {number}"
-        ids = _task_pool(site, number)
-        if not set(ids) - seen:
-            try:
-                _task_listings_read(site, number, LISTINGS_PER_DRAW)
-            except DomainError as exc:
-                unread = exc
-            ids = _task_pool(site, number)
+        where, ids, unread = _task_draw_pool(site, task_number or "", seen)
     pool = sorted(set(ids) - seen, key=lambda pid: (len(pid), pid))
     if not pool:
         more = f"; the site's catalog could not be read: {unread.message}" if unread else ""

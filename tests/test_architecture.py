@@ -179,3 +179,33 @@ def test_the_circle_check_sees_a_circle() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
     assert circles(graph) == [["a", "b", "c"]]
     assert circles({"a": {"b"}, "b": set()}) == []
+
+
+# --- rooms a reader can hold (issue 55, item 2) --------------------------------------------
+
+MODULE_LINES = 600
+FUNCTION_LINES = 60
+
+
+def oversized() -> list[str]:
+    """Production modules (apps, core, config, bench; migrations aside) over MODULE_LINES
+    lines, and functions over FUNCTION_LINES."""
+    found = []
+    for top in GRAPHED:
+        for path in sorted((ROOT / top).rglob("*.py")):
+            if "migrations" in path.parts:
+                continue
+            text = path.read_text(encoding="utf-8")
+            where = path.relative_to(ROOT)
+            if (lines := len(text.splitlines())) > MODULE_LINES:
+                found.append(f"{where}: {lines} lines")
+            for node in ast.walk(ast.parse(text)):
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                    span = (node.end_lineno or node.lineno) - node.lineno + 1
+                    if span > FUNCTION_LINES:
+                        found.append(f"{where}:{node.lineno} {node.name}: {span} lines")
+    return found
+
+
+def test_every_module_and_function_is_a_size_a_reader_can_hold() -> None:
+    assert not oversized(), "split where a part has a name of its own:\n" + "\n".join(oversized())

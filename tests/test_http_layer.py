@@ -14,7 +14,7 @@ import httpcore
 import httpx
 import pytest
 
-from core import http
+from core import http, http_shared
 from core.exceptions import UpstreamError
 from core.http import (
     AsyncUpstreamClient,
@@ -23,9 +23,9 @@ from core.http import (
     FailureKind,
     Upstream,
     UpstreamClient,
-    shared_client,
     shared_ssl_context,
 )
+from core.http_shared import shared_client
 from tests.upstream_servers import MB, answer, closing, huge, never, scripted, trickle
 
 DEADLINE = 1.0
@@ -245,7 +245,7 @@ def test_shared_clients_are_one_per_policy_and_new_after_a_fork(monkeypatch) -> 
     first = shared_client(up)
     assert shared_client(upstream("http://127.0.0.1:9")) is first
     assert shared_client(upstream("http://127.0.0.1:9", deadline=2)) is not first
-    monkeypatch.setattr(http, "_shared_pid", -1)  # as if this process were a fork
+    monkeypatch.setattr(http_shared, "_shared_pid", -1)  # as if this process were a fork
     assert shared_client(up) is not first
 
 

@@ -15,7 +15,8 @@ import pytest
 from django.utils import translation
 
 from core.exceptions import UpstreamError
-from core.http import Upstream, UpstreamClient, UpstreamTransport
+from core.http import Upstream, UpstreamClient
+from core.http_shared import UpstreamTransport
 from normagpt import services
 from normagpt.agent.runner import run_advance
 from normagpt.agent.texts import text_shown
