@@ -7,14 +7,13 @@ resource, which any client reads over the same connection.
 
 from __future__ import annotations
 
-import base64
 from typing import Annotated, Any
 
 from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.urls import reverse
 from mcp.server.mcpserver import Context
-from mcp_types import BlobResourceContents, CallToolResult, EmbeddedResource, ResourceLink
+from mcp_types import CallToolResult
 from pydantic import BaseModel, Field, WithJsonSchema
 
 from anki_bridge import packages, problem_cards
@@ -23,7 +22,7 @@ from core.exceptions import InvalidInput
 from core.identity import mcp_caller
 from core.links import absolute_url
 from core.registry import ToolRegistry
-from core.tooling import respond_json
+from core.tooling import file_attach, respond_json
 
 PACKAGE_URI = "anki://package/{id}"
 
@@ -107,23 +106,10 @@ def package_respond(built: packages.BuiltPackage, stored: Any) -> CallToolResult
         expires_at=stored.expires_at.isoformat(timespec="seconds"),
         details=[d for d in built.details if d.status != "ok" or d.warnings],
     )
-    result = respond_json(made)
-    if embedded:
-        blob = base64.b64encode(built.data).decode("ascii")
-        result.content.append(
-            EmbeddedResource(
-                type="resource",
-                resource=BlobResourceContents(uri=uri, mime_type=packages.MIME, blob=blob),
-            )
-        )
-    else:
-        result.content.append(
-            ResourceLink(
-                type="resource_link", uri=uri, name=stored.name, mime_type=packages.MIME,
-                size=stored.size,
-            )
-        )  # fmt: skip
-    return result
+    return file_attach(
+        respond_json(made), data=built.data, uri=uri, mime_type=packages.MIME,
+        name=stored.name, embedded=embedded,
+    )  # fmt: skip
 
 
 def package_resource(id: str, caller: AbstractBaseUser) -> bytes:

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import hashlib
 import io
+import itertools
+import json
 import re
 import sqlite3
 import tempfile
@@ -51,7 +53,6 @@ from core.exceptions import InvalidInput, NotFound
 
 PACKAGES_DIR = "anki_packages"
 MIME = "application/apkg"
-CLOZE = re.compile(r"\{\{c\d+::", re.IGNORECASE)
 ANKI_CSS = """.card {
   font-family: arial;
   font-size: 20px;
@@ -135,7 +136,8 @@ def package_model(name: str | None) -> NoteModel:
 
 
 def is_cloze(model: NoteModel) -> bool:
-    return any("{{cloze:" in side for sides in model.templates.values() for side in sides.values())
+    """Whether the model's cards are cloze deletions (a note without one makes no card)."""
+    return model.cloze_missing({}) is not None
 
 
 def _genanki_model(model: NoteModel) -> Any:
@@ -188,14 +190,15 @@ def package_build(
 def _cards_check(drafts: Sequence[Draft], model: NoteModel, name: str) -> None:
     first = model.fields[0]
     for draft in drafts:
-        where = f"{name}[{draft.index}].fields.{first}"
-        value = draft.fields.get(first, "")
-        if is_cloze(model) and not CLOZE.search(value):
+        if (cloze := model.cloze_missing(draft.fields)) is not None:
+            where = f"{name}[{draft.index}].fields.{cloze}"
             raise InvalidInput(
                 f"{where}: a cloze note needs a deletion such as {{{{c1::answer}}}}; "
                 "without one Anki makes no card",
                 field=where,
             )
+        where = f"{name}[{draft.index}].fields.{first}"
+        value = draft.fields.get(first, "")
         if not value.strip():
             raise InvalidInput(f"{where}: the first field is empty", field=where)
 
@@ -370,7 +373,9 @@ def _package_bytes(package: Any, media: Mapping[str, bytes]) -> bytes:
         connection = sqlite3.connect(path)
         try:
             timestamp = time.time()
-            package.write_to_db(connection.cursor(), timestamp, _ids(int(timestamp * 1000)))
+            package.write_to_db(
+                connection.cursor(), timestamp, itertools.count(int(timestamp * 1000))
+            )
             connection.commit()
         finally:
             connection.close()
@@ -378,7 +383,7 @@ def _package_bytes(package: Any, media: Mapping[str, bytes]) -> bytes:
         with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
             archive.write(path, "collection.anki2")
             names = list(media)
-            archive.writestr("media", _media_index(names))
+            archive.writestr("media", json.dumps({str(i): n for i, n in enumerate(names)}))
             for index, filename in enumerate(names):
                 # images are compressed already: stored as they are
                 archive.writestr(str(index), media[filename], compress_type=zipfile.ZIP_STORED)
@@ -391,18 +396,6 @@ def _package_bytes(package: Any, media: Mapping[str, bytes]) -> bytes:
             field="items",
         )
     return data
-
-
-def _ids(start: int) -> Any:
-    import itertools
-
-    return itertools.count(start)
-
-
-def _media_index(names: Sequence[str]) -> str:
-    import json
-
-    return json.dumps({str(index): filename for index, filename in enumerate(names)})
 
 
 # --- Storing -----------------------------------------------------------------------------

@@ -16,7 +16,15 @@ from typing import Any, Literal, Protocol
 
 import anyio.from_thread
 from mcp.server.mcpserver import Context
-from mcp_types import CallToolResult, ContentBlock, ImageContent, TextContent
+from mcp_types import (
+    BlobResourceContents,
+    CallToolResult,
+    ContentBlock,
+    EmbeddedResource,
+    ImageContent,
+    ResourceLink,
+    TextContent,
+)
 from pydantic import BaseModel
 
 PROGRESS_SEND_SECONDS = 2.0  # a report waits this long for the loop, then is dropped
@@ -49,6 +57,25 @@ def respond_json(data: BaseModel, images: Sequence[tuple[bytes, str]] = ()) -> C
         for raw, mime in images
     ]
     return CallToolResult(content=content, structured_content=payload)
+
+
+def file_attach(
+    result: CallToolResult, *, data: bytes, uri: str, mime_type: str, name: str, embedded: bool
+) -> CallToolResult:
+    """`result` with a file any client can open, a stdio one with no web server: the bytes
+    embedded (a blob resource at `uri`) when `embedded`, else a link to the resource `uri`,
+    which the client reads with `resources/read`."""
+    if embedded:
+        blob = base64.b64encode(data).decode("ascii")
+        resource = BlobResourceContents(uri=uri, mime_type=mime_type, blob=blob)
+        result.content.append(EmbeddedResource(type="resource", resource=resource))
+    else:
+        result.content.append(
+            ResourceLink(
+                type="resource_link", uri=uri, name=name, mime_type=mime_type, size=len(data)
+            )
+        )
+    return result
 
 
 def thread_progress(ctx: Context | None) -> ProgressReport | None:

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 from typing import Annotated
 
 from django.conf import settings
 from mcp.server.mcpserver import Context
-from mcp_types import BlobResourceContents, CallToolResult, EmbeddedResource, ResourceLink
+from mcp_types import CallToolResult, ResourceLink
 from pydantic import Field
 
 from core.identity import mcp_caller
 from core.links import absolute_url
 from core.registry import ToolRegistry
-from core.tooling import Format, respond, respond_json, thread_progress
+from core.tooling import Format, file_attach, respond, respond_json, thread_progress
 from problems import catalog, formatting, fuzzy, mcp_content, photo, schemas, services, variants
 from problems.models import Problem
 from problems.sheet_copies import MAX_COPIES, SheetPart
@@ -449,22 +448,10 @@ def sheet_respond(sheet: StoredSheet, uri: str) -> CallToolResult:
     embedded = size <= settings.SDAMGIA_PDF_EMBED_MAX
     url = absolute_url(sheet_link(sheet.name))
     result = respond_json(schemas.SheetLink(url=url, resource=uri, size=size, embedded=embedded))
-    if embedded:
-        blob = base64.b64encode(sheet.data).decode("ascii")
-        result.content.append(
-            EmbeddedResource(
-                type="resource",
-                resource=BlobResourceContents(uri=uri, mime_type=mcp_content.PDF, blob=blob),
-            )
-        )
-    else:
-        name = sheet.name.rsplit("/", 1)[-1]
-        result.content.append(
-            ResourceLink(
-                type="resource_link", uri=uri, name=name, mime_type=mcp_content.PDF, size=size
-            )
-        )
-    return result
+    name = sheet.name.rsplit("/", 1)[-1]
+    return file_attach(
+        result, data=sheet.data, uri=uri, mime_type=mcp_content.PDF, name=name, embedded=embedded
+    )
 
 
 def caller_id(ctx: Context | None) -> int:
