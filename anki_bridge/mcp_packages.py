@@ -67,9 +67,9 @@ def export_package(
         str | None,
         Field(max_length=32, description="A variant (sdamgia_make_variant): a card per problem."),
     ] = None,
-    deck: Annotated[str | None, Field(description="Default: ANKI_DEFAULT_DECK.")] = None,
+    deck: str | None = None,  # omitted: ANKI_DEFAULT_DECK
     model: Annotated[
-        str | None, Field(description="Basic, Cloze… Default: ANKI_DEFAULT_MODEL.")
+        str | None, Field(description="Basic, Cloze…; omitted: ANKI_DEFAULT_MODEL.")
     ] = None,
     ctx: Context | None = None,
 ) -> CallToolResult:

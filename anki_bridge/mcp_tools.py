@@ -36,21 +36,15 @@ registry = ToolRegistry(
 )
 
 
-Deck = Annotated[
-    str | None,
-    Field(description="Default: ANKI_DEFAULT_DECK."),
-]
-Model = Annotated[
-    str | None,
-    Field(description="Note type. Default: ANKI_DEFAULT_MODEL."),
-]
+Deck = str | None  # omitted: ANKI_DEFAULT_DECK
+Model = Annotated[str | None, Field(description="Note type.")]  # omitted: ANKI_DEFAULT_MODEL
 
 
 @registry.tool(name="greet", title="Greet", read_only=True, open_world=False)
 def greet(
     name: Annotated[str, Field(description="The user's name, e.g. «Алиса».", min_length=1)],
 ) -> str:
-    """Test ping: answers with a greeting to check that the MCP server is connected."""
+    """Test ping: a greeting, to check that the MCP server is connected."""
     return services.greeting_make(name=name)
 
 
@@ -63,10 +57,7 @@ def greet(
     open_world=True,
 )
 def model_info(model: Model = None) -> CallToolResult:
-    """The current fields (in order), card templates (Front/Back) and CSS of an Anki note model.
-
-    A missing default model is created.
-    """
+    """A note model's fields (in order), card templates (Front/Back) and CSS; a missing default model is created."""
     structure = services.model_info_get(model=model)
     return respond_json(schemas.ModelInfo.model_validate(structure.as_dict()))
 
@@ -79,10 +70,7 @@ def model_info(model: Model = None) -> CallToolResult:
     open_world=True,
 )
 def decks() -> CallToolResult:
-    """The deck tree with today's counts per deck: new, learning, review, due today, total.
-
-    A parent's counts include its subdecks'.
-    """
+    """The deck tree with today's counts per deck (a parent's include its subdecks')."""
     return respond_json(services.decks_list())
 
 
@@ -99,7 +87,7 @@ def stats(
         Field(description="A deck, with its subdecks; default: the whole collection."),
     ] = None,
 ) -> CallToolResult:
-    """Study statistics: cards by state, cards studied today, retention over 7 and 30 days, and the cards due on each of the next 14 days."""
+    """Study statistics: cards by state, studied today, retention over 7 and 30 days, due on each of the next 14 days."""
     return respond_json(services.stats_get(deck=deck))
 
 
@@ -119,9 +107,9 @@ def add_from_model(
     deck: Deck = None,
     model: Model = None,
 ) -> CallToolResult:
-    """Add notes to a deck, fitted to the model's current fields; creates the deck if needed.
+    """Add notes fitted to the model's current fields; creates the deck if needed.
 
-    Images (`images[]`, data:image field values) are resized and stored as media. A detail's status: ok, duplicate, queued (Anki closed: delivered when it opens) or error.
+    Images (`images[]`, data:image values) are resized and stored as media. Detail status: ok, duplicate, queued (Anki closed: sent when it opens) or error.
     """
     return respond_json(services.notes_add_from_model(items=items, deck=deck, model=model))
 
@@ -162,7 +150,7 @@ def find_notes(
     limit: Annotated[int, Field(ge=1, le=100)] = 20,
     offset: Annotated[int, Field(ge=0)] = 0,
 ) -> CallToolResult:
-    """Find notes with an Anki search, oldest first, a page at a time: total, has_more, and each note's model, deck, tags and fields (long fields shortened, and named)."""
+    """Find notes with an Anki search, oldest first, a page at a time; long fields shortened (and named)."""
     return respond_json(services.notes_find(query=query, limit=limit, offset=offset))
 
 
@@ -186,7 +174,7 @@ def delete_notes(
     ] = None,
     ctx: Context | None = None,
 ) -> CallToolResult:
-    """Delete notes in two steps: the first call deletes nothing and returns the notes it would delete and a confirm_token; show them to the user, and only on their yes call again with the token."""
+    """Delete notes in two steps: the first call deletes nothing, returns the notes and a confirm_token; show them to the user, and only on their yes call again with the token."""
     user = mcp_caller(ctx)
     return respond_json(
         services.notes_delete(note_ids=note_ids, confirm_token=confirm_token, user_id=user.pk)
@@ -229,12 +217,13 @@ def suspend(card_ids: CardIds) -> CallToolResult:
     name="anki.unsuspend",
     title="Unsuspend Anki cards",
     output_model=schemas.CardsChanged,
+    shape_of="anki.suspend",
     read_only=False,
     idempotent=True,
     open_world=True,
 )
 def unsuspend(card_ids: CardIds) -> CallToolResult:
-    """Unsuspend cards."""
+    """Unsuspend cards; the result as anki.suspend gives it."""
     return respond_json(scheduling.cards_unsuspend(card_ids=card_ids))
 
 
@@ -242,13 +231,14 @@ def unsuspend(card_ids: CardIds) -> CallToolResult:
     name="anki.forget",
     title="Forget Anki cards",
     output_model=schemas.CardsChanged,
+    shape_of="anki.suspend",
     read_only=False,
     destructive=True,
     idempotent=True,
     open_world=True,
 )
 def forget(card_ids: CardIds) -> CallToolResult:
-    """Reset cards to new (Anki's «Forget»)."""
+    """Reset cards to new (Anki's «Forget»); the result as anki.suspend gives it."""
     return respond_json(scheduling.cards_forget(card_ids=card_ids))
 
 
@@ -269,7 +259,7 @@ def update_note(
     tags: Annotated[list[str] | None, Field(description="All of the note's tags.")] = None,
     ctx: Context | None = None,
 ) -> CallToolResult:
-    """Change fields and/or replace the tags of a note; read back to check that Anki kept it."""
+    """Change fields and/or replace the tags of a note, read back to check."""
     user = mcp_caller(ctx)
     return respond_json(
         services.note_update(note_id=note_id, fields=fields, tags=tags, user_id=user.pk)
@@ -325,7 +315,7 @@ def review_next(session: Session, ctx: Context | None = None) -> CallToolResult:
     open_world=True,
 )
 def review_reveal(session: Session, card: Card, ctx: Context | None = None) -> CallToolResult:
-    """The back of the card shown, after the learner answered, and each rating's next interval."""
+    """The back of the card shown, once the learner answered, and each rating's next interval."""
     seen = review.card_reveal_seen(user=mcp_caller(ctx), session=session, card=card)
     return respond_json(seen.shown, [(image.data, image.mime_type) for image in seen.images])
 
@@ -354,6 +344,7 @@ def review_rate(
     name="anki.add_notes",
     title="Add notes (exact fields)",
     output_model=schemas.AddNotesResult,
+    shape_of="anki.add_from_model",
     read_only=False,
     open_world=True,
 )
@@ -371,9 +362,9 @@ def add_notes(
     deck: Deck = None,
     model: Model = None,
 ) -> CallToolResult:
-    """Low-level add: fields are sent as given (names must match the model); no model lookup, no deck creation.
+    """Low-level add: fields sent as given (names must match the model); no model lookup, no deck creation.
 
-    An image target_field that is none of the note's fields fails the whole call.
+    An image target_field that is no field of the note fails the call. The result as anki.add_from_model gives it.
     """
     return respond_json(services.notes_add(notes=notes, deck=deck, model=model))
 
@@ -395,7 +386,7 @@ def search_tool(
         Field(max_length=2000, description="nextCursor of the previous page, passed as is."),
     ] = None,
 ) -> CallToolResult:
-    """Search the configured external service (SEARCH_API_URL); nextCursor pages on."""
+    """Search the configured external service; nextCursor pages on."""
     return respond_json(search.search_run(query=query, limit=limit, cursor=cursor))
 
 
@@ -403,6 +394,7 @@ def search_tool(
     name="anki.add_problems",
     title="СДАМ ГИА problems → Anki",
     output_model=schemas.AddNotesResult,
+    shape_of="anki.add_from_model",
     read_only=False,
     idempotent=True,
     open_world=True,
@@ -427,7 +419,7 @@ def add_problems(
 ) -> CallToolResult:
     """Make flashcards from СДАМ ГИА problems in the model «Поля для ChatGPT».
 
-    Prompt: condition, figures; Response: answer, solution; Context; Sources: URL. Sent again: nothing added.
+    Prompt: condition, figures; Response: answer, solution; Context; Sources: URL. The result as anki.add_from_model gives it.
     """
     return respond_json(problem_cards.problems_add(problems=problems, deck=deck, tags=tags))
 

@@ -124,13 +124,9 @@ class FoundNotes(BaseModel):
 
 class DeleteNotesResult(BaseModel):
     deleted: list[int]
-    would_delete: list[NoteInfo] | None = Field(
-        None, description="First step: what the token deletes."
-    )
+    would_delete: list[NoteInfo] | None = None  # the first step: what the token deletes
     missing: list[int] | None = None  # ids Anki does not hold
-    confirm_token: str | None = Field(
-        None, description="Call again with it and the same note_ids to delete."
-    )
+    confirm_token: str | None = None  # again with the same note_ids: they are deleted
 
 
 class RescheduleResult(BaseModel):
@@ -203,9 +199,7 @@ class DeckStats(BaseModel):
     studied_today: int  # cards answered today (rated:1)
     retention_7_days: Retention
     retention_30_days: Retention
-    due_by_day: list[int] = Field(
-        description="Due on each of the next 14 days; [0]: today with the overdue."
-    )
+    due_by_day: list[int] = Field(description="[0]: today, with the overdue.")
 
 
 class SearchResult(BaseModel):

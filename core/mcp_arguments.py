@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import functools
 import types
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Self, Union, get_args, get_origin
 
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
-from pydantic import BaseModel, ValidationError
+from mcp_types import CallToolResult
+from pydantic import BaseModel, TypeAdapter, ValidationError, WithJsonSchema
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from core.text_rule import text_fault
@@ -112,6 +113,9 @@ class ToolArguments(FuncMetadata):
     calls `parse`, which validates, so the error is the adapter's to word.
     """
 
+    # Set for a tool whose output schema another tool declares (`shape_declared_elsewhere`).
+    checked_against: Annotated[Any, WithJsonSchema(None)] = None
+
     def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
         """Text arguments keep their text; lists and objects sent as JSON text are still
         decoded; integers become text where only text is accepted."""
@@ -133,6 +137,22 @@ class ToolArguments(FuncMetadata):
 
     def validate_arguments(self, arguments_to_validate: dict[str, Any]) -> dict[str, Any]:
         return {RAW_ARGUMENTS: arguments_to_validate}
+
+    @classmethod
+    def shape_declared_elsewhere(cls, arg_model: type[Any], output_model: type[Any]) -> Self:
+        """Arguments of a tool whose output schema another tool declares (`ToolSpec.shape_of`):
+        none advertised here, and the result still checked against `output_model`."""
+        arguments = cls(arg_model=arg_model, output_model=output_model)
+        arguments.output_schema = None
+        arguments.checked_against = TypeAdapter(output_model)
+        return arguments
+
+    def convert_result(self, result: Any) -> Any:
+        converted = super().convert_result(result)
+        shape = self.checked_against
+        if shape is not None and isinstance(converted, CallToolResult) and not converted.is_error:
+            shape.validate_python(converted.structured_content)
+        return converted
 
     def parse(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """The keyword arguments of the tool function. Raises pydantic's ValidationError,

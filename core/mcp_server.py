@@ -129,7 +129,9 @@ def build_tool(spec: ToolSpec) -> Tool:
         (loose,),
         {"model_config": ConfigDict(extra="forbid", title=loose.__name__), "__module__": __name__},
     )
-    if spec.output_model is not None:
+    if spec.shape_of is not None and spec.output_model is not None:
+        arguments = ToolArguments.shape_declared_elsewhere(strict, spec.output_model)
+    elif spec.output_model is not None:
         arguments = ToolArguments(arg_model=strict, output_model=spec.output_model)
     else:
         arguments = ToolArguments(

@@ -34,6 +34,10 @@ class ToolSpec:
     # A pydantic model of the structured result, for tools that return a CallToolResult
     # (text for the model + structured content): advertised as the output schema.
     output_model: type[Any] | None = None
+    # The tool whose output schema is this one's too (its description says "as X gives
+    # it"): the shape is declared once in tools/list, and this tool's result is still
+    # checked against `output_model`.
+    shape_of: str | None = None
 
     @property
     def summary(self) -> str:
@@ -213,6 +217,7 @@ class ToolRegistry:
         destructive: bool = False,
         structured_output: bool | None = None,
         output_model: type[Any] | None = None,
+        shape_of: str | None = None,
     ) -> Callable[[F], F]:
         """Register the decorated function as a tool.
 
@@ -237,6 +242,7 @@ class ToolRegistry:
                     open_world=open_world,
                     structured_output=structured_output,
                     output_model=output_model,
+                    shape_of=shape_of,
                 )
             )
             return fn

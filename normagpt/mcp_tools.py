@@ -13,7 +13,7 @@ import anyio.from_thread
 from django.contrib.auth.base_user import AbstractBaseUser
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, WithJsonSchema
 
 from core.identity import mcp_caller
 from core.registry import ToolRegistry
@@ -37,20 +37,18 @@ registry = ToolRegistry(
 logger = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.25
+# A run id comes from normagpt_ask: its bounds are checked, not advertised.
 RunId = Annotated[
     str,
-    Field(
-        min_length=1,
-        max_length=32,
-        description="From normagpt_ask (your runs only).",
-    ),
+    Field(min_length=1, max_length=32),
+    WithJsonSchema({"type": "string", "description": "From normagpt_ask."}),
 ]
 Wait = Annotated[
     int,
     Field(
         ge=0,
         le=300,
-        description=("Seconds to wait, then the run's status (normagpt_get_run)."),
+        description="Then the run's status.",
     ),
 ]
 
@@ -153,10 +151,9 @@ def ask(
     response_format: Format = "markdown",
     ctx: Context | None = None,
 ) -> CallToolResult:
-    """Ask the norms agent a question; it plans, searches the norms, judges and answers with the clauses and pages it rests on.
+    """Ask the norms agent: it plans, searches the norms, judges and answers with the clauses and pages it rests on.
 
-    Reports progress per node. A run still working after `wait_seconds`, or waiting for
-    a person, returns its id and status.
+    A run still working after wait_seconds, or waiting for a person, returns its id and status.
     """
     caller = mcp_caller(ctx)
     run = services.run_create(question=question, user=caller, thread=thread, as_of=as_of)
@@ -173,7 +170,7 @@ def ask(
 def get_run(
     run_id: RunId, response_format: Format = "markdown", ctx: Context | None = None
 ) -> CallToolResult:
-    """A run's status, its steps so far, and its answer with sources once completed (as normagpt_ask gives it)."""
+    """A run's status, steps so far, and answer with sources once completed, as normagpt_ask gives it."""
     run = selectors.run_get_public(public_id=run_id, viewer=mcp_caller(ctx))
     return run_respond(run, response_format)
 
@@ -207,7 +204,7 @@ def resume(
     response_format: Format = "markdown",
     ctx: Context | None = None,
 ) -> CallToolResult:
-    """Resume a run waiting for human review (status needs_review) with a reviewer's note; the run as normagpt_ask gives it."""
+    """Resume a run waiting for review (needs_review) with a reviewer's note; the run as normagpt_ask gives it."""
     caller = mcp_caller(ctx)
     run = selectors.run_get_public(public_id=run_id, viewer=caller)
     services.run_resume(run_id=run.pk, note=note, decision=decision)
@@ -275,7 +272,7 @@ def reply(
     response_format: Format = "markdown",
     ctx: Context | None = None,
 ) -> CallToolResult:
-    """Answer the questions a run asked (status awaiting_input); it goes on with the answer. The run as normagpt_ask gives it."""
+    """Answer the questions a run asked (awaiting_input); it goes on. The run as normagpt_ask gives it."""
     caller = mcp_caller(ctx)
     run = selectors.run_get_public(public_id=run_id, viewer=caller)
     services.run_reply(run_id=run.pk, answer=answer, user=caller)

@@ -77,20 +77,17 @@ def problems_text(result: services.ProblemsResult) -> str:
 def get_daily_challenge(
     domain: Annotated[
         Literal["com", "cn"],
-        Field(description="LeetCode site: `com` (leetcode.com, default) or `cn` (leetcode.cn)."),
+        Field(description="leetcode.com or leetcode.cn."),
     ] = "com",
     date: Annotated[
         str | None,
         Field(
-            description="Day in YYYY-MM-DD (UTC). Omit for today's challenge (UTC date).",
+            description="A UTC day; default today.",
             json_schema_extra={"pattern": r"^\d{4}-\d{2}-\d{2}$"},
         ),
     ] = None,
 ) -> str:
-    """The LeetCode daily challenge of a day: title, difficulty, tags, link, AC rate and the statement as Markdown.
-
-    If the backend is still fetching the day's problem, the answer says when to retry (not an error).
-    """
+    """The LeetCode daily challenge of a day: metadata and the statement as Markdown; while the backend still fetches it, when to retry."""
     daily = services.daily_get(domain=domain, date=date)
     if daily.fetching or daily.result is None:
         return daily_fetching_render(daily.retry_after)
@@ -113,7 +110,7 @@ def get_problem(
     ],
     id: Annotated[
         str,
-        Field(description="Problem id on that platform, e.g. `1`, `1A`, `abc300_a`, `P1001`."),
+        Field(description="E.g. `1`, `1A`, `abc300_a`, `P1001`."),
     ],
 ) -> str:
     """One problem by platform and id: metadata header and the full statement as Markdown."""
@@ -154,7 +151,7 @@ def find_similar_problems(
         float | None,
         Field(
             description="Minimum similarity.",
-            json_schema_extra={"minimum": 0.0, "maximum": 1.0, "default": 0.0},
+            json_schema_extra={"minimum": 0, "maximum": 1, "default": 0},
         ),
     ] = None,
     source_filter: Annotated[
@@ -162,7 +159,7 @@ def find_similar_problems(
         Field(description="Only these platforms, comma-separated, e.g. `leetcode,codeforces`."),
     ] = None,
 ) -> str:
-    """Problems similar to a given one (source + id) or to a text description (query), as a table with similarity in percent."""
+    """Problems similar to one (source + id) or to a text (query), with similarity in percent."""
     result = services.similar_find(
         query=query,
         source=source,
@@ -189,7 +186,7 @@ def resolve_problem(
         ),
     ],
 ) -> str:
-    """Find the problem a link, slug or id refers to, on any platform, and show it like get_problem."""
+    """The problem a link, slug or id refers to, on any platform, shown as get_problem shows it."""
     return problems_text(services.problem_resolve(query=query))
 
 
@@ -201,7 +198,7 @@ def resolve_problem(
     structured_output=False,
 )
 def get_platform_status() -> str:
-    """Per platform: how many problems the API holds, how many lack content, how many are not embedded. Needs the API token."""
+    """Per platform: problems held, lacking content, not embedded. Needs the API token."""
     return output_truncate(status_render(services.platform_status_get()))
 
 

@@ -8,7 +8,7 @@ from typing import Annotated
 from django.conf import settings
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, ResourceLink
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 
 from core.identity import mcp_caller
 from core.links import absolute_url
@@ -33,8 +33,11 @@ registry = ToolRegistry(
 )
 
 # Checked by `site_resolve` (an unknown or empty subject is refused, naming the field).
+# A closed set of names: the length bound is checked, not advertised.
 Subject = Annotated[
-    str, Field(description="Code (math, inf, rus…) or Russian name.", max_length=60)
+    str,
+    Field(max_length=60),
+    WithJsonSchema({"type": "string", "description": "math, inf, rus… or a Russian name."}),
 ]
 # Also accepts «ЕГЭ»/«ОГЭ» and other spellings; the schema offers the canonical codes.
 Exam = Annotated[str, Field(json_schema_extra={"enum": ["ege", "oge"]})]
@@ -43,8 +46,11 @@ Limit = Annotated[int, Field(ge=1, le=50)]
 Offset = Annotated[int, Field(ge=0, le=1000)]
 DigitsId = schemas.DigitsId  # ASCII digits: REST validates with the same type
 Threshold = Annotated[float, Field(ge=0, le=1, description="Minimum similarity.")]
+# Ids come from another tool's result: their bounds are checked, not advertised.
 VariantId = Annotated[
-    str, Field(min_length=1, max_length=32, description="From sdamgia_make_variant (yours).")
+    str,
+    Field(min_length=1, max_length=32),
+    WithJsonSchema({"type": "string", "description": "From sdamgia_make_variant."}),
 ]
 Copies = Annotated[int, Field(ge=1, le=MAX_COPIES, description="Each shuffled, with its own key.")]
 AskSite = Annotated[
@@ -111,7 +117,7 @@ def search_problems(
     response_format: Format = "markdown",
     refresh: Refresh = False,
 ) -> CallToolResult:
-    """Search problems by keywords with the site's own search; returns problem numbers (page with offset)."""
+    """Search problems by keywords (the site's own search): problem numbers, a page at a time."""
     site = site_resolve(subject=subject, exam=exam)
     outcome = services.problems_search(
         site=site, query=query, limit=limit, offset=offset, refresh=refresh
@@ -166,6 +172,7 @@ def search_by_text(
     name="sdamgia_search_by_image",
     title="Find a problem from a photo",
     output_model=schemas.ImageSearchOut,
+    shape_of="sdamgia_search_by_text",
     read_only=True,
     open_world=True,
 )
@@ -192,7 +199,7 @@ def search_by_image(
     refresh: AskSite = False,
     ctx: Context | None = None,
 ) -> CallToolResult:
-    """Find a problem from a photo or scan of it: the text read off the image (OCR, Russian + English) and the matches, as sdamgia_search_by_text."""
+    """Find a problem from a photo or scan: the result as sdamgia_search_by_text gives it, plus recognized_text (OCR, Russian + English)."""
     site = site_resolve(subject=subject, exam=exam)
     outcome = photo.problems_search_by_image(
         site=site,
@@ -223,7 +230,7 @@ def batch_get_problems(
     refresh: Refresh = False,
     ctx: Context | None = None,
 ) -> CallToolResult:
-    """Get several problems at once (at most 10 fetched concurrently); a failing id gets its own error."""
+    """Get several problems at once; a failing id gets its own error."""
     site = site_resolve(subject=subject, exam=exam)
     items = services.problems_get_many(
         site=site, problem_ids=problem_ids, refresh=refresh, progress=thread_progress(ctx)
@@ -272,7 +279,7 @@ def get_category_problems(
     response_format: Format = "markdown",
     refresh: Refresh = False,
 ) -> CallToolResult:
-    """Problem numbers of a catalog category (the whole listing is read and its problems stored)."""
+    """Problem numbers of a catalog category."""
     site = site_resolve(subject=subject, exam=exam)
     read = catalog.category_problems_read(
         site=site, category_id=category_id, limit=limit, offset=offset, refresh=refresh
@@ -316,7 +323,7 @@ def get_test(
 )
 def random_problem(
     subject: Subject,
-    task_number: Annotated[str | None, Field(pattern=r"^\d{1,3}$", max_length=3)] = None,
+    task_number: Annotated[str | None, Field(pattern=r"^\d{1,3}$")] = None,
     category_id: Annotated[DigitsId | None, Field(description="Or a catalog category.")] = None,
     exam: Exam = "ege",
     exclude_seen: Annotated[bool, Field(description="Not one given to you before.")] = True,
@@ -388,7 +395,7 @@ def variant_pdf(
     copies: Copies = 1,
     ctx: Context | None = None,
 ) -> CallToolResult:
-    """A variant as a PDF to print (conditions, answer boxes, the answer key on its own page): embedded when small, else a resource link; its web link."""
+    """A variant as a PDF to print (answer boxes, the key on its own page): embedded when small, else a resource link; and a web link."""
     from problems import sheets  # reportlab: off the server's start-up
 
     found = variants.variant_get(user_id=caller_id(ctx), public_id=variant)

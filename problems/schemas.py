@@ -63,9 +63,7 @@ def _tasks_checked(value: object, handler: ValidatorFunctionWrapHandler) -> obje
         ) from None
 
 
-DigitsId = Annotated[
-    str, Field(pattern=r"^\d{1,20}$", max_length=20), AfterValidator(_ascii_digits)
-]
+DigitsId = Annotated[str, Field(pattern=r"^\d{1,20}$"), AfterValidator(_ascii_digits)]
 TaskNumber = Annotated[str, Field(pattern=r"^\d{1,3}$"), AfterValidator(_ascii_digits)]
 Tasks = Annotated[
     dict[TaskNumber, Annotated[int, Field(ge=1, le=COUNT_MAX)]] | Literal["full"],

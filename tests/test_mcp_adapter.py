@@ -12,7 +12,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.tools.base import Tool
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, ErrorData
+from mcp_types import INVALID_PARAMS, CallToolResult, ErrorData
 from packaging.version import Version
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -190,3 +190,39 @@ async def test_a_built_tool_runs_through_the_sdk_tool_run() -> None:
     assert refused.content[0].text == (
         "Invalid arguments for show: x: unknown argument (not accepted by this tool)"
     )
+
+
+class Counted(BaseModel):
+    changed: list[int]
+
+
+@pytest.mark.anyio
+async def test_a_shape_declared_by_another_tool_is_not_repeated_but_still_checked() -> None:
+    registry = ToolRegistry(app="cards", title="Cards")
+
+    @registry.tool(name="suspend", read_only=False, open_world=False, output_model=Counted)
+    def suspend(card: int) -> CallToolResult:
+        """Suspend a card."""
+        return CallToolResult(content=[], structured_content={"changed": [card]})
+
+    @registry.tool(
+        name="forget",
+        read_only=False,
+        open_world=False,
+        output_model=Counted,
+        shape_of="suspend",
+    )
+    def forget(card: int) -> CallToolResult:
+        """Forget a card; the result as suspend gives it (a wrong shape for card 0)."""
+        changed: list[object] = [card] if card else ["not an id"]
+        return CallToolResult(content=[], structured_content={"changed": changed})
+
+    async with Client(server_of(registry)) as client:
+        listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+        right = await client.call_tool("forget", {"card": 5})
+        wrong = await client.call_tool("forget", {"card": 0})
+    assert listed["suspend"].output_schema is not None
+    assert listed["forget"].output_schema is None  # declared once, by suspend
+    assert not right.is_error
+    assert right.structured_content == {"changed": [5]}
+    assert wrong.is_error  # the result is still checked against the shared model
