@@ -14,6 +14,7 @@ holds it, numbered «ст. 26»), of a code named by its name or abbreviation (�
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -38,16 +39,23 @@ _TABLE_REF = re.compile(
 _BARE_CLAUSE = re.compile(
     r"(?<![\d.ФF])((?:[А-ЯЁA-Z]\.)?\d{1,2}(?:\.\d{1,3}){2,5}|\d{1,2}\.\d{1,3}\.\d{1,3})\b"
 )
+
+
 # numbers that name, not measure: an appendix's part («рисунок Г.1», «Г.13» opening its
 # clause), a law's article («ст. 69») and the number opening a clause, a table's row or a
 # note («6.7 Минимальные расстояния», «4 Входные двери в квартиры»; «15 Вт/м» opening a line
-# is a value)
-_NAMING = re.compile(
-    r"(?<![\w.,])[А-ЯЁA-Z]\.\d{1,2}(?:\.\d{1,3})*(?![\d,])"
-    r"|\b(?i:ст\.|стать[а-я]*)\s*\d{1,3}(?:\.\d{1,2})?(?![\d,])"
-    rf"|^[ \t]*\d{{1,2}}(?:\.\d{{1,3}}){{0,4}}\.?(?=[ \t]+[А-ЯЁA-Z])(?![ \t]+(?i:{UNIT_PATTERN}))",
-    re.M,
-)
+# is a value); compiled on first use (some 40 ms a server started for other tools would pay)
+@functools.cache
+def _naming() -> re.Pattern[str]:
+    return re.compile(
+        r"(?<![\w.,])[А-ЯЁA-Z]\.\d{1,2}(?:\.\d{1,3})*(?![\d,])"
+        r"|\b(?i:ст\.|стать[а-я]*)\s*\d{1,3}(?:\.\d{1,2})?(?![\d,])"
+        r"|^[ \t]*\d{1,2}(?:\.\d{1,3}){0,4}\.?(?=[ \t]+[А-ЯЁA-Z])"
+        rf"(?![ \t]+(?i:{UNIT_PATTERN}))",
+        re.M,
+    )
+
+
 # a document by its code («СП 63.13330.2018», «63.13330»), or by its name: the ПУЭ
 # («Правил устройства электроустановок», «ПУЭ-7») and a federal law («123-ФЗ», «Федерального
 # закона от 22.07.2008 № 123-ФЗ», «ФЗ-384»); a name's words and numbers are not values
@@ -146,6 +154,6 @@ def naming_blanked(text: str) -> str:
     """`text` with what cites clauses, tables and documents blanked, and the numbers that
     name a clause, a row or an appendix's part (same length): what is left of its numbers
     are values."""
-    for pattern in (_DOCUMENT, ARTICLE_REF, _TABLE_REF, _CLAUSE_REF, _BARE_CLAUSE, _NAMING):
+    for pattern in (_DOCUMENT, ARTICLE_REF, _TABLE_REF, _CLAUSE_REF, _BARE_CLAUSE, _naming()):
         text = pattern.sub(lambda match: " " * len(match.group(0)), text)
     return text
