@@ -50,8 +50,8 @@ def question_read(keywords: list[str]) -> Query:
     search would hold nothing else).
 
     A keyword of several sentences is a question told with its story («Строим дом в
-    Подмосковье. Какой толщины …?»): each sentence a phrase; the question's own sentence
-    (the one asking: «?», else the last) is what is asked, the others' words are its
+    Подмосковье. Какой толщины …?»): each sentence a phrase, its words of talk left out;
+    the question's own sentence is what is asked (`_asking`), the others' words are its
     `context` (they weigh less, and do not decide the quantity asked)."""
     pieces: list[str] = []
     told: list[str] = []
@@ -60,9 +60,10 @@ def question_read(keywords: list[str]) -> Query:
         if len(sentences) < 2:
             pieces.append(_told_plainly(keyword))
             continue
-        asking = [p for p in sentences if p.endswith("?")] or sentences[-1:]
-        pieces += [_told_plainly(p) for p in asking]
-        told += [_told_plainly(p) for p in sentences if p not in asking]
+        plain = [_told_plainly(p, whole=True) for p in sentences]
+        asking = _asking(sentences, plain)
+        pieces += [plain[i] for i in asking]
+        told += [p for i, p in enumerate(plain) if i not in asking]
     query = query_parse(pieces)
     words = lexicon()
     phrases = [[s for s in phrase if s not in words.filler] or phrase for phrase in query.phrases]
@@ -136,11 +137,28 @@ def word_of_talk(word: str) -> bool:
     return tag.POS in _TALK or "Anum" in tag
 
 
+def _asking(sentences: list[str], plain: list[str]) -> list[int]:
+    """Which of a question's `sentences` (`plain`: without their words of talk) ask: those
+    asking («?») about something (a word that is neither talk, filler nor the norms'
+    boilerplate: not «Что говорят нормы?»), else the last that names something."""
+    named = [i for i, p in enumerate(plain) if _names(p)]
+    return [i for i in named if sentences[i].endswith("?")] or named[-1:] or [len(plain) - 1]
+
+
+def _names(sentence: str) -> bool:
+    """Whether a sentence (its words of talk left out) names something: a word neither
+    filler nor the norms' boilerplate."""
+    words = lexicon()
+    plain = words.filler | words.generic
+    return any(stem not in plain for stem in query_parse([sentence]).terms)
+
+
 @functools.lru_cache(maxsize=1024)  # the search and its result's reader both read a question
-def _told_plainly(keyword: str) -> str:
-    """A sentence (SENTENCE_WORDS words or more) without the words of talk (`_TALK`; a word
-    the lexicon knows stays); a keyword phrase as it is."""
-    if len(keyword.split()) < SENTENCE_WORDS:
+def _told_plainly(keyword: str, *, whole: bool = False) -> str:
+    """A sentence (SENTENCE_WORDS words or more, or any of a question told in several:
+    `whole`) without the words of talk (`_TALK`; a word the lexicon knows stays); a keyword
+    phrase as it is."""
+    if len(keyword.split()) < SENTENCE_WORDS and not whole:
         return keyword
     words = lexicon()
     known = words.quantities.keys() | words.synonyms.keys()

@@ -1,0 +1,95 @@
+"""Questions as people ask them (issue 49): a whole question in lay words is read down to what
+it asks before it is searched — the sentence that asks (not a closing «Что говорят нормы?»),
+its words of talk left out; the quantity a lay word asks for («насколько близко»: a
+distance); lay words in the norms' words, from the lexicon's data
+(`normagpt/lexicon.yaml`). On real norm pages (tests/fixtures/norms/SOURCES.md,
+«Answering») and on pages written for a rule.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from django.core.management import call_command
+
+from normagpt.parsing import search_stems
+from normagpt.questions import LEXICON, question_read
+from normagpt.search import clauses_search
+
+EXCERPTS = Path(__file__).resolve().parent.parent / "fixtures" / "norms" / "answering"
+
+
+@pytest.fixture
+def real_pages(django_db_blocker) -> None:  # type: ignore[no-untyped-def]
+    with django_db_blocker.unblock():
+        call_command("normagpt_ingest_dataset", str(EXCERPTS))
+
+
+def found(keywords: list[str], n: int = 1) -> list[tuple[str, str, bool]]:
+    hits = clauses_search(keywords=keywords, limit=5)[:n]
+    return [(hit.clause.document.code, hit.clause.number, hit.answers) for hit in hits]
+
+
+def stem(word: str) -> str:
+    return search_stems(word)[0]
+
+
+def test_a_lay_word_of_how_far_asks_a_distance() -> None:
+    """«Насколько близко» asks a distance, as «на каком расстоянии» does: the adverb is kept
+    (not dropped as talk) and stands for the norms' «расстояние» and «не ближе»."""
+    query = question_read(["Насколько близко к забору можно поставить септик?"])
+    assert query.quantity == stem("близко")
+    assert {stem("расстояние"), stem("ближе")} <= set(query.said_as[query.quantity])
+
+
+def test_the_lexicon_data_gives_the_norms_words() -> None:
+    """Each lay word below is said as the lexicon file says (data, not code): the water in
+    the radiators is the heating's «теплоноситель», a boiler's power its
+    «теплопроизводительность», a yard's sewer «внутриквартальная», test cubes «образцы»."""
+    data = yaml.safe_load(LEXICON.read_text(encoding="utf-8"))
+    for lay, norm in [
+        ("батареях", "теплоноситель"),
+        ("кубики", "образцы"),
+        ("двору", "внутриквартальный"),
+        ("вытяжка", "воздухообмен"),
+    ]:
+        assert norm in data["synonyms"][lay]
+        query = question_read([f"{lay} какое требование"])
+        assert stem(norm) in query.said_as[stem(lay)], lay
+    assert "теплопроизводительность" in data["quantities"]["мощность"]
+    query = question_read(["Какой мощности котёл можно поставить на кухне?"])
+    assert stem("теплопроизводительность") in query.said_as[query.quantity]
+
+
+def test_a_question_whose_last_sentence_names_nothing_asks_the_one_before() -> None:
+    """«Что говорят нормы?» asks nothing of its own (a verb and the norms' boilerplate): the
+    sentence before it is what is asked, its verbs left out however short it is."""
+    query = question_read(
+        ["Электрик ставит розетки на кухне кафе, на какой высоте их ставить. Что говорят нормы?"]
+    )
+    asked = {query.words[t] for t in query.terms if t not in query.context}
+    assert {"розетки", "кухне", "кафе", "высоте"} <= asked
+    assert not {"говорят", "ставит", "ставить"} & {query.words[t] for t in query.terms}
+    assert query.quantity == stem("высоте")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_lay_whole_question_finds_what_the_norms_words_find(real_pages) -> None:  # type: ignore[no-untyped-def]
+    """СП 53.13330.2019 п. 6.8 («… от садового дома или жилого дома до … отдельно стоящей
+    бани (сауны) … – 8») is what «расстояние от садового дома до бани» finds; asked as a
+    person asks — a bath-house in a diminutive, the distance as «насколько близко», the bath
+    named in the story before the asking sentence — the question finds it first, as an
+    answer. So
+    with a shed and the neighbour's fence: п. 6.7 (the border of the neighbouring plot, «других
+    хозяйственных построек — 1 м») among the first two, as its norm wording finds it."""
+    assert found(["расстояние от садового дома до бани"]) == [("СП 53.13330.2019", "6.8", True)]
+    question = "Хотим на даче баньку. Насколько близко к дому её можно ставить?"
+    assert found([question]) == [("СП 53.13330.2019", "6.8", True)]
+    border = ("СП 53.13330.2019", "6.7", True)
+    assert border in found(
+        ["расстояние до границы соседнего участка", "хозяйственные постройки"], 2
+    )
+    shed = "Сарай у нас на даче. Насколько близко к забору соседа его можно поставить?"
+    assert border in found([shed], 2)
