@@ -10,11 +10,11 @@ idempotent. Image bytes wait in `Media` until their notes are delivered.
 
 from __future__ import annotations
 
-import secrets
-
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+
+from core.ids import random_id
 
 
 class Note(models.Model):
@@ -113,7 +113,7 @@ class Media(models.Model):
 
 
 def _session_id() -> str:
-    return secrets.token_urlsafe(12)
+    return random_id(12)
 
 
 class ReviewSession(models.Model):
@@ -234,7 +234,7 @@ class NoteChange(models.Model):
 
 
 def _package_id() -> str:
-    return secrets.token_urlsafe(12)
+    return random_id(12)
 
 
 class AnkiPackage(models.Model):

@@ -6,12 +6,12 @@ Every row carries `fetched_at`; services serve a row from the database until its
 
 from __future__ import annotations
 
-import secrets
-
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
+
+from core.ids import random_id
 
 EXAM_CHOICES = [("ege", "ЕГЭ"), ("oge", "ОГЭ")]
 
@@ -204,7 +204,7 @@ __all__ = ["Category", "CategoryProblem", "Problem", "Test", "Topic"]
 
 
 def _variant_id() -> str:
-    return secrets.token_urlsafe(9)
+    return random_id(9)
 
 
 class Variant(models.Model):

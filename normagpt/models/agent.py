@@ -8,19 +8,18 @@ Every LLM request is recorded in `LlmCall` the moment it returns, finished node 
 
 from __future__ import annotations
 
-import secrets
-
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from core.ids import random_id
 from normagpt.models.corpus import NormClause, NormPage
 
 
 def run_public_id() -> str:
     """A run's id in URLs and resource URIs: 22 random URL-safe characters, not guessable."""
-    return secrets.token_urlsafe(16)
+    return random_id(16)
 
 
 class Thread(models.Model):

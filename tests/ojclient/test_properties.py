@@ -30,8 +30,9 @@ UNRESERVED = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 # Values with URL-unsafe characters; never blank after trimming.
 # Any text the hub lets through: a NUL is refused before any tool runs (core/text_rule.py,
 # tests/test_text_rule.py), lone surrogates are not UTF-8.
+hub_characters = st.characters(codec="utf-8", exclude_categories=("Cs",), exclude_characters="\x00")
 unsafe_text = st.text(
-    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",), exclude_characters="\x00"),
+    alphabet=hub_characters,
     min_size=1,
     max_size=30,
 ).filter(lambda value: value.strip() != "")
@@ -225,7 +226,7 @@ def test_t3_a_query_selects_mode_b(
 
 @PBT
 @given(
-    query=st.text(max_size=2).map(lambda q: f" {q} "),
+    query=st.text(alphabet=hub_characters, max_size=2).map(lambda q: f" {q} "),
     source=st.just("leetcode"),
     problem_id=st.just("1"),
 )
