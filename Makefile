@@ -17,25 +17,35 @@ TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$(( n < 15 ? n 
 # Set-up output goes to stderr: `make mcp` keeps stdout for JSON-RPC alone. Serving
 # needs the project's dependencies only; the test, lint and bench tools (the `dev` extra,
 # over half the venv's size and install time) come with the first target that uses them.
-# Installs come from the lock files (every version pinned, every file's hash checked): uv
-# when it is on the PATH (bytecode compiled, as pip does), pip (brought up to date first)
-# otherwise. `make lock` resolves them again from pyproject.toml.
+# Installs come from the lock files (every version pinned, every file's hash checked) with
+# uv: the one on the PATH, else the lock's own uv put into the venv by pip (hash-checked
+# too); pip (brought up to date first) where uv cannot be had. The project's dependencies
+# are compiled to bytecode as they are installed (a server's first start is not slowed);
+# the dev tools compile as they are first used. `make lock` resolves them again from
+# pyproject.toml.
 LOCK := .ci/requirements.lock
 DEV_LOCK := .ci/requirements-dev.lock
-UV = $(shell command -v uv 2>/dev/null)
-INSTALL = $(if $(UV),$(UV) pip install --quiet --compile-bytecode --python $(PY),$(PY) -m pip install --quiet)
+# $(call install,ARGUMENTS,UV_ONLY_ARGUMENTS): `pip install ARGUMENTS` with uv, or with pip
+install = uv=$$(command -v uv || echo $(VENV)/bin/uv); \
+  if [ -x "$$uv" ]; then "$$uv" pip install --quiet $(2) --python $(PY) $(1); \
+  else $(PY) -m pip install --quiet $(1); fi >&2
+# uv's lines of the dev lock (its version and hashes) into the venv, by pip
+uv_bootstrap = command -v uv >/dev/null || test -x $(VENV)/bin/uv || { \
+  awk '/^uv==/ {p = 1} p {print} p && !/\\$$/ {exit}' $(DEV_LOCK) > $(VENV)/uv.requirement \
+  && $(PY) -m pip install --quiet --no-deps --require-hashes -r $(VENV)/uv.requirement \
+  || $(PY) -m pip install --quiet --upgrade pip; } >&2
 
 $(STAMP): pyproject.toml $(LOCK)
 	@echo "setting up $(VENV) (under half a minute the first time)" >&2
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV) >&2
-	@$(if $(UV),,$(PY) -m pip install --quiet --upgrade pip >&2)
-	@$(INSTALL) --require-hashes -r $(LOCK) >&2
-	@$(INSTALL) --no-deps -e . >&2
+	@$(uv_bootstrap)
+	@$(call install,--require-hashes -r $(LOCK),--compile-bytecode)
+	@$(call install,--no-deps -e .)
 	@touch $(STAMP)
 
 $(DEV_STAMP): $(STAMP) $(DEV_LOCK)
 	@echo "installing the test, lint and bench tools into $(VENV)" >&2
-	@$(INSTALL) --require-hashes -r $(DEV_LOCK) >&2
+	@$(call install,--require-hashes -r $(DEV_LOCK))
 	@touch $(DEV_STAMP)
 
 ## lock: resolve the lock files again (after a change to the dependencies in pyproject.toml)
