@@ -157,6 +157,15 @@ def django_db_modify_db_settings(
         )
 
 
+@pytest.fixture(scope="session", autouse=True)
+def fast_password_hashes() -> Iterator[None]:
+    """Passwords the suite makes are hashed with one PBKDF2 iteration (tests/hashers.py)."""
+    from django.test import override_settings
+
+    with override_settings(PASSWORD_HASHERS=["tests.hashers.OneIterationPBKDF2"]):
+        yield
+
+
 # What every flush would write back at once: the rows Django's post_migrate handlers make
 # from the models (content types and their permissions), the same before and after a test.
 KEPT_BY_FLUSH = frozenset({"django_content_type", "auth_permission"})
