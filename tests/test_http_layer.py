@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from functools import partial
 from typing import Any
 
 import httpcore
@@ -29,6 +30,7 @@ from core.http_shared import shared_client
 from tests.upstream_servers import MB, answer, closing, huge, never, scripted, trickle
 
 DEADLINE = 1.0
+PATIENT = 30.0  # for a call that must succeed: a deadline a busy machine keeps
 CUT = 8.0  # far below what the misbehaving servers would take, far above the deadline
 
 
@@ -112,14 +114,15 @@ def test_a_20_mb_body_is_refused_at_the_cap(fail, declared) -> None:  # type: ig
 
 
 def test_a_body_at_the_cap_is_accepted() -> None:
-    with huge(size=MB) as server, UpstreamClient(upstream(server.url, max_body_bytes=MB)) as c:
+    up = partial(upstream, max_body_bytes=MB, deadline=PATIENT)
+    with huge(size=MB) as server, UpstreamClient(up(server.url)) as c:
         assert len(c.get("/x").content) == MB
 
 
 def test_redirects_are_followed_up_to_the_cap() -> None:
     loop = answer(302, headers={"Location": "/again"})
     with scripted([loop, loop, answer(200, b"done")]) as server:
-        with UpstreamClient(upstream(server.url, max_redirects=2)) as client:
+        with UpstreamClient(upstream(server.url, max_redirects=2, deadline=PATIENT)) as client:
             reply = client.get("/x")
         assert (reply.status, reply.content, reply.url) == (200, b"done", f"{server.url}/again")
     with scripted([loop]) as server:
@@ -181,14 +184,15 @@ def test_5xx_is_retried_up_to_the_bound_then_returned() -> None:
 
 
 def test_no_retries_means_one_request() -> None:
-    with scripted([answer(503)]) as server, UpstreamClient(upstream(server.url)) as client:
+    up = partial(upstream, deadline=PATIENT)
+    with scripted([answer(503)]) as server, UpstreamClient(up(server.url)) as client:
         assert client.get("/x").status == 503
     assert len(server.requests) == 1
 
 
 def test_a_post_is_not_retried_after_it_was_sent() -> None:
     with scripted([answer(503)]) as server:
-        up = upstream(server.url, retries=3, backoff=0.01)
+        up = upstream(server.url, retries=3, backoff=0.01, deadline=PATIENT)
         with UpstreamClient(up) as client:
             assert client.post("/x", json={"a": 1}).status == 503
     assert len(server.requests) == 1
@@ -208,7 +212,8 @@ def test_a_refused_connection_is_retried_then_named() -> None:
 
 
 def test_close_policy_opens_a_connection_per_request() -> None:
-    with closing() as server, UpstreamClient(upstream(server.url, keep_alive=False)) as client:
+    up = partial(upstream, keep_alive=False, deadline=PATIENT)
+    with closing() as server, UpstreamClient(up(server.url)) as client:
         for _ in range(3):
             assert client.post("/", json={"action": "version"}).status == 200
     assert server.connections == 3
@@ -216,7 +221,8 @@ def test_close_policy_opens_a_connection_per_request() -> None:
 
 
 def test_keep_alive_reuses_one_connection() -> None:
-    with scripted([answer(200, b"ok")]) as server, UpstreamClient(upstream(server.url)) as client:
+    up = partial(upstream, deadline=PATIENT)
+    with scripted([answer(200, b"ok")]) as server, UpstreamClient(up(server.url)) as client:
         for _ in range(3):
             assert client.get("/x").content == b"ok"
     assert server.connections == 1
