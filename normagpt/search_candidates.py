@@ -92,27 +92,50 @@ class _TermCounts:
     were read in: the stems a candidate's statement says beyond the query are hundreds per
     search, mostly the same words (reading them cost a search 2.6 ms of 16 on the mixed
     benchmark corpus). Another generation, or more than LIMIT stems, starts anew; a stem
-    the corpus does not count is left out, as the table leaves it."""
+    the corpus does not count is left out, as the table leaves it. Their weights (`idfs`)
+    are kept alike, for the generation and the number of clauses they were weighed at."""
 
     LIMIT = 300_000
 
     def __init__(self) -> None:
         self.generation: int | None = None
         self.counts: dict[str, int | None] = {}
+        self.weighed: tuple[int, int] | None = None  # (generation, clauses) of `weights`
+        self.weights: dict[str, float] = {}
 
     def of(self, terms: Iterable[str], generation: int) -> dict[str, int]:
+        wanted = list(terms)
+        counts = self._read(wanted, generation)
+        return {term: n for term in wanted if (n := counts.get(term)) is not None}
+
+    def idfs(self, terms: set[str], generation: int, total: int) -> dict[str, float]:
+        """The weight (`idf` among `total` clauses) of each of `terms`; 0.0 for a stem the
+        corpus does not count (what a stem left out of the weights weighs)."""
+        weights = self.weights  # another thread may start anew: this search keeps its own
+        if self.weighed != (generation, total) or len(weights) > self.LIMIT:
+            weights = {}
+            self.weights, self.weighed = weights, (generation, total)
+        missing = terms.difference(weights)  # a look-up per term (`- keys()` walks them all)
+        if missing:
+            counts = self._read(list(missing), generation)
+            for term in missing:
+                n = counts.get(term)
+                weights[term] = 0.0 if n is None else idf(n, total)
+        return dict(zip(terms, map(weights.__getitem__, terms), strict=True))
+
+    def _read(self, wanted: list[str], generation: int) -> dict[str, int | None]:
+        """The counts, `wanted`'s among them (read when this process has not)."""
         counts = self.counts  # another thread may start anew: this search keeps its own
         if generation != self.generation or len(counts) > self.LIMIT:
             counts = {}
             self.counts, self.generation = counts, generation
-        wanted = list(terms)
         missing = [term for term in wanted if term not in counts]
         if missing:
             where, params = sql_within("term", missing)
             sql = f"SELECT term, clauses FROM normagpt_normterm WHERE {where}"  # noqa: S608
             found = dict(sql_rows(sql, params))
             counts.update({term: found.get(term) for term in missing})
-        return {term: n for term in wanted if (n := counts.get(term)) is not None}
+        return counts
 
 
 TERM_COUNTS = _TermCounts()

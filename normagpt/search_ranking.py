@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from normagpt.editions import document_in_force, holds_on
 from normagpt.parsing import Query, search_stems
-from normagpt.search_candidates import TERM_COUNTS, Vocabulary, idf, sql_rows, sql_within
+from normagpt.search_candidates import TERM_COUNTS, Vocabulary, sql_rows, sql_within
 from normagpt.terms import PART, TABLE_MARK
 
 PHRASE, NEAR = 1.0, 0.5  # the bonus for neighbours in a phrase, of their mean weight
@@ -127,9 +127,7 @@ def rows_ranked(
     """The clauses best first: named ones, then those of the expected documents, then those
     of documents in force, then those answering the query (`judging.Judge`), each by score."""
     beyond = set().union(*(row.beyond for row in rows.values())) - vocabulary.variants.keys()
-    counts = TERM_COUNTS.of(beyond, vocabulary.generation)
-    total = vocabulary.total
-    other = {term: idf(n, total) for term, n in counts.items()}
+    other = TERM_COUNTS.idfs(beyond, vocabulary.generation, vocabulary.total)
     local = _locally_weighted(rows, vocabulary)
     scoring = _Scoring(_phrases(query, local), other)
     scored = [(_score(row, scoring), row) for row in rows.values()]

@@ -9,7 +9,7 @@ import pytest
 from normagpt import services
 from normagpt.ingest import document_texts_ingest
 from normagpt.search import clauses_search
-from normagpt.search_candidates import TERM_COUNTS, vocabulary_read
+from normagpt.search_candidates import TERM_COUNTS, idf, vocabulary_read
 from normagpt.terms import terms_recount
 
 
@@ -34,3 +34,17 @@ def test_counts_are_read_anew_once_the_corpus_changes() -> None:
     }
     terms_recount()  # every count written anew: another generation still
     assert vocabulary_read(["уклон"]).generation > after.generation
+
+
+@pytest.mark.django_db(transaction=True)
+def test_weights_follow_the_counts_generation() -> None:
+    ingest("СП 993.0000.2026", "5.1 Уклон кровли из металлочерепицы принимают не менее 14 %.")
+    before = vocabulary_read(["уклон"])
+    weights = TERM_COUNTS.idfs({"кровл", "небывал"}, before.generation, before.total)
+    assert weights == {"кровл": idf(1, before.total), "небывал": 0.0}  # uncounted: nothing
+
+    ingest("СП 992.0000.2026", "6.1 Кровлю из черепицы устраивают по обрешетке.")
+    after = vocabulary_read(["уклон"])
+    assert TERM_COUNTS.idfs({"кровл"}, after.generation, after.total) == {
+        "кровл": idf(2, after.total)
+    }
