@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import threading
 from typing import Any
 from xml.sax.saxutils import escape
 
@@ -53,6 +54,11 @@ from problems.variants import variant_problems
 MARGIN = 18 * mm
 COLUMN = A4[0] - 2 * MARGIN
 EXAM_NAMES = {"ege": "ЕГЭ", "oge": "ОГЭ"}
+# One sheet laid out at a time in a process: reportlab's embedded fonts keep their subsets'
+# state on the shared font object, and two prints laying out at once (the ASGI and tool
+# threads) could fail in `addSubsetObjects` or write different bytes for the same sheet.
+# Layout is CPU work under the GIL: nothing runs slower for it.
+RENDERING = threading.Lock()
 
 
 def exam_title(subject: str, exam: str) -> str:
@@ -101,17 +107,24 @@ def variant_pdf_bytes(
     for one in parts:  # each from a new page
         story += [PageBreak(), *one] if story else one
     buffer = io.BytesIO()
-    SimpleDocTemplate(
+    with RENDERING:
+        _document(buffer, variant, draw.name).build(
+            story, canvasmaker=_numbered_canvas(f"вариант {draw.name}", draw.style.regular)
+        )
+    return buffer.getvalue()
+
+
+def _document(buffer: io.BytesIO, variant: Variant, name: str) -> SimpleDocTemplate:
+    return SimpleDocTemplate(
         buffer,
         pagesize=A4,
         leftMargin=MARGIN,
         rightMargin=MARGIN,
         topMargin=MARGIN,
         bottomMargin=MARGIN + 4 * mm,
-        title=f"{exam_title(variant.subject, variant.exam)}: вариант {draw.name}",
+        title=f"{exam_title(variant.subject, variant.exam)}: вариант {name}",
         author="tool hub",
-    ).build(story, canvasmaker=_numbered_canvas(f"вариант {draw.name}", draw.style.regular))
-    return buffer.getvalue()
+    )
 
 
 class _Drawer:
