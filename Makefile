@@ -23,6 +23,8 @@ TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$(( n < 15 ? n 
 # are compiled to bytecode as they are installed (a server's first start is not slowed);
 # the dev tools compile as they are first used. `make lock` resolves them again from
 # pyproject.toml.
+# COMPILE_BYTECODE= (empty): the project's dependencies compile as they are first imported
+COMPILE_BYTECODE ?= --compile-bytecode
 LOCK := .ci/requirements.lock
 DEV_LOCK := .ci/requirements-dev.lock
 # $(call install,ARGUMENTS,UV_ONLY_ARGUMENTS): `pip install ARGUMENTS` with uv, or with pip
@@ -39,7 +41,7 @@ $(STAMP): pyproject.toml $(LOCK)
 	@echo "setting up $(VENV) (under half a minute the first time)" >&2
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV) >&2
 	@$(uv_bootstrap)
-	@$(call install,--require-hashes -r $(LOCK),--compile-bytecode)
+	@$(call install,--require-hashes -r $(LOCK),$(COMPILE_BYTECODE))
 	@$(call install,--no-deps -e .)
 	@touch $(STAMP)
 
