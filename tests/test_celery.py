@@ -70,3 +70,28 @@ def test_every_periodic_task_is_a_registered_task() -> None:
         "anki_bridge.packages_expire",
     }
     assert scheduled <= set(app.tasks)
+
+
+WORKER_START = """
+import sys
+from celery.fixups.django import DjangoWorkerFixup
+from config.celery import app
+DjangoWorkerFixup(app).validate_models()  # what a worker does as it starts
+print(sorted(m for m in ("config.urls", "mcp") if m in sys.modules))
+"""
+
+
+@pytest.mark.parametrize(("skip", "imported"), [(None, "[]"), ("", "['config.urls', 'mcp']")])
+def test_a_worker_starts_without_importing_the_urls_unless_asked(skip, imported) -> None:  # type: ignore[no-untyped-def]
+    """A worker skips Django's system checks (config/celery.py): no URLconf, views or MCP
+    SDK imported as it starts; CELERY_SKIP_CHECKS= (empty) runs them."""
+    done = subprocess.run(
+        [PYTHON, "-c", WORKER_START],
+        cwd=ROOT,
+        env=subprocess_env(CELERY_SKIP_CHECKS=skip, REDIS_URL=None),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert done.stdout.strip().splitlines()[-1] == imported
