@@ -63,6 +63,13 @@ async def test_the_five_tools_with_their_parameters_and_hints() -> None:
     }
 
 
+async def test_a_run_id_s_unadvertised_bound_is_still_checked() -> None:
+    async with client() as c:
+        too_long = await c.call_tool("normagpt_get_run", {"run_id": "x" * 33})
+    assert too_long.is_error
+    assert "run_id: String should have at most 32 characters" in text_of(too_long)
+
+
 async def test_ask_reports_each_node_and_answers_with_sources(corpus, llm) -> None:  # type: ignore[no-untyped-def]
     llm.play(**straight_script())
     messages: list[str] = []

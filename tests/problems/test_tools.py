@@ -105,6 +105,22 @@ async def test_the_tools_with_their_parameters_and_output_schemas() -> None:
     assert (threshold["minimum"], threshold["maximum"], threshold["default"]) == (0, 1, 0.6)
 
 
+async def test_bounds_left_out_of_the_schema_are_still_checked_naming_the_field() -> None:
+    """A subject's and a variant id's length limits are not advertised (tools/list
+    budget), yet refused before anything runs, with the field and the rule named."""
+    async with client() as c:
+        tools = {t.name: t for t in (await c.list_tools()).tools}
+        long_subject = await c.call_tool(
+            "sdamgia_get_problem", {"subject": "m" * 61, "problem_id": "1"}
+        )
+        empty_variant = await c.call_tool("sdamgia_check_variant", {"variant": "", "answers": {}})
+    assert "maxLength" not in tools["sdamgia_get_problem"].input_schema["properties"]["subject"]
+    assert long_subject.is_error
+    assert "subject: String should have at most 60 characters" in text_of(long_subject)
+    assert empty_variant.is_error
+    assert "variant: String should have at least 1 character" in text_of(empty_variant)
+
+
 async def test_get_problem_markdown_and_json(fake_site) -> None:  # type: ignore[no-untyped-def]
     fake_site.add_problem(
         "math-ege",
