@@ -13,7 +13,8 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-import uuid
+
+from core.holders import holder_gone, holder_token
 
 
 class HostPacer:
@@ -72,8 +73,9 @@ redis.call('SET', KEYS[1], following, 'PX', math.floor((following - now) / 1000)
 return start - now
 """
 
-# Holders of a host's slots: a sorted set of tokens scored by when their lease ends, in
-# ms of Redis's clock. Expired leases (a holder that died) are dropped before counting.
+# Holders of a host's slots: a sorted set of tokens (`core.holders`: each names its
+# process) scored by when their lease ends, in ms of Redis's clock. Expired leases are
+# dropped before counting.
 _TAKE = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -95,8 +97,10 @@ SLOT_POLL_SECONDS = 0.02
 class SharedLimits:
     """`HostPacer` and `HostSlots` for every process on every host, kept in Redis.
 
-    Each operation is one atomic script run on Redis's own clock. A slot is a lease:
-    a holder that dies frees it when the lease ends; a quiet host's keys expire.
+    Each operation is one atomic script run on Redis's own clock. A slot is a lease that
+    names its holder: one held by a process of this host that no longer runs (killed in
+    the middle of a call: SIGKILL, a closed desktop client) is free at once; one held on
+    another host, when its lease ends. A quiet host's keys expire.
     """
 
     def __init__(self, url: str, *, prefix: str = "toolhub:limits") -> None:
@@ -117,11 +121,16 @@ class SharedLimits:
     def try_acquire(self, host: str, limit: int, lease: float) -> str | None:
         """A token for one of `limit` slots of `host`, held for at most `lease` seconds;
         None when every slot is taken."""
-        token = uuid.uuid4().hex
-        taken = self._take(
-            keys=[self._slots_key(host)], args=[limit, max(1, round(lease * 1000)), token]
-        )
-        return token if taken else None
+        token, key = holder_token(), self._slots_key(host)
+        args: list[int | str] = [limit, max(1, round(lease * 1000)), token]
+        if self._take(keys=[key], args=args):
+            return token
+        # every slot taken: those of this host's processes that are gone are free now
+        held: list[bytes] = self._redis.zrange(key, 0, -1)  # type: ignore[assignment]
+        gone = [holder for holder in held if holder_gone(holder.decode())]
+        if gone and self._redis.zrem(key, *gone) and self._take(keys=[key], args=args):
+            return token
+        return None
 
     def acquire(self, host: str, limit: int, lease: float, timeout: float) -> str | None:
         """`try_acquire`, polling for at most `timeout` seconds."""

@@ -1,7 +1,7 @@
 """Per-host politeness shared by every process through Redis (issue 15, item 2).
 
 Real processes, real Redis: starts stay spaced and slots stay capped across processes,
-and a holder that dies frees its slot when its lease ends.
+and a holder that dies frees its slot: at once on this host, when its lease ends on another.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import time
 import uuid
 
 import pytest
+import redis
 
 from core.limits import SharedLimits
 
@@ -39,7 +40,7 @@ def slot_worker(
 
 
 def die_holding(url: str, host: str) -> None:
-    assert SharedLimits(url).try_acquire(host, 1, lease=1.0) is not None
+    assert SharedLimits(url).try_acquire(host, 1, lease=60.0) is not None
     os._exit(0)  # no release: the process is gone
 
 
@@ -83,7 +84,9 @@ def test_four_processes_never_hold_more_slots_than_the_limit(redis_url: str) -> 
     assert most == limit  # used to the full, never beyond
 
 
-def test_a_holder_that_dies_frees_its_slot_when_the_lease_ends(redis_url: str) -> None:
+def test_a_holder_killed_on_this_host_frees_its_slot_at_once(redis_url: str) -> None:
+    """A process killed in the middle of a call (a closed desktop client's MCP server) does
+    not keep Anki's one slot, or a site's, for the rest of its lease."""
     host = f"dead-{uuid.uuid4().hex}"
     process = multiprocessing.get_context("spawn").Process(
         target=die_holding, args=(redis_url, host)
@@ -92,8 +95,22 @@ def test_a_holder_that_dies_frees_its_slot_when_the_lease_ends(redis_url: str) -
     process.join(timeout=30)
     assert process.exitcode == 0
     limits = SharedLimits(redis_url)
-    assert limits.try_acquire(host, 1, lease=5) is None  # still leased to the dead process
-    token = limits.acquire(host, 1, lease=5, timeout=10)
+    token = limits.try_acquire(host, 1, lease=5)  # its lease has 60 s to run
+    assert token is not None
+    assert limits.try_acquire(host, 1, lease=5) is None  # this process runs: its slot holds
+    limits.release(host, token)
+
+
+def test_a_holder_on_another_host_keeps_its_slot_until_its_lease_ends(redis_url: str) -> None:
+    host = f"elsewhere-{uuid.uuid4().hex}"
+    limits = SharedLimits(redis_url)
+    key = limits._slots_key(host)
+    held = "another-host:4242:1:0123456789ab"  # cannot be checked from here
+    store = redis.Redis.from_url(redis_url)
+    now = store.time()
+    store.zadd(key, {held: now[0] * 1000 + now[1] // 1000 + 1000})
+    assert limits.try_acquire(host, 1, lease=5) is None
+    token = limits.acquire(host, 1, lease=5, timeout=10)  # after its 1 s
     assert token is not None
     limits.release(host, token)
 
