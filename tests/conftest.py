@@ -142,6 +142,13 @@ async def orm(fn: Callable[..., T], *args: Any) -> T:
     return await sync_to_async(run)()
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long tests (`@pytest.mark.long`: a server, a worker or a stand-in's pace for
+    many seconds) first, the rest in their order: pytest-xdist hands them out first, so
+    that no worker is left with one of them while the others have finished."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+
+
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(
     django_db_modify_db_settings_parallel_suffix: None, tmp_path_factory: pytest.TempPathFactory

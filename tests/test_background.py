@@ -192,6 +192,7 @@ def test_gather_without_workers_runs_each_call_here_in_order() -> None:
     assert background.gather("tests.background.square", [], timeout=1) == []
 
 
+@pytest.mark.long
 def test_start_and_gather_on_a_real_worker_through_redis(
     spawn, redis_url, subprocess_db_env
 ) -> None:  # type: ignore[no-untyped-def]

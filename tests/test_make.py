@@ -17,6 +17,7 @@ import pytest
 from tests.conftest import ROOT, raw_initialize, subprocess_env
 
 
+@pytest.mark.long
 def test_make_superuser_with_the_environment_and_no_terminal_creates_the_account(
     tmp_path: Path,
 ) -> None:
@@ -62,6 +63,7 @@ def readme_desktop_snippet() -> dict[str, object]:
     raise AssertionError("README has no make-based desktop snippet")
 
 
+@pytest.mark.long
 def test_the_readme_desktop_snippet_serves_from_a_fresh_clone(tmp_path: Path) -> None:
     """No .venv, no database: the snippet's command sets up, migrates, loads the sample
     norms, answers initialize and the norms search, and stdout carries nothing but JSON-RPC

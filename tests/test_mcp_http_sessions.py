@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.conftest import MANAGE, PYTHON, free_port, raw_initialize, wait_for_http
 
@@ -45,6 +46,7 @@ def settled_rss(pid: int) -> int:
     return rss_kib(pid)
 
 
+@pytest.mark.long
 def test_two_thousand_abandoned_sessions_give_their_memory_back(spawn) -> None:  # type: ignore[no-untyped-def]
     port = free_port()
     proc = spawn(

@@ -50,6 +50,7 @@ def deck_of(anki: FakeAnki, query: str = "") -> Counter[str]:
 # --- the stand-in is faithful -----------------------------------------------------------
 
 
+@pytest.mark.long
 def test_a_keep_alive_client_fails_on_the_stand_in_as_on_the_real_add_on(anki: FakeAnki) -> None:
     """BEHAVIOUR.md: httpx's default pool fails on 16–22 % of back-to-back requests."""
     failures: Counter[str] = Counter()
@@ -186,6 +187,7 @@ def test_profile_not_loaded_and_the_legacy_add_notes(anki: FakeAnki) -> None:
 # --- acceptance -------------------------------------------------------------------------
 
 
+@pytest.mark.long
 def test_300_back_to_back_calls_fail_none_and_every_card_is_in_its_deck(anki: FakeAnki) -> None:
     results = asyncio.run(three_hundred_calls())
     assert [d["status"] for r in results for d in r["details"]] == ["ok"] * 90

@@ -91,6 +91,7 @@ def test_api_docs_render_the_operations_with_the_network_blocked(live_server) ->
     assert asked_elsewhere == []
 
 
+@pytest.mark.long
 def test_a_walk_in_russian_and_in_english_finds_no_mixed_page(live_server, corpus, llm) -> None:  # type: ignore[no-untyped-def]
     """A person whose browser asks for Russian, then one whose browser asks for English,
     signs in to the admin and walks every page (tests/normagpt/test_languages.py): each

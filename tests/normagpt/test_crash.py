@@ -124,6 +124,7 @@ def script_hanging_at(node: str) -> dict[str, list[object]]:
     return script
 
 
+@pytest.mark.long
 def test_without_beat_a_live_worker_takes_over_each_killed_worker_s_run(
     corpus, llm, spawn, redis_url, subprocess_db_env, settings
 ) -> None:  # type: ignore[no-untyped-def]
@@ -232,6 +233,7 @@ QUESTION_NO_BROKER = "Какая толщина защитного слоя бе
     ("reply", "named"),
     [({"status": 500}, "HTTP 500"), ({"sleep": 30, "content": "{}"}, "timed out")],
 )
+@pytest.mark.long
 def test_with_a_broker_a_model_failing_forever_fails_the_run_in_one_chain(
     corpus, llm, spawn, redis_url, subprocess_db_env, settings, reply, named
 ) -> None:  # type: ignore[no-untyped-def]

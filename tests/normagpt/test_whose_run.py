@@ -218,6 +218,7 @@ def stdio_user_made(name: str) -> tuple[bool, bool]:
     return user.is_staff, user.has_usable_password()
 
 
+@pytest.mark.long
 async def test_two_http_identities_and_two_stdio_users_never_reach_each_others_runs(
     env, spawn
 ) -> None:  # type: ignore[no-untyped-def]

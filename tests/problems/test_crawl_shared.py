@@ -70,6 +70,7 @@ def site_with_categories() -> FakeSite:
     return fake
 
 
+@pytest.mark.long
 def test_four_workers_crawl_at_the_sites_pace_and_survive_a_killed_worker(
     spawn, quiet_broker, subprocess_db_env, settings
 ) -> None:  # type: ignore[no-untyped-def]

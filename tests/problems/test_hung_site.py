@@ -91,6 +91,7 @@ def refreshed() -> bool:
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.long
 def test_the_stored_copy_answers_within_one_attempt_marked_stale(hung_site) -> None:  # type: ignore[no-untyped-def]
     as_json = [(name, {"response_format": "json", **args}) for name, args in READS]
     as_json[2] = READS[2]  # sdamgia_check_answer answers JSON only
