@@ -3,8 +3,10 @@
 The command (`sdamgia_crawl`) names a crawl and starts workers' loops (`crawl_work`, one
 Celery task each); every loop takes the site's categories one at a time through Redis:
 
-- a category is *claimed* with a lease (`SET NX PX`), renewed after every listing page,
-  so a worker that dies loses its claim when the lease ends and another worker takes it;
+- a category is *claimed* with a lease (`SET NX PX`) naming its worker's process
+  (`core.holders`), renewed after every listing page: a worker killed on the same host
+  loses its claim at once, one on another host when the lease ends, and another worker
+  takes it;
 - each listing page is stored as it arrives and its place recorded (the *checkpoint*),
   so the next worker goes on from the page after it: nothing is fetched twice but the
   request that was in flight when its worker died;
@@ -27,6 +29,7 @@ from typing import Any
 from django.conf import settings
 
 from core.exceptions import DomainError
+from core.holders import holder_gone, holder_token
 from problems import catalog
 from problems.client import SdamgiaClient, run_with_client, site_base_url
 from problems.exceptions import ProblemNotFound, SdamgiaBadPage
@@ -36,6 +39,13 @@ from problems.subjects import Site
 
 KEEP_SECONDS = 7 * 24 * 3600  # a crawl's record outlives it this long
 WAIT_POLL_SECONDS = 0.5  # a loop with nothing to claim looks again this often
+# a claim deleted only by the token holding it (a lapsed claim may be another's by now)
+_DROP = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+"""
 
 
 def _redis() -> Any:
@@ -127,10 +137,14 @@ class Crawl:
     def _claim(self, category_id: str) -> str | None:
         if self.redis.sismember(f"{self.key}:done", category_id):
             return None
-        token = uuid.uuid4().hex
+        key, token = f"{self.key}:claim:{category_id}", holder_token()
         lease = int(settings.SDAMGIA_CRAWL_LEASE * 1000)
-        taken = self.redis.set(f"{self.key}:claim:{category_id}", token, nx=True, px=lease)
-        return token if taken else None
+        if self.redis.set(key, token, nx=True, px=lease):
+            return token
+        held = self.redis.get(key)  # a worker of this host that was killed holds it no more
+        if held is None or not holder_gone(held.decode()) or not self._drop(key, held.decode()):
+            return None
+        return token if self.redis.set(key, token, nx=True, px=lease) else None
 
     def _renew(self, category_id: str, token: str) -> None:
         key = f"{self.key}:claim:{category_id}"
@@ -138,9 +152,10 @@ class Crawl:
             self.redis.pexpire(key, int(settings.SDAMGIA_CRAWL_LEASE * 1000))
 
     def _release(self, category_id: str, token: str) -> None:
-        key = f"{self.key}:claim:{category_id}"
-        if self.redis.get(key) == token.encode():
-            self.redis.delete(key)
+        self._drop(f"{self.key}:claim:{category_id}", token)
+
+    def _drop(self, key: str, token: str) -> bool:
+        return bool(self.redis.eval(_DROP, 1, key, token))
 
     def _read(self, site: Site, category_id: str, refresh: bool, token: str) -> None:
         """A category's listing from where the last reader stopped, page by page."""
