@@ -10,6 +10,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.db.models import Prefetch, Q, QuerySet
 from django.utils import timezone
 
+from core.holders import holder_gone
 from normagpt.exceptions import DocumentNotFound, PageNotFound, RunNotFound
 from normagpt.models import AgentRun, AgentStep, ClaimCheck, NormClause, NormDocument, NormPage
 
@@ -70,14 +71,14 @@ def run_list(
 
 
 def runs_stalled() -> list[int]:
-    """Runs in progress whose lease expired (their worker died): ids, oldest first."""
+    """Runs in progress whose worker died: their lease expired, or their advancer is a
+    process of this host that no longer runs (`core.holders`). Ids, oldest first."""
     stale = timezone.now() - timedelta(seconds=settings.NORMAGPT_RUN_LEASE_SECONDS)
-    return list(
-        AgentRun.objects.filter(status__in=[AgentRun.Status.QUEUED, AgentRun.Status.RUNNING])
-        .filter(Q(heartbeat_at__lt=stale) | Q(heartbeat_at=None, created_at__lt=stale))
-        .order_by("id")
-        .values_list("pk", flat=True)
-    )
+    going = AgentRun.objects.filter(status__in=[AgentRun.Status.QUEUED, AgentRun.Status.RUNNING])
+    expired = going.filter(Q(heartbeat_at__lt=stale) | Q(heartbeat_at=None, created_at__lt=stale))
+    held = going.exclude(pk__in=expired).exclude(owner="").values_list("pk", "owner")
+    gone = [pk for pk, owner in held if holder_gone(owner)]
+    return sorted([*expired.values_list("pk", flat=True), *gone])
 
 
 def runs_waiting_since(before: datetime) -> list[int]:
@@ -90,11 +91,14 @@ def runs_waiting_since(before: datetime) -> list[int]:
 
 
 def run_is_stalled(*, run: AgentRun) -> bool:
-    """Whether a run in progress lost its worker (no heartbeat within the lease)."""
+    """Whether a run in progress lost its worker (no heartbeat within the lease, or its
+    advancer a process of this host that no longer runs)."""
     if run.status not in (AgentRun.Status.QUEUED, AgentRun.Status.RUNNING):
         return False
     stale = timezone.now() - timedelta(seconds=settings.NORMAGPT_RUN_LEASE_SECONDS)
-    return (run.heartbeat_at or run.created_at) < stale
+    return (run.heartbeat_at or run.created_at) < stale or bool(
+        run.owner and holder_gone(run.owner)
+    )
 
 
 def document_list() -> QuerySet[NormDocument]:

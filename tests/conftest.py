@@ -40,6 +40,19 @@ def raw_initialize(client_name: str) -> dict[str, object]:
     }
 
 
+def gone_holder_token() -> str:
+    """A lease token (`core.holders`) of a process of this host that has ended, as a killed
+    holder's is."""
+    made = subprocess.run(
+        [PYTHON, "-c", "from core.holders import holder_token; print(holder_token())"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return made.stdout.strip()
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

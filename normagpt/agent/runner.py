@@ -6,6 +6,7 @@ one transaction — the shared store, the next node and an AgentStep — and onl
 and the step count are still ours, so a node's result is kept exactly once. A start that
 finds the lease held waits: a holder whose heartbeat goes on is alive (the start returns);
 one whose heartbeat stops is dead, and the start takes the run over once the lease lapses
+(at once when the holder is a process of this host that no longer runs: `core.holders`)
 and goes on from the last checkpoint: the node that was in flight runs again, no finished
 node does. So a redelivered task (its worker killed) resumes the run itself, in seconds.
 """
@@ -13,10 +14,7 @@ node does. So a redelivered task (its worker killed) resumes the run itself, in 
 from __future__ import annotations
 
 import logging
-import os
-import socket
 import time
-import uuid
 from datetime import timedelta
 from decimal import Decimal
 from typing import Any
@@ -28,6 +26,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone, translation
 
 from core.heartbeat import Heartbeat
+from core.holders import holder_gone, holder_token
 from normagpt.agent.context import Budget, CapReached, NodeContext, NodeOutputInvalid
 from normagpt.agent.nodes import NODES
 from normagpt.agent.store import fallback_answer, findings_all
@@ -55,14 +54,15 @@ Status = AgentRun.Status
 
 
 def new_owner() -> str:
-    """An advancer's name: the host and process (who works on a run), made unique."""
-    return f"{socket.gethostname()[:30]}:{os.getpid()}:{uuid.uuid4().hex[:16]}"
+    """An advancer's name: the host and process (who works on a run), made unique; a
+    process of the same host can tell at once that it stopped (`core.holders`)."""
+    return holder_token()
 
 
 def owner_pid(owner: str) -> int | None:
-    """The process id in an advancer's name, if it has one."""
+    """The process id in an advancer's name, if it has one (host:pid:…)."""
     parts = owner.split(":")
-    return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else None
+    return int(parts[1]) if len(parts) in (3, 4) and parts[1].isdigit() else None
 
 
 def run_claim(*, run_id: int, owner: str) -> bool:
@@ -73,9 +73,16 @@ def run_claim(*, run_id: int, owner: str) -> bool:
     now = timezone.now()
     stale = now - timedelta(seconds=settings.NORMAGPT_RUN_LEASE_SECONDS)
     before = AgentRun.objects.filter(pk=run_id).values_list("owner", "next_node").first()
+    free = Q(owner="") | Q(owner=owner) | Q(heartbeat_at__lt=stale) | Q(heartbeat_at=None)
+    # an advancer of this host whose process no longer runs (killed, a closed desktop
+    # client) holds it no more: taken at once, not when its lease lapses
+    holder = before[0] if before else ""
+    gone = holder not in ("", owner) and holder_gone(holder)
+    if gone:
+        free |= Q(owner=holder)  # still that one's: no other took it meanwhile
     taken = bool(
         AgentRun.objects.filter(pk=run_id, status__in=[Status.QUEUED, Status.RUNNING])
-        .filter(Q(owner="") | Q(owner=owner) | Q(heartbeat_at__lt=stale) | Q(heartbeat_at=None))
+        .filter(free)
         .update(
             owner=owner,
             heartbeat_at=now,
@@ -85,11 +92,16 @@ def run_claim(*, run_id: int, owner: str) -> bool:
     )
     if taken and before and before[0] not in ("", owner):
         lease = settings.NORMAGPT_RUN_LEASE_SECONDS
+        why = (
+            "stopped (its process no longer runs)"
+            if gone
+            else f"did not renew its lease of {lease} s (stopped or crashed)"
+        )
         event_add(
             run_id,
             RunEvent.Kind.TAKEOVER,
-            f"the advancer {before[0]} did not renew its lease of {lease} s (stopped or "
-            f"crashed); {owner} took the run over and goes on from the node {before[1] or '—'}",
+            f"the advancer {before[0]} {why}; {owner} took the run over and goes on from "
+            f"the node {before[1] or '—'}",
             node=before[1],
         )
     return taken

@@ -39,6 +39,10 @@ MESSAGES = (
         "the advancer %(holder)s did not renew its lease of %(lease)s s (stopped or "
         "crashed); %(owner)s took the run over and goes on from the node %(node)s"
     ),
+    gettext_noop(
+        "the advancer %(holder)s stopped (its process no longer runs); %(owner)s took the "
+        "run over and goes on from the node %(node)s"
+    ),
     gettext_noop("%(cap)s: answered with what was found"),
     gettext_noop("%(cap)s: the run stopped"),
     gettext_noop("the model request failed: %(error)s"),

@@ -4,8 +4,6 @@ live worker's claim and another host's hold."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import uuid
 
 import pytest
@@ -13,6 +11,7 @@ import redis
 
 from core.holders import holder_token
 from problems.crawl import Crawl
+from tests.conftest import gone_holder_token
 
 CATEGORY = "101"
 
@@ -23,23 +22,12 @@ def crawl(redis_url: str, settings) -> Crawl:  # type: ignore[no-untyped-def]
     return Crawl(uuid.uuid4().hex, redis.Redis.from_url(redis_url))
 
 
-def a_gone_workers_token() -> str:
-    """The token a process of this host took before it ended (killed, as far as Redis knows)."""
-    made = subprocess.run(
-        [sys.executable, "-c", "from core.holders import holder_token; print(holder_token())"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return made.stdout.strip()
-
-
 def held_by(crawl: Crawl, token: str) -> None:
     crawl.redis.set(f"{crawl.key}:claim:{CATEGORY}", token, px=120_000)
 
 
 def test_a_killed_workers_claim_is_taken_at_once(crawl: Crawl) -> None:
-    held_by(crawl, a_gone_workers_token())
+    held_by(crawl, gone_holder_token())
     token = crawl._claim(CATEGORY)
     assert token is not None
     assert crawl.redis.get(f"{crawl.key}:claim:{CATEGORY}") == token.encode()
