@@ -48,6 +48,7 @@ def gone_holder_token() -> str:
         cwd=ROOT,
         capture_output=True,
         text=True,
+        timeout=STARTUP_DEADLINE,
         check=True,
     )
     return made.stdout.strip()

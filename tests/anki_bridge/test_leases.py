@@ -21,7 +21,15 @@ from anki_bridge.exceptions import AnkiUnavailable
 from anki_bridge.models import Note
 from core.holders import holder_gone, holder_token
 from tests.anki_bridge.ankiconnect_server import FakeAnki
-from tests.conftest import MANAGE, PYTHON, ROOT, STARTUP_DEADLINE, raw_initialize, subprocess_env
+from tests.conftest import (
+    MANAGE,
+    PYTHON,
+    ROOT,
+    STARTUP_DEADLINE,
+    gone_holder_token,
+    raw_initialize,
+    subprocess_env,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -61,15 +69,7 @@ def flush_in_a_process(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
 def test_a_token_names_its_process_and_a_dead_one_is_told_at_once() -> None:
     mine = holder_token()
     assert holder_gone(mine) is False
-    spawned = subprocess.run(
-        [PYTHON, "-c", "from core.holders import holder_token; print(holder_token())"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=DEADLINE,
-        check=True,
-    )
-    assert holder_gone(spawned.stdout.strip()) is True  # it has exited
+    assert holder_gone(gone_holder_token()) is True  # it has exited
     assert holder_gone("other-host:1:1:abc") is False  # another host: its lease tells
     assert holder_gone("") is False
 

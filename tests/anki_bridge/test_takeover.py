@@ -5,7 +5,6 @@ the interrupted call delivers exactly the rest."""
 
 from __future__ import annotations
 
-import subprocess
 import time
 from datetime import timedelta
 
@@ -17,7 +16,7 @@ from anki_bridge import journal, services
 from anki_bridge.models import Note
 from tests.anki_bridge.ankiconnect_server import FakeAnki
 from tests.anki_bridge.test_decks import runmcp
-from tests.conftest import PYTHON, STARTUP_DEADLINE, orm
+from tests.conftest import STARTUP_DEADLINE, gone_holder_token, orm
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -31,25 +30,13 @@ def items(count: int) -> list[dict[str, str]]:
     ]
 
 
-def dead_token() -> str:
-    """The lease token of a process that has exited (as one killed mid-call)."""
-    spawned = subprocess.run(
-        [PYTHON, "-c", "from core.holders import holder_token; print(holder_token())"],
-        capture_output=True,
-        text=True,
-        timeout=STARTUP_DEADLINE,
-        check=True,
-    )
-    return spawned.stdout.strip()
-
-
 @pytest.mark.anyio
 async def test_a_new_server_whose_first_call_reads_delivers_what_a_killed_one_left(
     anki: FakeAnki, subprocess_db_env: dict[str, str]
 ) -> None:
     anki.stop()
     await orm(lambda: services.notes_add_from_model(items=items(30), deck=DECK))
-    token = await orm(dead_token)
+    token = await orm(gone_holder_token)
     until = timezone.now() + timedelta(minutes=10)  # a long lease: its holder is gone
     await orm(lambda: Note.objects.update(claim=token, claimed_until=until))
     anki.start()
@@ -110,7 +97,7 @@ def test_a_retry_of_an_interrupted_add_delivers_exactly_the_rest(
     first = services.notes_add_from_model(items=notes[:20], deck=DECK)
     anki.wait_killed()
     assert {d.status for d in first.details} == {"queued"}
-    token = dead_token()
+    token = gone_holder_token()
     Note.objects.update(claim=token, claimed_until=timezone.now() + timedelta(minutes=10))
     anki.start()
     retry = services.notes_add_from_model(items=notes, deck=DECK)
