@@ -18,9 +18,9 @@ from anki_bridge.client import AnkiClient
 from anki_bridge.models import Note
 from tests.anki_bridge.ankiconnect_server import FakeAnki
 from tests.anki_bridge.test_decks import runmcp, study_material
-from tests.anki_bridge.test_takeover import DECK, dead_token, items
+from tests.anki_bridge.test_takeover import DECK, items
 from tests.anki_bridge.test_tools import call, call_error
-from tests.conftest import STARTUP_DEADLINE, orm
+from tests.conftest import STARTUP_DEADLINE, gone_holder_token, orm
 
 pytestmark = [pytest.mark.anyio, pytest.mark.django_db(transaction=True)]
 
@@ -165,7 +165,7 @@ async def test_a_running_server_delivers_a_dead_senders_rows_at_its_next_read(
         assert not (await client.call_tool("anki.decks", {})).is_error  # running, nothing left
         anki.stop()
         await orm(lambda: services.notes_add_from_model(items=items(10), deck=DECK))
-        token = await orm(dead_token)
+        token = await orm(gone_holder_token)
         until = timezone.now() + timedelta(minutes=10)  # a long lease: its holder is gone
         await orm(lambda: Note.objects.update(claim=token, claimed_until=until))
         anki.start()
@@ -240,7 +240,7 @@ async def test_the_web_processs_server_delivers_a_dead_senders_rows_at_a_read(
     anki.stop()
     await orm(lambda: services.notes_add_from_model(items=items(5), deck=DECK))
     waiting.queue_watch_stop()  # the adding process is gone, and its waiting thread
-    token = await orm(dead_token)
+    token = await orm(gone_holder_token)
     until = timezone.now() + timedelta(minutes=10)
     await orm(lambda: Note.objects.update(claim=token, claimed_until=until))
     anki.start()
