@@ -12,6 +12,11 @@ lexicon); and besides:
 - a vague word of size («небольшой», «крупный») by a bound of an area, a volume or a number of
   people («площадью не более 20 м2», «более 50 человек»);
 - a thickness in bricks («в полкирпича») by that thickness in millimetres («120 мм»);
+- a span of time in words («за сутки», «в течение недели») by that span in its units («в
+  течение 24 ч», «7 сут»);
+- a long word by one the clause holds that differs from it in a letter inside (OCR's
+  misreading of one letter), never at its start («непроходных» is not «проходных»)
+  nor in its ending;
 - a structure's element («плиты») by a clause on structures in general («монолитных
   конструкций»);
 - a word the claim names as a kind of a group the clause names («твердых лиственных пород, в
@@ -27,6 +32,8 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable
+
+from rapidfuzz.distance import Levenshtein
 
 from core.russian import morphology
 from normagpt import claims as c
@@ -77,7 +84,7 @@ def words_absent(
         absent = {w: stem for w, stem in absent.items() if stem not in _building()}
     # the clause's own text only: OCR's splits, other forms, what it says in other words
     absent = {w: stem for w, stem in absent.items() if not _read_otherwise(w, stem, own)}
-    for held_otherwise in (_abbreviated, _sized, _in_bricks, _structural):
+    for held_otherwise in (_abbreviated, _sized, _in_bricks, _in_time, _structural, _misread):
         absent = {w: s for w, s in absent.items() if w not in held_otherwise(sentence, own)}
     if absent:
         absent = {w: s for w, s in absent.items() if not _listed(s, stems, clauses, held)}
@@ -187,6 +194,51 @@ def _in_bricks(sentence: str, source: str) -> set[str]:
         if c.value_held(c.values_find(f"{said} мм")[0], held) is not None:
             out |= set(re.findall(r"[а-яё]+", match.group("bricks").lower()))
     return out
+
+
+# a span of time said in words, and the same span as a clause states it
+TIME_WORDS = {"сутки": "24 ч", "суток": "24 ч", "неделя": "7 сут", "недели": "7 сут",
+              "неделю": "7 сут", "полчаса": "30 мин", "полсуток": "12 ч"}  # fmt: skip
+
+
+def _in_time(sentence: str, source: str) -> set[str]:
+    """The claim's words of a span of time («сутки») the source states in its units («в
+    течение 24 ч»)."""
+    spans = {w for w in re.findall(r"[а-яё]+", sentence.lower()) if w in TIME_WORDS}
+    if not spans:
+        return set()
+    held = c.values_find(source)
+    return {w for w in spans if c.value_held(c.values_find(TIME_WORDS[w])[0], held) is not None}
+
+
+MISREAD_LONG = 10  # a word this long differing by MISREAD_LETTERS inside is the same word
+MISREAD_LETTERS = 1  # «водонапорной» (two) is not «водозаборной»
+
+
+def _misread(sentence: str, source: str) -> set[str]:
+    """The claim's long words the source holds with a letter changed inside: the same first
+    four letters and last two, at most MISREAD_LETTERS edits between (not a prefix more or
+    less: «непроходных», «неотапливаемых»)."""
+    lowered = sentence.lower().replace("ё", "е")
+    words = {w for w in re.findall(r"[а-я]+", lowered) if len(w) >= MISREAD_LONG}
+    if not words:
+        return set()
+    own = _long_words(source)
+    return {
+        w
+        for w in words
+        if any(
+            o[:4] == w[:4] and o[-2:] == w[-2:]
+            and Levenshtein.distance(w, o, score_cutoff=MISREAD_LETTERS) <= MISREAD_LETTERS
+            for o in own
+        )
+    }  # fmt: skip
+
+
+@functools.lru_cache(maxsize=64)
+def _long_words(source: str) -> frozenset[str]:
+    text = c.flat(source).lower().replace("ё", "е")
+    return frozenset(w for w in re.findall(r"[а-я]+", text) if len(w) >= MISREAD_LONG - 2)
 
 
 def _structural(sentence: str, source: str) -> set[str]:
