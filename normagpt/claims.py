@@ -189,12 +189,34 @@ def _signs_read(text: str) -> str:
 
 
 def _masked(text: str) -> str:
-    """`text` with references, document codes, naming numbers and grades blanked and minus
-    signs read (same length)."""
-    text = naming_blanked(_signs_read(text))
+    """`text` with references, document codes, naming numbers and grades blanked, minus
+    signs read and a unit per metre written as one (same length)."""
+    text = _per_metre(naming_blanked(_signs_read(text)))
     for start, end in grade_spans(text):
         text = text[:start] + " " * (end - start) + text[end:]
     return text
+
+
+# a unit per metre, square or cubic metre: «2 мм на 1 м», «2 мм на метр», «0,5 кг на 1 м2»,
+# «на каждый метр» — one unit, a gradient or a rate («мм/м»), not a value and a length
+# (not «2 м на 1 м»: a size)
+_PER_METRE = re.compile(
+    r"(?<=\d)(?P<unit>\s*(?:мм|см|кг|г|л|шт)\.?)\s+на\s+(?:1\s*|один\s+|каждый\s+)?"
+    r"(?P<per>м(?:етр)?(?:[23²³](?![\d,])|(?![а-яё\d])))",
+    re.I,
+)
+
+
+def _per_metre(text: str) -> str:
+    """«2 мм на 1 м» as «2 мм/м» (padded: the same length)."""
+
+    def joined(match: re.Match[str]) -> str:
+        per = match.group("per")
+        power = per[-1] if per[-1] in "23²³" else ""
+        said = f"{match.group('unit')}/м{power}"
+        return said + " " * (len(match.group(0)) - len(said))
+
+    return _PER_METRE.sub(joined, text)
 
 
 def masked_text(text: str) -> str:

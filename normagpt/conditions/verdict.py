@@ -150,28 +150,18 @@ def _best(claim: Segment, segments: list[Segment]) -> list[Segment]:
     """The segments that fit the claim's part best (see the module): of those whose score
     is near the top, the plain ones (every word of their condition named by the claim, but
     for the words it shares with a narrower one: «в других подрайонах» beside «в подрайонах
-    IА, IБ…»); when none is plain, those of them whose condition holds fewest words the
-    claim does not name, if fewer than the top score's (a case the claim leaves unsaid is
-    not the claim's: «а при применении … материалов групп горючести Г3 и Г4 — … 60 см»
-    beside «… 15 см»); else those of the top score. When the claim names nothing telling,
-    the «other cases» ones. [] when there is none."""
+    IА, IБ…»), else those of the top score; when the claim names nothing telling, the
+    «other cases» ones. [] when there is none."""
     scores = _scores(claim, segments)
     top = max(scores)
     if top == 0:
         return [s for s in segments if s.other]
     near = [s for s, score in zip(segments, scores, strict=True) if score >= top - NEAR]
     said = claim.own | claim.context
-    unnamed = {id(s): len(_unnamed(s, said, _general(s, near))) for s in near}
-    plain = [s for s in near if (s.own or s.other) and not unnamed[id(s)]]
+    plain = [s for s in near if (s.own or s.other) and not _unnamed(s, said, _general(s, near))]
     if plain and len(plain) < len(near):
         return plain
-    best = [s for s, score in zip(segments, scores, strict=True) if score == top]
-    own = [s for s in near if s.own]
-    if not plain and own:  # none plain: those saying least the claim leaves unsaid
-        fewest = min(unnamed[id(s)] for s in own)
-        if all(unnamed[id(s)] > fewest for s in best):
-            return [s for s in own if unnamed[id(s)] == fewest]
-    return best
+    return [s for s, score in zip(segments, scores, strict=True) if score == top]
 
 
 def _scores(claim: Segment, segments: list[Segment]) -> list[float]:

@@ -163,6 +163,20 @@ def test_shares_slopes_and_ratios_are_one_dimensionless_quantity() -> None:
     assert one("20 ‰").dimension == one("1:1,5").dimension == "share"
 
 
+def test_a_unit_per_metre_is_one_unit_not_a_value_and_a_length() -> None:
+    """«2 мм на 1 м» (СП 71 табл. 7.4) is a gradient, as «2 мм на метр» or «на каждый метр»
+    says it, and 0,2 % or 2 ‰ too; not the 2 мм «на всю высоту» nor a length of 1 м; «2 м на
+    1 м» is a size, left as it is."""
+    clause = "Отклонение от вертикали Не более 2 мм на 1 м, но не более 10 мм на всю высоту"
+    assert read(clause) == [(2.0, "мм/м", "max"), (10.0, "мм", "max")]
+    for claim in ("не более 2 мм на метр", "не более 2 мм на каждый метр", "не более 0,2 %"):
+        assert held(claim, clause), claim
+    assert not held("не более 3 мм на метр", clause)
+    assert not held("не более 2 мм", "Не более 2 мм на 1 м")  # a length is not a gradient
+    assert read("расход 0,5 кг на 1 м2 поверхности") == [(0.5, "кг/м²", "")]
+    assert read("площадка 2 м на 1 м") == [(2.0, "м", ""), (1.0, "м", "")]
+
+
 # --- what is not a value, ranges, messages -------------------------------------------------------
 
 
