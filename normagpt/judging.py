@@ -50,7 +50,9 @@ class Judge:
     answers.
     """
 
-    def __init__(self, query: Query, weights: dict[str, float]) -> None:
+    def __init__(
+        self, query: Query, weights: dict[str, float], variants: dict[str, str] | None = None
+    ) -> None:
         # a word the corpus never uses weighs what the query's other words weigh on average:
         # not held, it lowers the share as any word would (a lay word, a typo, or a subject
         # the corpus has nothing on)
@@ -66,6 +68,20 @@ class Judge:
         self.total = sum(self.weights.values())
         self.quantity = query.quantity
         self.words = query.words
+        # a query word another query word's forms stand for in the corpus (`vocabulary`'s
+        # `variants`: «звука» of «звуковые»; «архив», stemmed «арх», said as «архиву»'s
+        # «архив»): held where that word is
+        variants = variants or {}
+        self.twins = {
+            term: twins
+            for term in self.weights
+            if (
+                twins := {
+                    variants[s] for s in (term, *query.said_as.get(term, ())) if s in variants
+                }
+                - {term}
+            )
+        }
         # each keyword phrase names a thing asked about (a sentence's words do not): its
         # nouns, with their weights and NAMED of their weight, a clause answering holds
         self.concepts = (
@@ -82,12 +98,19 @@ class Judge:
     def context(self, row: Found) -> frozenset[str]:
         """The query stems the clause's headings and its document's title hold."""
         heading = {term for term, at in row.positions.items() if at[0] < row.heading}
-        return row.titled.union(heading)
+        found = row.titled.union(heading)
+        return found | {term for term, twins in self.twins.items() if twins & found}
+
+    def held(self, row: Found) -> set[str]:
+        """The query stems the clause, its headings and its document's title hold, a word
+        whose twin they hold (`twins`) among them."""
+        held = row.positions.keys() | row.titled
+        return held | {term for term, twins in self.twins.items() if twins & held}
 
     def answers(self, row: Found, *, named: bool) -> bool:
         if named or not self.total:
             return True
-        held = row.positions.keys() | row.titled
+        held = self.held(row)
         for nouns, need in self.concepts:
             if sum(weight for term, weight in nouns.items() if term in held) < need:
                 return False  # a thing asked about it says (next to) nothing of
@@ -95,16 +118,22 @@ class Judge:
 
     def lacks(self, row: Found) -> tuple[str, ...]:
         """The query's words (as written) the clause, its headings and title do not hold."""
-        held = row.positions.keys() | row.titled
+        held = self.held(row)
         return tuple(self.words.get(t, t) for t in self.weights if t not in held)
 
     def _window_holds(self, row: Found, context: frozenset[str]) -> bool:
         """Whether some WINDOW stems of the clause's text hold the quantity asked and, with
         what its headings and title hold, ANSWERS of the query's weight: what is asked is
         said together, not a word here and a word a page on."""
+        positions = dict(row.positions)
+        for term, twins in self.twins.items():  # a twin's places are the word's too
+            if term not in positions and (
+                places := [at for t in twins for at in positions.get(t, ())]
+            ):
+                positions[term] = sorted(places)
         events = sorted(
             (at, term)
-            for term, found in row.positions.items()
+            for term, found in positions.items()
             if term not in context
             for at in found
             if at >= row.heading

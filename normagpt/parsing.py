@@ -201,6 +201,11 @@ def stem(word: str) -> str:
 
 
 @functools.lru_cache(maxsize=200_000)
+def word_stem(word: str) -> str:
+    """One word's stem as `search_stems` makes it (a word of letters only: no tokenizing)."""
+    return _stem(word.lower().replace("ё", "е"))
+
+
 def _stem(word: str) -> str:
     if not word.isalpha():
         return word

@@ -19,7 +19,7 @@ from pathlib import Path
 import yaml
 
 from core.russian import morphology
-from normagpt.parsing import Query, query_parse, search_stems
+from normagpt.parsing import Query, query_parse, search_stems, word_stem
 
 LEXICON = Path(__file__).with_name("lexicon.yaml")
 
@@ -103,19 +103,34 @@ def is_noun(word: str) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def _noun_forms(word: str) -> tuple[str, ...]:
-    """The stems of a short noun's forms, as `search_stems` makes them: the stemmer leaves
-    them apart («шов», «шва», «швов»; «лёд», «льда»), where a longer word's forms share a
-    stem or its first letters (`search_candidates.vocabulary_read` finds those); () for
-    another word."""
-    if len(word) > SHORT + 2:  # no dictionary looked up for most words
-        return ()
+    """The stems of a noun's forms, as `search_stems` makes them, where the stemmer leaves
+    them apart: a short noun's («шов», «шва», «швов»; «лёд», «льда») and a noun whose stem
+    it cuts into the root, as a verb's or a gerund's ending («архив»: «арх», «архива»:
+    «архив»; «профили»: «проф»; «материал»: «материа»); () for another word (a longer
+    word's forms share a stem or its first letters: `search_candidates.vocabulary_read`
+    finds those). The stemmer is slow on a word it has not seen: the forms are stemmed only
+    for such nouns, told by what their dictionary form holds beyond the word's stem."""
     parsed = morphology().parse(word)[0]
-    if parsed.tag.POS != "NOUN" or len(parsed.normal_form) > SHORT:
+    if parsed.tag.POS != "NOUN":
         return ()
-    return tuple(dict.fromkeys(s for form in parsed.lexeme for s in search_stems(form.word)))
+    normal = parsed.normal_form.replace("ё", "е")
+    stem = word_stem(word)
+    if len(word) <= SHORT + 2 and len(normal) <= SHORT:  # every form: they are few and short
+        forms = dict.fromkeys(form.word for form in parsed.lexeme)
+    elif normal.startswith(stem) and normal[len(stem) :] in _NOUN_ENDINGS:
+        return ()
+    else:  # the forms its other stem is in: the singular's genitive, the plural
+        found = (parsed.inflect({"gent", "sing"}), parsed.inflect({"nomn", "plur"}))
+        forms = dict.fromkeys([word, *(form.word for form in found if form is not None)])
+    stems = tuple(dict.fromkeys(word_stem(form) for form in forms))
+    return stems if len(stems) > 1 else ()
 
 
 SHORT = 4  # a noun this long or shorter: the stemmer leaves its forms apart
+# what a noun's dictionary form ends in beyond the stem the stemmer leaves of its forms
+_NOUN_ENDINGS = frozenset(
+    {"", "а", "я", "о", "е", "ь", "й", "и", "ы", "ие", "ия", "ье", "ья", "ий", "ей", "ой"}
+)
 
 
 # what a sentence's word does, by its part of speech (pymorphy3's tags): verbs, pronouns,

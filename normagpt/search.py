@@ -170,7 +170,7 @@ def clauses_search(
     named = clauses_named(query, expected)
     ids = list(dict.fromkeys([*named, *candidates_find(vocabulary, expected, query.context)]))
     rows = rows_load(ids, vocabulary.variants, day)
-    judge = Judge(query, vocabulary.weights)
+    judge = Judge(query, vocabulary.weights, vocabulary.variants)
     for row in rows.values():
         row.answers = judge.answers(row, named=row.id in named)
     best = rows_ranked(rows, query, vocabulary, set(named), set(expected))[:limit]
