@@ -71,7 +71,9 @@ class Judge:
         # a query word another query word's forms stand for in the corpus (`vocabulary`'s
         # `variants`: «звука» of «звуковые»; «архив», stemmed «арх», said as «архиву»'s
         # «архив»): held where that word is
-        variants = variants or {}
+        # (of keyword phrases: a whole question's many words would hold more of a clause
+        # that does not answer)
+        variants = {} if query.sentence else (variants or {})
         self.twins = {
             term: twins
             for term in self.weights

