@@ -100,7 +100,13 @@ def seed(llm):  # type: ignore[no-untyped-def]
     fixture = ROOT / "tests" / "fixtures" / "sdamgia" / "math-ege_problem_27340_block_2023-01.html"
     parsed = parse_problem_page(fixture.read_text(encoding="utf-8"), base_url=site_base_url(site))
     problem_services.problem_store(site=site, parsed=parsed)
-    return completed_run(llm, user)
+    run = completed_run(llm, user)
+    # every page needs the run's sources: a run that ended otherwise says why (it did once in
+    # a full suite on a slow machine, as an IndexError on `run.sources[0]`)
+    events = [f"{e.kind} {e.node}: {e.message[:200]}" for e in run.events.order_by("pk")]
+    assert run.status == "completed", (run.status, run.error, events)
+    assert run.sources, (run.status, run.error, events)
+    return run
 
 
 @pytest.fixture
