@@ -68,11 +68,10 @@ class Judge:
         self.total = sum(self.weights.values())
         self.quantity = query.quantity
         self.words = query.words
-        # a query word another query word's forms stand for in the corpus (`vocabulary`'s
-        # `variants`: «звука» of «звуковые»; «архив», stemmed «арх», said as «архиву»'s
-        # «архив»): held where that word is
-        # (of keyword phrases: a whole question's many words would hold more of a clause
-        # that does not answer)
+        # a keyword phrase's word another query word's forms stand for in the corpus
+        # (`vocabulary`'s `variants`: «звука» of «звуковые»; «архив», stemmed «арх», said as
+        # «архиву»'s «архив»): held where that word is (not a whole question's: its many
+        # words would hold more of a clause that does not answer)
         variants = {} if query.sentence else (variants or {})
         self.twins = {
             term: twins
@@ -100,14 +99,15 @@ class Judge:
     def context(self, row: Found) -> frozenset[str]:
         """The query stems the clause's headings and its document's title hold."""
         heading = {term for term, at in row.positions.items() if at[0] < row.heading}
-        found = row.titled.union(heading)
-        return found | {term for term, twins in self.twins.items() if twins & found}
+        return frozenset(self._twinned(row.titled.union(heading)))
 
     def held(self, row: Found) -> set[str]:
-        """The query stems the clause, its headings and its document's title hold, a word
-        whose twin they hold (`twins`) among them."""
-        held = row.positions.keys() | row.titled
-        return held | {term for term, twins in self.twins.items() if twins & held}
+        """The query stems the clause, its headings and its document's title hold."""
+        return self._twinned(row.positions.keys() | row.titled)
+
+    def _twinned(self, found: set[str] | frozenset[str]) -> set[str]:
+        """`found` with the words whose twin it holds (`twins`)."""
+        return {*found, *(term for term, twins in self.twins.items() if twins & found)}
 
     def answers(self, row: Found, *, named: bool) -> bool:
         if named or not self.total:

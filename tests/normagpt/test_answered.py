@@ -36,6 +36,12 @@ def real_pages(django_db_blocker) -> None:  # type: ignore[no-untyped-def]
         call_command("normagpt_ingest_dataset", str(EXCERPTS))
 
 
+def page_stored(code: str, title: str, text: str) -> None:
+    """A document of one page, ingested as the corpus's are."""
+    document = services.document_save(code=code, title=title)
+    document_texts_ingest(document_id=document.pk, texts=[text])
+
+
 def first(keywords: list[str], n: int = 1) -> list[tuple[str, str, bool]]:
     hits = clauses_search(keywords=keywords, limit=5)[:n]
     return [(hit.clause.document.code, hit.clause.number, hit.answers) for hit in hits]
@@ -105,15 +111,13 @@ def test_a_question_the_corpus_does_not_answer_says_so(real_pages) -> None:  # t
 def test_words_far_apart_do_not_answer() -> None:
     """A clause holding the question's words sentences apart does not answer it: what is
     asked is said together (the rule, on a page written for it)."""
-    document = services.document_save(code="СП 999.0000.2026", title="Проверочный документ")
     far = " ".join(["Прочие требования к устройству и эксплуатации зданий"] * 6)
-    document_texts_ingest(
-        document_id=document.pk,
-        texts=[
-            "5.1 Уклон лестничных маршей следует принимать не более 1:2. "
-            f"{far}. Металлочерепицу применяют по проекту.\n"
-            "5.2 Уклон кровли из металлочерепицы принимают не менее 14 %."
-        ],
+    page_stored(
+        "СП 999.0000.2026",
+        "Проверочный документ",
+        "5.1 Уклон лестничных маршей следует принимать не более 1:2. "
+        f"{far}. Металлочерепицу применяют по проекту.\n"
+        "5.2 Уклон кровли из металлочерепицы принимают не менее 14 %.",
     )
     question = ["Какой уклон у кровли из металлочерепицы?"]
     [(_, number, answers)] = first(question)
@@ -127,14 +131,12 @@ def test_a_keyword_phrase_the_clause_says_nothing_of_is_not_answered() -> None:
     """Each keyword phrase names a thing asked about, by its nouns: a clause holding the
     quantity and the rarest words, but nothing of one phrase («вытяжной зонт») or only its
     adjective («газовый счётчик»), does not answer."""
-    document = services.document_save(code="СП 998.0000.2026", title="Проверочный документ")
-    document_texts_ingest(
-        document_id=document.pk,
-        texts=[
-            "5.1 Установку бытовых газовых плит следует предусматривать в кухнях высотой "
-            "не менее 2,2 м.\n"
-            "5.2 Помещения кухонь оборудуют вытяжной вентиляцией."
-        ],
+    page_stored(
+        "СП 998.0000.2026",
+        "Проверочный документ",
+        "5.1 Установку бытовых газовых плит следует предусматривать в кухнях высотой "
+        "не менее 2,2 м.\n"
+        "5.2 Помещения кухонь оборудуют вытяжной вентиляцией.",
     )
     asked = ["высота помещения кухни с газовой плитой"]
     assert first(asked) == [("СП 998.0000.2026", "5.1", True)]
@@ -152,15 +154,13 @@ def test_a_keyword_phrase_half_of_whose_nouns_are_missing_is_not_answered() -> N
     says nothing of a fine does not answer «штраф за перепланировку», though it holds the
     phrase's other noun and most of the query's weight (the fine is the rarer word); one
     that says both does."""
-    document = services.document_save(code="СП 995.0000.2026", title="Проверочный документ")
-    document_texts_ingest(
-        document_id=document.pk,
-        texts=[
-            "4.1 Самовольная перепланировка помещения без согласования не допускается.\n"
-            "4.2 Штраф за самовольную перепланировку помещения без согласования налагается "
-            "по закону.\n"
-            + "".join(f"4.{n} Перепланировку квартиры номер {n} выполняют.\n" for n in range(3, 9))
-        ],
+    page_stored(
+        "СП 995.0000.2026",
+        "Проверочный документ",
+        "4.1 Самовольная перепланировка помещения без согласования не допускается.\n"
+        "4.2 Штраф за самовольную перепланировку помещения без согласования налагается "
+        "по закону.\n"
+        + "".join(f"4.{n} Перепланировку квартиры номер {n} выполняют.\n" for n in range(3, 9)),
     )
     found = {
         h.clause.number: h.answers
@@ -176,15 +176,13 @@ def test_a_table_row_answers_with_its_column_headings() -> None:
     """A table's values are said by its column headings and a row's label, rows apart in
     its text: the headings count as a clause's heading does (the row «Уборные» answers
     «кратность воздухообмена уборных», however many rows stand between)."""
-    document = services.document_save(code="СП 997.0000.2026", title="Проверочный документ")
     rooms = "".join(f"Помещение номер {n} склада\n{n}\n{n + 1}\n" for n in range(2, 14))
-    document_texts_ingest(
-        document_id=document.pk,
-        texts=[
-            "7.2 Расчетную температуру воздуха принимают по таблице 12.\n"
-            "Таблица 12\nПомещения\nКратность воздухообмена в 1 ч\nприток\nвытяжка\n"
-            f"1\n2\n3\nВестибюли\n2\n2\n{rooms}Уборные\n—\n50 на 1 унитаз\n"
-        ],
+    page_stored(
+        "СП 997.0000.2026",
+        "Проверочный документ",
+        "7.2 Расчетную температуру воздуха принимают по таблице 12.\n"
+        "Таблица 12\nПомещения\nКратность воздухообмена в 1 ч\nприток\nвытяжка\n"
+        f"1\n2\n3\nВестибюли\n2\n2\n{rooms}Уборные\n—\n50 на 1 унитаз\n",
     )
     found = {
         (h.clause.kind, h.clause.number): h.answers
@@ -197,13 +195,11 @@ def test_a_table_row_answers_with_its_column_headings() -> None:
 def test_a_noun_is_found_in_its_other_forms() -> None:
     """The stemmer leaves a short noun's forms apart («шов», «швов»; «лёд», «льда»): a noun
     asked is found in each of its forms."""
-    document = services.document_save(code="СП 996.0000.2026", title="Проверочный документ")
-    document_texts_ingest(
-        document_id=document.pk,
-        texts=[
-            "9.2.4 Толщина горизонтальных швов кладки из кирпича должна составлять 12 мм.\n"
-            "9.2.5 Толщина льда на переправе принимается по расчету."
-        ],
+    page_stored(
+        "СП 996.0000.2026",
+        "Проверочный документ",
+        "9.2.4 Толщина горизонтальных швов кладки из кирпича должна составлять 12 мм.\n"
+        "9.2.5 Толщина льда на переправе принимается по расчету.",
     )
     [hit] = clauses_search(keywords=["толщина шва кладки"], limit=1)
     assert (hit.clause.number, hit.answers, hit.lacks) == ("9.2.4", True, ())
@@ -216,15 +212,13 @@ def test_a_keyword_s_word_in_another_form_of_another_keyword_s_word_is_held() ->
     """«звуковые сигналы» and «уровень звука»: the corpus holds «звука» among the forms of
     «звуковые», not as a word of its own; the clause holding both answers (СП 3.13130.2009
     п. 4.3 as the dataset has it). It lacked «звука» before."""
-    document = services.document_save(code="СП 3.13130.2009", title="Система оповещения")
-    document_texts_ingest(
-        document_id=document.pk,
-        texts=[
-            "4.3 В спальных помещениях звуковые сигналы СОУЭ должны иметь уровень звука не "
-            "менее чем\nна 15 дБА выше уровня звука постоянного шума в защищаемом помещении, "
-            "но не менее 70 дБА.\n"
-            "4.4 Звукозаписи сигналов хранят в помещении пожарного поста."
-        ],
+    page_stored(
+        "СП 3.13130.2009",
+        "Система оповещения",
+        "4.3 В спальных помещениях звуковые сигналы СОУЭ должны иметь уровень звука не "
+        "менее чем\nна 15 дБА выше уровня звука постоянного шума в защищаемом помещении, "
+        "но не менее 70 дБА.\n"
+        "4.4 Звукозаписи сигналов хранят в помещении пожарного поста.",
     )
     keywords = ["звуковые сигналы СОУЭ", "в спальных помещениях", "уровень звука не менее"]
     [hit] = clauses_search(keywords=keywords, limit=1)
@@ -237,16 +231,14 @@ def test_a_noun_the_stemmer_cuts_as_a_verb_is_found_in_its_other_forms() -> None
     verb's «-или»), but not «архиву», «профилей»: a noun typed in the nominative finds the
     clause holding another of its forms (СП 134.13330.2022 п. 5.11.5, ГОСТ 30674-2023
     п. 5.8.7 as the dataset has them), which it lacked before."""
-    document = services.document_save(code="СП 134.13330.2022", title="Системы связи")
-    document_texts_ingest(
-        document_id=document.pk,
-        texts=[
-            "5.11.5 Требования к архиву, формируемому СОТ, определяются условиями и режимом\n"
-            "охраны объекта, при этом его глубина должна составлять не менее 14 сут, а для "
-            "зданий с массовым\nпребыванием людей - не менее 30 сут.\n"
-            "5.11.6 Крепление усилительных вкладышей к профилям других цветов выполняют с шагом "
-            "не более 250 мм."
-        ],
+    page_stored(
+        "СП 134.13330.2022",
+        "Системы связи",
+        "5.11.5 Требования к архиву, формируемому СОТ, определяются условиями и режимом\n"
+        "охраны объекта, при этом его глубина должна составлять не менее 14 сут, а для "
+        "зданий с массовым\nпребыванием людей - не менее 30 сут.\n"
+        "5.11.6 Крепление усилительных вкладышей к профилям других цветов выполняют с шагом "
+        "не более 250 мм.",
     )
     [hit] = clauses_search(keywords=["архив СОТ", "глубина архива"], limit=1)
     assert (hit.clause.number, hit.answers, hit.lacks) == ("5.11.5", True, ())
