@@ -7,6 +7,7 @@ it passes are the question's stems' (idf, a question's story's already at CONTEX
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Protocol
 
 from normagpt.parsing import Query
@@ -47,7 +48,9 @@ class Judge:
     norm's; each stem's idf; the norms' boilerplate words, «допустимый», «уровень»,
     and numbers weigh nothing here; a word the corpus never uses weighs the others' mean,
     nothing in a question's story) within WINDOW stems. A clause looked up by its number
-    answers.
+    answers. A word of several keyword phrases («цемент» of «срок хранения цемента»,
+    «гарантийный срок хранения цемента») is what they ask about: a clause answering holds
+    it (where the corpus uses it).
     """
 
     def __init__(
@@ -96,6 +99,13 @@ class Judge:
             ]
         )
 
+        # a word of several keyword phrases is what they all ask about («срок хранения
+        # цемента», «гарантийный срок хранения цемента»): a clause answering holds it
+        used = [t for phrase in ([] if query.sentence else query.phrases) for t in set(phrase)]
+        self.topic = frozenset(
+            t for t in set(used) if used.count(t) > 1 and t in self.weights and weights.get(t)
+        )
+
     def context(self, row: Found) -> frozenset[str]:
         """The query stems the clause's headings and its document's title hold."""
         heading = {term for term, at in row.positions.items() if at[0] < row.heading}
@@ -113,6 +123,8 @@ class Judge:
         if named or not self.total:
             return True
         held = self.held(row)
+        if self.topic - held:
+            return False  # what every phrase asks about it does not say
         for nouns, need in self.concepts:
             if sum(weight for term, weight in nouns.items() if term in held) < need:
                 return False  # a thing asked about it says (next to) nothing of
@@ -142,18 +154,26 @@ class Judge:
         )
         base = sum(self.weights.get(t, 0.0) for t in context)
         need = self.share * self.total
-        start = 0
-        inside: dict[str, int] = {}
-        for at, term in events:
-            inside[term] = inside.get(term, 0) + 1
-            while events[start][0] <= at - WINDOW:
-                gone = events[start][1]
-                inside[gone] -= 1
-                if not inside[gone]:
-                    del inside[gone]
-                start += 1
+        for inside in windows(events, WINDOW):
             if self.quantity and self.quantity not in inside and self.quantity not in context:
                 continue
             if base + sum(self.weights.get(t, 0.0) for t in inside) >= need:
                 return True
         return not events and base >= need and (not self.quantity or self.quantity in context)
+
+
+def windows(events: list[tuple[int, str]], span: int) -> Iterator[dict[str, int]]:
+    """The query stems within `span` stems of each of `events` (a clause's (place, stem),
+    in order), ending there: each stem with how often it stands in the window (one dict,
+    updated as the window slides)."""
+    start = 0
+    inside: dict[str, int] = {}
+    for at, term in events:
+        inside[term] = inside.get(term, 0) + 1
+        while events[start][0] <= at - span:
+            gone = events[start][1]
+            inside[gone] -= 1
+            if not inside[gone]:
+                del inside[gone]
+            start += 1
+        yield inside

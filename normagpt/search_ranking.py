@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from normagpt.editions import document_in_force, holds_on
+from normagpt.judging import windows
 from normagpt.parsing import Query, search_stems
 from normagpt.search_candidates import TERM_COUNTS, Vocabulary, sql_rows, sql_within
 from normagpt.terms import PART, TABLE_MARK
@@ -21,6 +22,10 @@ PHRASE, NEAR = 1.0, 0.5  # the bonus for neighbours in a phrase, of their mean w
 LOCAL, LOCAL_MIN_ROWS = 0.5, 20  # a stem every candidate holds weighs LOCAL of one none holds
 COVERAGE = 0.5  # a phrase half covered counts 0.7 of it: every concept of the query matters
 BEYOND = 1.0  # the penalty for the statement's other stems (their mean weight)
+# a whole question's words the clause holds are those of its best this many stems (and its
+# headings'): a question's many words are held by a long text (a table, a list) here and
+# there, by the clause answering together
+SPAN = 40
 _ZEROS = itertools.repeat(0.0)  # the weight of a stem the corpus does not count
 
 
@@ -129,7 +134,7 @@ def rows_ranked(
     beyond = set().union(*(row.beyond for row in rows.values())) - vocabulary.variants.keys()
     other = TERM_COUNTS.idfs(beyond, vocabulary.generation, vocabulary.total)
     local = _locally_weighted(rows, vocabulary)
-    scoring = _Scoring(_phrases(query, local), other)
+    scoring = _Scoring(_phrases(query, local), other, local.weights if query.sentence else None)
     scored = [(_score(row, scoring), row) for row in rows.values()]
     # a replaced edition named is not put below, unless an edition in force is named too
     # («СП 63.13330» names every edition: the one in force on the day comes first)
@@ -187,11 +192,17 @@ class _Scoring:
     statement stems' weights, and the coverage of each set of query stems met so far (the
     candidates hold few distinct sets: most share the rarest stems they were found by)."""
 
-    def __init__(self, phrases: list[_Phrase], other: dict[str, float]) -> None:
+    def __init__(
+        self,
+        phrases: list[_Phrase],
+        other: dict[str, float],
+        spanned: dict[str, float] | None = None,
+    ) -> None:
         self.phrases = phrases
         self.pairs = tuple(pair for phrase in phrases for pair in phrase.pairs)
         self.other = other
         self.covered: dict[frozenset[str], float] = {}
+        self.spanned = spanned  # a whole question's stems' weights: held within SPAN
 
     def coverage(self, held: frozenset[str]) -> float:
         """Each phrase a concept: its weight times the share of it held, to the power
@@ -207,12 +218,28 @@ class _Scoring:
         return score
 
 
+def _spanned(row: _Row, weights: dict[str, float]) -> frozenset[str]:
+    """The query stems of the clause's headings and of its SPAN stems holding the most of
+    their `weights`."""
+    heading = {term for term, at in row.positions.items() if at[0] < row.heading}
+    events = sorted(
+        (at, term) for term, found in row.positions.items() for at in found if at >= row.heading
+    )
+    best: set[str] = set()
+    most = -1.0
+    for inside in windows(events, SPAN):
+        if (weight := sum(weights.get(t, 0.0) for t in inside)) > most:
+            best, most = set(inside), weight
+    return frozenset(heading | best)
+
+
 def _score(row: _Row, scoring: _Scoring) -> float:
-    """The weight of the query's stems the clause holds, plus the neighbour bonus, less the
-    weight of what its statement says beyond the query (another subject, another
-    condition: the clause is about something else)."""
+    """The weight of the query's stems the clause holds (a whole question's: within SPAN
+    stems), plus the neighbour bonus, less the weight of what its statement says beyond
+    the query (another subject, another condition: the clause is about something else)."""
     positions = row.positions
-    held = frozenset(positions)
+    spanned = scoring.spanned
+    held = frozenset(positions) if spanned is None else _spanned(row, spanned)
     score = scoring.covered.get(held)
     if score is None:
         score = scoring.covered[held] = scoring.coverage(held)

@@ -9,6 +9,7 @@ norms' words («забор соседа» → «граница соседнег�
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,8 @@ from normagpt.questions import question_read
 from normagpt.search import clauses_search, pages_search
 from tests.normagpt.scripted_llm import final, plan, step, verdict
 
-EXCERPTS = Path(__file__).resolve().parent.parent / "fixtures" / "norms" / "answering"
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "norms"
+EXCERPTS = FIXTURES / "answering"
 BATH = "На каком расстоянии от забора соседа можно поставить баню у себя на даче?"
 TRAP = "Под каким уклоном укладывать металлочерепицу на крыше дома?"
 TRAP_KEYWORDS = ["уклон кровли из металлочерепицы"]
@@ -169,6 +171,67 @@ def test_a_keyword_phrase_half_of_whose_nouns_are_missing_is_not_answered() -> N
     assert found == {"4.1": False, "4.2": True}
     # without the phrase, the clause on redevelopment answers
     assert {h.clause.number: h.answers for h in clauses_search(keywords=REDEVELOPMENT)}["4.1"]
+
+
+CEMENT = ["срок хранения цемента", "гарантийный срок хранения цемента"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_word_of_several_keyword_phrases_is_what_they_ask() -> None:
+    """A word of several phrases (a topic, «цемент» of «срок хранения цемента», «гарантийный
+    срок хранения цемента») is what they ask about: a clause holding the rest («гарантийный
+    срок хранения» of a fire-extinguishing powder's bag: ГОСТ Р 53280.4-2009 п. 7.1, as
+    the dataset holds it) but not that word does not answer; one that says it does. (A
+    word the corpus never uses is not required: a lay word or a typo would make nothing
+    answer.)"""
+    page_stored(
+        "ГОСТ Р 53280.4-2009",
+        "Установки пожаротушения автоматические. Огнетушащие вещества. Часть 4. Порошки",
+        "7.1. Транспортная маркировка по ГОСТ 14192 с нанесением манипуляционного знака "
+        "«Беречь\nот влаги». На каждый мешок с порошком наносят также маркировку, "
+        "характеризующую упакованную\nпродукцию, которая должна содержать следующие "
+        "данные:\nномер партии;\nдата изготовления;\nмасса нетто;\nгарантийный срок "
+        "хранения;\nномер технических условий.\n"
+        "7.2 Порошок хранят в закрытых складских помещениях.",
+    )
+    page_stored(
+        "ГОСТ 998.0000.2026",
+        "Цементы общестроительные",
+        "9.2 Гарантийный срок хранения цемента — 60 сут с даты отгрузки.",
+    )
+    # «цемент» is a common word of the norms, «гарантийный» and «хранение» rarer ones
+    page_stored(
+        "СП 997.0000.2026",
+        "Несущие и ограждающие конструкции",
+        "".join(
+            f"5.{n} Для раствора марки {n}00 применяют цемент по ГОСТ 31108.\n" for n in range(1, 9)
+        ),
+    )
+    found = {h.clause.number: h.answers for h in clauses_search(keywords=CEMENT)}
+    assert found["9.2"] is True
+    assert found["7.1"] is False
+    # one phrase: its words are weighed as before («цемента» is not required alone)
+    assert {h.clause.number: h.answers for h in clauses_search(keywords=CEMENT[1:])}["9.2"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_whole_question_ranks_the_words_said_together_first() -> None:
+    """A whole question's many words are held by a long form here and there (СП 50.13330.2012
+    table Р.1, the energy passport: «сопротивление теплопередаче», «наружные стены»,
+    «градусо-сутки» in rows pages apart) and by the table answering together (table 3,
+    the base values by degree-days): the words of its best stretch count, the table
+    answering comes first."""
+    data = json.loads((FIXTURES / "sp-50-13330-2012-tables.json").read_text(encoding="utf-8"))
+    document = services.document_save(code="СП 50.13330.2012", title=data["full_name"])
+    document_texts_ingest(
+        document_id=document.pk, texts=[page["page_content"] for page in data["pages"]]
+    )
+    question = (
+        "Строим жилой дом в районе, где градусо-сутки отопительного периода около 6000. "
+        "Какое сопротивление теплопередаче нужно обеспечить у наружных стен?"
+    )
+    hits = clauses_search(keywords=[question], limit=5)
+    assert [(h.clause.kind, h.clause.number) for h in hits][:1] == [("table", "3")]
 
 
 @pytest.mark.django_db(transaction=True)
