@@ -9,6 +9,7 @@ import functools
 import re
 from collections import Counter
 
+from core.russian import morphology
 from normagpt import claims as c
 from normagpt.parsing import search_stems
 
@@ -287,11 +288,27 @@ _STATED_AT = re.compile(r"\bна\s+(?:высот|глубин|расстояни
 def is_threshold(text: str, start: int, end: int) -> bool:
     """Whether the value at `start`–`end` of `text` bounds a condition rather than states a
     value («в балках высотой 150 мм и более»): it is a condition's number, not a candidate.
-    Where a thing stands («на высоте 800 мм от пола») is the value stated."""
+    Where a thing stands («на высоте 800 мм от пола») and what is made that size («в ямы
+    глубиной 50 см», `_made`) are the value stated."""
     before, after = text[max(0, start - 120) : start], text[end : end + 15]
     if _STATED_AT.search(before):
         return False
-    return bool(_THRESHOLD_BEFORE.search(before) or _THRESHOLD_AFTER.match(after))
+    if _THRESHOLD_AFTER.match(after):
+        return True
+    found = _THRESHOLD_BEFORE.search(before)
+    return found is not None and not _made(found.group(0))
+
+
+def _made(lead: str) -> bool:
+    """Whether a lead «в <noun> глубиной» puts the thing into what is made of that size,
+    the value stated («высаживать в ямы и траншеи глубиной 50 см»: the accusative), not
+    where a condition holds («в балках высотой 150 мм»: the locative)."""
+    words = lead.split()
+    if words[0].lower() != "в" or len(words) < 2:
+        return False
+    # after «в» a noun is accusative or locative: a form that can only be the accusative
+    tags = [p.tag for p in morphology().parse(words[1].strip("(),")) if p.tag.POS == "NOUN"]
+    return any("accs" in t for t in tags) and not any({"loct", "loc2"} & t.grammemes for t in tags)
 
 
 def marks_of(text: str) -> frozenset[str]:

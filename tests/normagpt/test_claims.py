@@ -89,6 +89,34 @@ def test_a_length_is_held_in_any_unit(millimetres: int, unit: tuple[str, int]) -
     assert c.value_held(claimed, [other]) is None
 
 
+def test_bounds_said_as_nearer_farther_earlier_later_longer() -> None:
+    """«не ближе», «не ранее» bound from below; «не дальше», «не позднее», «не дольше»,
+    «не глубже» from above. СП 8.13130.2020 п. 8.8 (the dataset's text) puts a hydrant at
+    most 2,5 м from the roadway and at least 5 м from walls: «не ближе 2,5 м от стен» is
+    not what it says."""
+    values = c.values_find(
+        "не ближе 5 м; не дальше 100 м; не ранее 7 сут; не позднее 10 сут; не дольше 60 с; "
+        "не глубже 0,5 м"
+    )
+    assert [(v.number, v.bound) for v in values] == [
+        (5.0, "min"),
+        (100.0, "max"),
+        (7.0, "min"),
+        (10.0, "max"),
+        (60.0, "max"),
+        (0.5, "max"),
+    ]
+    clause = (
+        "8.8 Пожарные гидранты необходимо предусматривать вдоль автомобильных дорог на "
+        "расстоянии не более 2,5 м от края проезжей части, но не ближе 5 м от стен зданий; "
+        "допускается располагать\nгидранты на проезжей части."
+    )
+    [claimed] = c.values_find("не ближе 2,5 м")
+    assert c.value_held(claimed, c.values_find(clause)) is None
+    [claimed] = c.values_find("не ближе 5 м")
+    assert c.value_held(claimed, c.values_find(clause)) is not None
+
+
 def test_the_opposite_bound_does_not_hold() -> None:
     [claimed] = c.values_find("не более 20 мм")
     held = c.values_find("принимается не менее 20 мм")
