@@ -32,8 +32,10 @@ _PART_ENDS = [
     re.compile(r"\("),
 ]
 _AFTER_VALUE = re.compile(rf"^\s*(?:[-—–(]|(?:{'|'.join(PREPOSITIONS)})\s)", re.I)
-# «…, га, не менее:», «(с толщиной слоев, м: песок — 0,7; …)», «не выше, °C:»
-_DECLARED_UNIT = re.compile(r"[,(]\s*([а-яa-z°%]{1,4}\d?)\s*(?=[,):]|$)", re.I)
+# «…, га, не менее:», «(с толщиной слоев, м: песок — 0,7; …)», «не выше, °C:», «…, м. не менее:»
+_DECLARED_UNIT = re.compile(
+    r"[,(]\s*([а-яa-z°%]{1,4}\d?)(?:\s*(?=[,):]|$)|\.\s*(?=не\s+(?:менее|более)\b))", re.I
+)
 
 
 def _units(text: str) -> list[tuple[int, int, str]]:
