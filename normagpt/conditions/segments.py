@@ -110,6 +110,10 @@ _COMPARED = re.compile(
 )  # «при расположении не далее 1,5 м от конька» too
 
 
+# «не должен быть более 3 мм»: the bound of a value stated, its «не» words before
+_NEGATED = re.compile(r"\bне\s+долж\w+\s+(?:быть\s+)?(?:более|менее|больше|меньше)\s*$", re.I)
+
+
 def _stated(
     text: str, located: list[tuple[int, int, c.Value]], dimension: str, unitless: bool
 ) -> list[tuple[int, int, c.Value]]:
@@ -117,7 +121,12 @@ def _stated(
     bounding a condition («в балках высотой 150 мм и более», «при перепаде более 1,0 м»)."""
     found = [(s, e, v) for s, e, v in located if value_fits(v, dimension, unitless)]
     found = [(s, e, v) for s, e, v in found if not is_threshold(text, s, e)]
-    stated = [(s, e, v) for s, e, v in found if not _COMPARED.search(text[max(0, s - 12) : s])]
+    stated = [
+        (s, e, v)
+        for s, e, v in found
+        if not _COMPARED.search(text[max(0, s - 12) : s])
+        or _NEGATED.search(text[max(0, s - 40) : s])
+    ]
     stated = stated or found
     paired = [(s, e, v) for s, e, v in stated if not _PAIRED.match(text, e)]
     return paired or stated

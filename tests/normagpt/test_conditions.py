@@ -340,6 +340,26 @@ def test_the_material_holds_right_other_and_wrong_claims_on_many_clauses() -> No
     assert kinds.count("value_missing") >= 20
 
 
+def test_a_bound_said_with_its_verb_between_states_a_value() -> None:
+    """ГОСТ 24866-2014 п. 5.1.4.3 (the dataset's text): «не должен быть более 3 мм для
+    стеклопакетов прямоугольной формы и не более 5 мм для … непрямоугольной»: the 3 мм is
+    a value stated, not a number bounding a condition, and the 5 мм is another shape's."""
+    text = (
+        "5.1.4.3 В двухкамерных стеклопакетах допускается смещение дистанционных рамок "
+        "относительно друг друга. При этом допуск устанавливается в договоре поставки и не "
+        "должен быть более 3 мм для\nстеклопакетов прямоугольной формы и не более 5 мм для "
+        "стеклопакетов непрямоугольной формы."
+    )
+    claim = "В прямоугольном стеклопакете рамки смещены не более чем на {} (п. 5.1.4.3)."
+    [right] = c.values_find("не более 3 мм")
+    assert value_condition(claim.format("3 мм"), right, [(text, False)]) is None
+    [other] = c.values_find("не более 5 мм")
+    mismatch = value_condition(claim.format("5 мм"), other, [(text, False)])
+    assert mismatch is not None
+    assert "непрямоугольной" in mismatch.given_for
+    assert [v.number for v in mismatch.instead] == [3.0]
+
+
 def test_one_value_of_its_kind_is_never_questioned() -> None:
     """A clause giving one length leaves nothing to confuse: whatever the claim's words."""
     text = "Ширина галереи должна быть не менее 1,2 м. Освещенность не менее 6 лк."
