@@ -196,9 +196,24 @@ def _masked(text: str) -> str:
     """`text` with references, document codes, naming numbers and grades blanked, minus
     signs read and a unit per metre written as one (same length)."""
     text = _per_metre(naming_blanked(_signs_read(text)))
+    if "±" in text:
+        text = _TOLERANCE.sub(_nominal, text)
     for start, end in grade_spans(text):
         text = text[:start] + " " * (end - start) + text[end:]
     return text
+
+
+# a value with its tolerance: «(1,35 ± 0,15) м», «20 ± 2 мм» — the nominal value stated
+_TOLERANCE = re.compile(
+    r"\((?P<num>\s*\d+(?:[.,]\d+)?)\s*±\s*\d+(?:[.,]\d+)?\s*\)|(?<=\d)\s*±\s*\d+(?:[.,]\d+)?"
+)
+
+
+def _nominal(match: re.Match[str]) -> str:
+    """A tolerance blanked, its nominal value kept in place (the same length)."""
+    if match.group("num") is None:
+        return " " * len(match.group(0))
+    return " " + match.group("num") + " " * (len(match.group(0)) - 1 - len(match.group("num")))
 
 
 # a unit per metre, square or cubic metre: «2 мм на 1 м», «2 мм на метр», «0,5 кг на 1 м2»,

@@ -360,6 +360,29 @@ def test_a_bound_said_with_its_verb_between_states_a_value() -> None:
     assert [v.number for v in mismatch.instead] == [3.0]
 
 
+def test_a_value_with_its_tolerance_is_its_nominal_value() -> None:
+    """СП 10.13130.2009 п. 4.1.13 (the dataset's text): a hose valve «на высоте (1,35 ±
+    0,15) м над полом»; «не менее 1 м» is the second of a pair's. The tolerance is not
+    another value: 1,35 м is confirmed, 1 м for a single valve is the pair's."""
+    text = (
+        "4.1.13 Пожарные краны следует устанавливать таким образом, чтобы отвод, на котором "
+        "он\nрасположен, находился на высоте (1,35 ± 0,15) м над полом помещения, и размещать "
+        "в шкафчиках. Спаренные пожарные краны допускается устанавливать один над другим, "
+        "при этом второй кран устанавливается\nна высоте не менее 1 м от пола."
+    )
+    assert [(v.number, v.unit) for v in c.values_find("(1,35 ± 0,15) м; 20 ± 2 мм")] == [
+        (1.35, "м"),
+        (20.0, "мм"),
+    ]
+    claim = "Пожарный кран ставят так, чтобы его отвод был на высоте {} над полом (п. 4.1.13)."
+    [right] = c.values_find("1,35 м")
+    assert value_condition(claim.format("1,35 м"), right, [(text, False)]) is None
+    [other] = c.values_find("1 м")
+    mismatch = value_condition(claim.format("1 м"), other, [(text, False)])
+    assert mismatch is not None
+    assert "второй кран" in mismatch.given_for
+
+
 def test_one_value_of_its_kind_is_never_questioned() -> None:
     """A clause giving one length leaves nothing to confuse: whatever the claim's words."""
     text = "Ширина галереи должна быть не менее 1,2 м. Освещенность не менее 6 лк."
