@@ -221,9 +221,13 @@ class _Scoring:
 def _spanned(row: _Row, weights: dict[str, float]) -> frozenset[str]:
     """The query stems of the clause's headings and of its SPAN stems holding the most of
     their `weights`."""
-    heading = {term for term, at in row.positions.items() if at[0] < row.heading}
+    positions = row.positions
+    first = min(at[0] for at in positions.values()) if positions else 0
+    if first >= row.heading and max(at[-1] for at in positions.values()) - first < SPAN:
+        return frozenset(positions)  # all within one stretch (most clauses: short ones)
+    heading = {term for term, at in positions.items() if at[0] < row.heading}
     events = sorted(
-        (at, term) for term, found in row.positions.items() for at in found if at >= row.heading
+        (at, term) for term, found in positions.items() for at in found if at >= row.heading
     )
     best: set[str] = set()
     most = -1.0
