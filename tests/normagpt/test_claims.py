@@ -91,13 +91,14 @@ def test_a_length_is_held_in_any_unit(millimetres: int, unit: tuple[str, int]) -
 
 def test_bounds_said_as_nearer_farther_earlier_later_longer() -> None:
     """«не ближе», «не ранее» bound from below; «не дальше», «не позднее», «не дольше»,
-    «не глубже» from above; «не должен быть более», «не должен превышать» (masculine too). СП 8.13130.2020 п. 8.8 (the dataset's text) puts a hydrant at
+    «не глубже» from above; «не должен быть более», «не должен превышать» (masculine too),
+    «не более чем на» (not «более чем»). СП 8.13130.2020 п. 8.8 (the dataset's text) puts a hydrant at
     most 2,5 м from the roadway and at least 5 м from walls: «не ближе 2,5 м от стен» is
     not what it says."""
     values = c.values_find(
         "не ближе 5 м; не дальше 100 м; не ранее 7 сут; не позднее 10 сут; не дольше 60 с; "
         "не глубже 0,5 м; не должен быть более 3 мм; не должно быть менее 2 м; не должен "
-        "превышать 5 мм"
+        "превышать 5 мм; не более чем на 1,1 м; более чем на 2 м"
     )
     assert [(v.number, v.bound) for v in values] == [
         (5.0, "min"),
@@ -109,6 +110,8 @@ def test_bounds_said_as_nearer_farther_earlier_later_longer() -> None:
         (3.0, "max"),
         (2.0, "min"),
         (5.0, "max"),
+        (1.1, "max"),
+        (2.0, "min"),
     ]
     clause = (
         "8.8 Пожарные гидранты необходимо предусматривать вдоль автомобильных дорог на "
