@@ -31,7 +31,12 @@ cases»). A number bounding a condition is the condition's, not a value: «в б
 the sentence states. A sentence of one value has no subject apart: its words that the clause
 says as a subject elsewhere count as a subject's. Values given «соответственно» go one by one
 with the lists of numbers after the word (`respective`); in «150 мм — 35 м, 200—450 мм — 50 м»
-the value before a dash is the condition of the one after it.
+the value before a dash is the condition of the one after it. A bare number bounded as
+the next value is and ending its part takes that value's unit («не менее 1500, а для
+битумно-полимерных — не менее 2000 г/м2»); a part of one word opening as the part before
+did says that part's other words too: they are the context of both, its word and the one
+it contrasts tell them apart («для основных наплавляемых битумных рулонных материалов», «для
+битумно-полимерных»).
 
 Tables as the reader left them (`tables`, `table_lines`, `table_heads`, `table_numbered`): rows
 opening with a number under a head naming its unit («Наружный диаметр труб, мм» / «15» / «1,5»

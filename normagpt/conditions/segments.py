@@ -18,6 +18,7 @@ from normagpt.conditions.words import (
     values_located,
     words_of,
 )
+from normagpt.parsing import stems_related
 
 # where a sentence or a list item ends: «;», a lead's «:», «.» before a capital, a new
 # line opening a list item
@@ -119,7 +120,11 @@ def _stated(
 ) -> list[tuple[int, int, c.Value]]:
     """The values of a sentence the clause states, of the claim's kind: not the numbers
     bounding a condition («в балках высотой 150 мм и более», «при перепаде более 1,0 м»)."""
-    found = [(s, e, v) for s, e, v in located if value_fits(v, dimension, unitless)]
+    found = [
+        (s, e, v)
+        for s, e, v in located
+        if value_fits(v, dimension, unitless) or _unit_after(text, e, v, located, dimension)
+    ]
     found = [(s, e, v) for s, e, v in found if not is_threshold(text, s, e)]
     stated = [
         (s, e, v)
@@ -130,6 +135,20 @@ def _stated(
     stated = stated or found
     paired = [(s, e, v) for s, e, v in stated if not _PAIRED.match(text, e)]
     return paired or stated
+
+
+def _unit_after(
+    text: str, end: int, value: c.Value, located: list[tuple[int, int, c.Value]], dimension: str
+) -> bool:
+    """Whether a bare bounded number ends its part and the next value, bounded alike, names
+    the unit for both: «не менее 1500, а для битумно-полимерных — не менее 2000 г/м2»."""
+    if value.unit or not value.bound or not _ELLIPTIC.match(text, end):
+        return False
+    after = [v for s, _, v in located if s >= end]
+    return bool(after) and after[0].dimension == dimension and after[0].bound == value.bound
+
+
+_ELLIPTIC = re.compile(r"\s*,\s*(?:а|но)\s")  # «не менее 1500, а для …»
 
 
 # «в зависимости от диаметра труб: 150 мм — 35 м, 200—450 мм — 50 м»: a value a dash leads
@@ -174,6 +193,11 @@ def _parts(
             continue
         marks -= {m for m in marks if m.rstrip("+-") in numbers}
         inherited = _inherited(own, stems, out, before)
+        shared = _shared(own, stems, out)
+        if shared:  # «для основных … битумных материалов …, а для битумно-полимерных —»
+            last = out[-1]
+            out[-1] = replace(last, own=last.own - shared, context=last.context | shared)
+            inherited |= shared
         text = f"{lead}{shown}{trail}"
         general = not stems and len(pieces) > 1  # «… не более 1,5 ч, а для крупных — 2 ч»
         other = general or bool(_OTHER_CASES.search(own))
@@ -215,6 +239,26 @@ def _inherited(
     if opening.group(1).lower() != its.group(1).lower():
         return frozenset()
     return frozenset(stem for _, stem in words_of(previous[0].text)[1:]) - stems
+
+
+def _shared(own: str, stems: frozenset[str], out: list[Segment]) -> frozenset[str]:
+    """The words of the part before that an elliptic part of one word (a hyphenated one
+    too) opening with the same preposition leaves unsaid: all but those sharing a stem
+    with its word, which they contrast («для основных наплавляемых битумных рулонных
+    материалов … 1500, а для битумно-полимерных — 2000»: the kind of material is said for
+    both, «битумных» and «битумно-полимерных» tell them apart)."""
+    if not out or out[-1].other or len(_CLAIM_WORDS.findall(own.split("—")[0])) != 2:
+        return frozenset()
+    opening, its = _OPENING.match(own), _OPENING.match(out[-1].text)
+    if not (opening and its and opening.group(1).lower() == its.group(1).lower()):
+        return frozenset()
+    words = {m for m in out[-1].own if not m.startswith("#")}
+    if not any(stems_related(a, b) for a in words for b in stems):
+        return frozenset()  # no word of it contrasted: not the same phrase said again
+    return frozenset(w for w in words if not any(stems_related(w, b) for b in stems))
+
+
+_CLAIM_WORDS = re.compile(r"[А-ЯЁа-яё]+(?:-[А-ЯЁа-яё]+)*")
 
 
 _OTHER_CASES = re.compile(
