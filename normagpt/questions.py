@@ -15,6 +15,7 @@ import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -120,6 +121,8 @@ def _noun_forms(word: str, *, cut: bool = True) -> tuple[str, ...]:
     stem = word_stem(word)
     if len(word) <= SHORT + 2 and len(normal) <= SHORT:  # every form: they are few and short
         forms = dict.fromkeys(form.word for form in parsed.lexeme)
+    elif fleeting := _fleeting(parsed):  # «песок», «песка»; «уровень», «уровня»
+        forms = dict.fromkeys([word, *fleeting])
     elif not cut or (normal.startswith(stem) and normal[len(stem) :] in _NOUN_ENDINGS):
         return ()
     else:  # the forms its other stem is in: the singular's genitive, the plural
@@ -127,6 +130,22 @@ def _noun_forms(word: str, *, cut: bool = True) -> tuple[str, ...]:
         forms = dict.fromkeys([word, *(form.word for form in found if form is not None)])
     stems = tuple(dict.fromkeys(word_stem(form) for form in forms))
     return stems if len(stems) > 1 else ()
+
+
+def _fleeting(parsed: Any) -> list[str]:
+    """A noun's forms on both sides of a vowel it drops («песок», «песка»; «щебень»,
+    «щебня»; «уровень», «уровня»): its dictionary form, the singular's genitive and the
+    plural's two cases, when the stems of the first two are not one the other's start; []
+    for another noun."""
+    single = parsed.inflect({"nomn", "sing"})
+    genitive = parsed.inflect({"gent", "sing"})
+    if single is None or genitive is None:
+        return []
+    a, b = word_stem(single.word), word_stem(genitive.word)
+    if a.startswith(b) or b.startswith(a):
+        return []
+    plural = [parsed.inflect({case, "plur"}) for case in ("nomn", "gent")]
+    return [single.word, genitive.word, *(form.word for form in plural if form is not None)]
 
 
 SHORT = 4  # a noun this long or shorter: the stemmer leaves its forms apart

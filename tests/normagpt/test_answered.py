@@ -271,6 +271,28 @@ def test_a_noun_is_found_in_its_other_forms() -> None:
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_noun_that_drops_a_vowel_is_found_in_its_other_forms() -> None:
+    """«щебень» is «щебне», «песок» «песка», «уровень» «уровня» in the norms (ГОСТ 26633-2015
+    п. 4.7.11, as the dataset holds it): the stems differ, the noun is found in each form."""
+    page_stored(
+        "ГОСТ 26633-2015",
+        "Бетоны тяжелые и мелкозернистые. Технические условия",
+        "4.7.11 Содержание пылевидных и глинистых частиц в щебне из изверженных и "
+        "метаморфических пород, щебне из гравия и в гравии для бетонов классов по прочности на "
+        "сжатие В25 и выше не должно превышать 1,0 % массы.\n"
+        "4.7.12 Содержание пылевидных и глинистых частиц в природном песке не должно "
+        "превышать 3 % массы; модуль крупности песка — не менее 2,0.\n"
+        "4.7.13 Отметка уровня грунтовых вод принимается по изысканиям.",
+    )
+    [hit] = clauses_search(keywords=["щебень из гравия", "бетоны классов В25"], limit=1)
+    assert (hit.clause.number, hit.lacks) == ("4.7.11", ())
+    [hit] = clauses_search(keywords=["модуль крупности песок"], limit=1)
+    assert (hit.clause.number, hit.lacks) == ("4.7.12", ())
+    [hit] = clauses_search(keywords=["уровень грунтовых вод"], limit=1)
+    assert (hit.clause.number, hit.lacks) == ("4.7.13", ())
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_keyword_s_word_in_another_form_of_another_keyword_s_word_is_held() -> None:
     """«звуковые сигналы» and «уровень звука»: the corpus holds «звука» among the forms of
     «звуковые», not as a word of its own; the clause holding both answers (СП 3.13130.2009
