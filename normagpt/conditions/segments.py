@@ -247,7 +247,8 @@ def _shared(own: str, stems: frozenset[str], out: list[Segment]) -> frozenset[st
     with its word, which they contrast («для основных наплавляемых битумных рулонных
     материалов … 1500, а для битумно-полимерных — 2000»: the kind of material is said for
     both, «битумных» and «битумно-полимерных» tell them apart)."""
-    if not out or out[-1].other or len(_CLAIM_WORDS.findall(own.split("—")[0])) != 2:
+    said = _WORDS.findall(own.split("—")[0])  # before its value's dash
+    if not out or out[-1].other or len(said) != 2:  # its preposition and its one word
         return frozenset()
     opening, its = _OPENING.match(own), _OPENING.match(out[-1].text)
     if not (opening and its and opening.group(1).lower() == its.group(1).lower()):
@@ -258,7 +259,7 @@ def _shared(own: str, stems: frozenset[str], out: list[Segment]) -> frozenset[st
     return frozenset(w for w in words if not any(stems_related(w, b) for b in stems))
 
 
-_CLAIM_WORDS = re.compile(r"[А-ЯЁа-яё]+(?:-[А-ЯЁа-яё]+)*")
+_WORDS = re.compile(r"[А-ЯЁа-яё]+(?:-[А-ЯЁа-яё]+)*")  # a hyphenated word is one
 
 
 _OTHER_CASES = re.compile(
