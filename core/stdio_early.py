@@ -7,12 +7,17 @@ a fresh data directory also migrates the embedded database, several seconds more
 
 So from its first instant the process reads stdin on a thread of its own, which imports
 nothing but the standard library. Until the server is ready it answers `initialize`,
-`ping` and `tools/list` itself, from the catalog (`mcp_catalog.json` beside this file:
-the very answers the assembled server gives, recorded by `manage.py runmcp
+`ping` and `tools/list` itself (or, to a client of the handshake-free protocol of
+2026-07-28, `server/discover` and `tools/list`), from the catalog (`mcp_catalog.json`
+beside this file: the very answers the assembled server gives, recorded by `manage.py runmcp
 --write-catalog`; a test fails while it differs from the code). Every other line is kept,
 in order. When the server is ready, `hand_over` gives it the kept lines (the client's
-`initialize` first, under an id of its own whose answer is not written, so the SDK's
-session is initialized exactly as the client asked) and then stdin as it comes.
+`initialize` or `server/discover` first, under an id of its own whose answer is not
+written, so the SDK's session is opened exactly as the client asked) and then stdin as
+it comes. The SDK's client probes `server/discover` first and gives up on it after 10 s,
+falling back to `initialize`: were the probe left to a server still migrating a fresh
+database, the server would take the probe's protocol and refuse the handshake the client
+went on with.
 
 When set-up fails after `initialize` was answered (a database not migrated, a malformed
 setting), the client is not left waiting: `refuse` answers every request with the reason
@@ -38,6 +43,9 @@ CATALOG_PATH = Path(__file__).with_name("mcp_catalog.json")
 EARLY_LINE_BYTES = 64 * 1024
 BOM = "\ufeff".encode()
 INTERNAL_ERROR = -32603
+PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
+CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo"
 COMPACT = (",", ":")  # as the server writes its lines: no spaces, fewer of the model's tokens
 
 _current: Early | None = None
@@ -80,15 +88,16 @@ def served_apps(argv: list[str]) -> list[str] | None:
 
 def catalog_served(
     catalog: dict[str, Any], apps: list[str] | None
-) -> tuple[dict[str, Any], list[Any]] | None:
-    """The initialize result and the tools of `apps` (None: all) in the catalog; None when
-    it does not know one of them (the server's own error then names it)."""
+) -> tuple[dict[str, Any], dict[str, Any], list[Any]] | None:
+    """The initialize and discover results and the tools of `apps` (None: all) in the
+    catalog; None when it does not know one of them (the server's own error names it)."""
     order: list[str] = catalog["apps"]
     if apps is not None and any(app not in order for app in apps):
         return None
     served = [app for app in order if apps is None or app in apps]
     tools = [tool for app in served for tool in catalog["tools"][app]]
-    return catalog["initialize"][",".join(served)], tools
+    key = ",".join(served)
+    return catalog["initialize"][key], catalog["discover"][key], tools
 
 
 class Early:
@@ -100,6 +109,7 @@ class Early:
         wire: BinaryIO,
         catalog: dict[str, Any],
         initialize: dict[str, Any],
+        discover: dict[str, Any],
         tools: list[Any],
     ) -> None:
         self.wire = wire
@@ -107,6 +117,10 @@ class Early:
         self._versions: list[str] = catalog["handshake_versions"]
         self._latest: str = catalog["latest_handshake_version"]
         self._initialize = initialize
+        self._modern_versions: list[str] = catalog["modern_versions"]
+        self._discover = discover
+        self._modern_list: dict[str, Any] = catalog["modern_tools_list"]
+        self._unsupported: dict[str, Any] = catalog["unsupported_version"]
         self.tools = tools
         self._lock = threading.Lock()
         self._kept: list[bytes] = []
@@ -114,10 +128,11 @@ class Early:
         self._handed: tuple[Any, Any] | None = None  # (event loop token, send stream)
         self._refusal: str | None = None
         self._thread = threading.Thread(target=self._read, name="stdio-early", daemon=True)
-        # The id under which the client's `initialize` reaches the server: its answer
-        # was given already, so the server's is not written.
+        # The id under which the client's `initialize` or `server/discover` reaches the
+        # server: its answer was given already, so the server's is not written.
         self.replay_id = f"tool-hub:initialize:{os.urandom(6).hex()}"
         self.initialized = False  # `initialize` answered here
+        self.discovered = False  # `server/discover` answered here
         self.tools_listed = False  # `tools/list` answered here
 
     def start(self) -> None:
@@ -186,10 +201,23 @@ class Early:
             return
         method, message_id = message.get("method"), message.get("id")
         is_request = isinstance(message_id, str | int) and not isinstance(message_id, bool)
-        if method == "initialize" and is_request and not self.initialized:
+        opened = self.initialized or self.discovered
+        if method == "initialize" and is_request and not opened:
             version = _requested_version(message.get("params"))
             if version is not None:
                 self._answer_initialize(message, version)
+                return
+        elif method == "server/discover" and is_request and not opened:
+            version = _enveloped_version(message.get("params"))
+            if version is not None:
+                self._answer_discover(message, version)
+                return
+        elif self.discovered and is_request and method == "tools/list":
+            version = _enveloped_version(message.get("params"))
+            if version in self._modern_versions:
+                result = {**self._modern_list, "tools": self.tools}
+                self._write({"jsonrpc": "2.0", "id": message_id, "result": result})
+                self.tools_listed = True
                 return
         elif self.initialized and is_request and method == "ping":
             self._write({"jsonrpc": "2.0", "id": message_id, "result": {}})
@@ -207,6 +235,22 @@ class Early:
         result = {**self._initialize, "protocolVersion": negotiated}
         self._write({"jsonrpc": "2.0", "id": message["id"], "result": result})
         self.initialized = True
+        self._replay(message)
+
+    def _answer_discover(self, message: dict[str, Any], version: str) -> None:
+        """The server's discover result; for a version it does not speak, its error
+        (which opens nothing: the client probes again at a version named in it)."""
+        if version not in self._modern_versions:
+            data = {"supported": self._modern_versions, "requested": version}
+            error = {**self._unsupported, "data": data}
+            self._write({"jsonrpc": "2.0", "id": message["id"], "error": error})
+            return
+        self._write({"jsonrpc": "2.0", "id": message["id"], "result": self._discover})
+        self.discovered = True
+        self._replay(message)
+
+    def _replay(self, message: dict[str, Any]) -> None:
+        """Keep the handshake answered here for the server, under the replay id."""
         replay = {**message, "id": self.replay_id}
         self._keep(
             json.dumps(replay, ensure_ascii=False, separators=COMPACT).encode() + b"\n", replay
@@ -245,6 +289,30 @@ def _parsed(line: bytes) -> dict[str, Any] | None:
     return message if isinstance(message, dict) and message.get("jsonrpc") == "2.0" else None
 
 
+def _enveloped_version(params: object) -> str | None:
+    """The protocol version in the `_meta` envelope of a request of the 2026-07-28
+    protocol, when the server would read the request (no parameters but the envelope,
+    its required keys present, the client named as the handshake names it); else None."""
+    if not isinstance(params, dict) or set(params) != {"_meta"}:
+        return None
+    meta = params["_meta"]
+    if not isinstance(meta, dict):
+        return None
+    version = meta.get(PROTOCOL_VERSION_KEY)
+    if not isinstance(version, str) or not isinstance(meta.get(CAPABILITIES_KEY), dict):
+        return None
+    if CLIENT_INFO_KEY in meta and not _named(meta[CLIENT_INFO_KEY]):
+        return None
+    return version
+
+
+def _named(client: object) -> bool:
+    """`client` names a client as `initialize` and the envelope carry it."""
+    if not isinstance(client, dict):
+        return False
+    return isinstance(client.get("name"), str) and isinstance(client.get("version"), str)
+
+
 def _requested_version(params: object) -> str | None:
     """The protocol version an `initialize` asks for, when its parameters are ones the
     server accepts (else the server answers it, with its own error)."""
@@ -253,8 +321,4 @@ def _requested_version(params: object) -> str | None:
     version, client = params.get("protocolVersion"), params.get("clientInfo")
     if not isinstance(version, str) or not isinstance(params.get("capabilities"), dict):
         return None
-    if not isinstance(client, dict):
-        return None
-    if not isinstance(client.get("name"), str) or not isinstance(client.get("version"), str):
-        return None
-    return version
+    return version if _named(client) else None

@@ -106,7 +106,7 @@ class WireWriter:
         replied = isinstance(message, JSONRPCResponse | JSONRPCError)
         if replied and self._unwritten is not None and message.id == self._unwritten:  # type: ignore[union-attr]
             if isinstance(message, JSONRPCError):
-                logger.error("the server refused the initialize answered early: %s", data[:300])
+                logger.error("the server refused the handshake answered early: %s", data[:300])
             self.ledger.settled(message.id)  # type: ignore[union-attr]
             return
         await self.send(data, answers=(message.id,) if replied else ())  # type: ignore[union-attr]

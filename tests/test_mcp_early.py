@@ -1,5 +1,6 @@
-"""`initialize` and `tools/list` are answered while the server is still starting, with
-the very answers the assembled server gives (core/stdio_early.py, core/mcp_catalog.py)."""
+"""`initialize` (or `server/discover`) and `tools/list` are answered while the server is
+still starting, with the very answers the assembled server gives (core/stdio_early.py,
+core/mcp_catalog.py)."""
 
 from __future__ import annotations
 
@@ -12,12 +13,19 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp_types.version import (
+    HANDSHAKE_PROTOCOL_VERSIONS,
+    LATEST_HANDSHAKE_VERSION,
+    LATEST_MODERN_VERSION,
+    MODERN_PROTOCOL_VERSIONS,
+)
 
 from core import mcp_catalog
 from core.mcp_server import build_server
 from core.stdio_early import CATALOG_PATH, Early, catalog_served
-from tests.conftest import MANAGE, PYTHON, ROOT, STARTUP_DEADLINE, subprocess_env
+from tests.conftest import MANAGE, PYTHON, ROOT, STARTUP_DEADLINE, subprocess_env, text_of
 from tests.test_mcp_stdio_robust import RawStdio
 
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
@@ -35,6 +43,12 @@ def initialize(version: str, message_id: int | str = 1) -> dict[str, Any]:
             "clientInfo": {"name": "early", "version": "1"},
         },
     }
+
+
+def discover_with(meta: dict[str, Any]) -> dict[str, Any]:
+    """A `server/discover` whose envelope has `meta` in place of the well-formed keys."""
+    params = {"_meta": {**mcp_catalog.envelope(LATEST_MODERN_VERSION), **meta}}
+    return {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": params}
 
 
 def greet(message_id: int) -> dict[str, Any]:
@@ -72,6 +86,37 @@ def test_the_early_answers_are_the_servers_for_every_protocol_version(version: s
     assert lines == [
         answers["lines"][method].encode() + b"\n" for method in ("initialize", "tools/list")
     ]
+
+
+@pytest.mark.parametrize("version", [*MODERN_PROTOCOL_VERSIONS, "1999-01-01"])
+def test_the_early_discover_answers_are_the_servers(version: str) -> None:
+    """A client of the handshake-free protocol probes `server/discover` and lists the
+    tools with the envelope on each request: the early answers are the server's own (the
+    probe's byte for byte; the tools' schemas with their keys in the legacy listing's
+    order, which this protocol's listing changes); a version the server does not speak is
+    refused as the server refuses it, and opens nothing (the tool list then waits)."""
+    apps = ["anki_bridge", "normagpt"]
+    answers = anyio.run(mcp_catalog._modern_answers, build_server(apps), version)
+    catalog = json.loads(CATALOG_PATH.read_text(encoding="utf-8"))
+    served = catalog_served(catalog, apps)
+    assert served is not None
+    early = Early(None, _Wire(), catalog, *served)  # type: ignore[arg-type]
+    params = {"_meta": mcp_catalog.envelope(version)}
+    discover = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": params}
+    listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": params}
+    early._answer(json.dumps(discover).encode())
+    early._answer(json.dumps(listing).encode())
+    kept, _ = early.hand_over(None, None)
+    if version in MODERN_PROTOCOL_VERSIONS:
+        discovered, listed = early.wire.lines  # type: ignore[attr-defined]
+        assert discovered == answers["lines"]["server/discover"].encode() + b"\n"
+        assert json.loads(listed) == json.loads(answers["lines"]["tools/list"])
+        assert [json.loads(line) for line in kept] == [{**discover, "id": early.replay_id}]
+    else:
+        assert answers["discover"]["code"] == -32022
+        refused = answers["lines"]["server/discover"].encode() + b"\n"
+        assert early.wire.lines == [refused]  # type: ignore[attr-defined]
+        assert kept == [json.dumps(listing).encode()]
 
 
 class _Wire:
@@ -140,6 +185,34 @@ def test_initialize_and_tools_list_are_answered_while_the_server_cannot_start_ye
     assert migrated[0] > 0
 
 
+@pytest.mark.anyio
+async def test_the_sdk_client_opens_its_session_while_the_server_cannot_start_yet(
+    locked_database: tuple[Path, sqlite3.Connection],
+) -> None:
+    """The SDK's client probes `server/discover` and, without an answer in 10 s, falls
+    back to `initialize`; a server that then takes the probe's protocol refuses that
+    handshake, and every call after it fails (CI on a busy machine, first start on a fresh
+    data directory). The probe is answered at once: the session is the 2026-07-28 one, the
+    tools are listed while the migrations wait, and a call is answered once they ran."""
+    path, holder = locked_database
+    server = StdioServerParameters(
+        command=PYTHON,
+        args=[str(MANAGE), "runmcp"],
+        cwd=str(ROOT),
+        env=subprocess_env(DATABASE_URL=f"sqlite:///{path}", REDIS_URL=None),
+    )
+    async with Client(server, read_timeout_seconds=STARTUP_DEADLINE) as client:
+        assert client.protocol_version == LATEST_MODERN_VERSION
+        listed = await client.list_tools()
+        assert "greet" in [tool.name for tool in listed.tools]
+        tables = holder.execute("SELECT name FROM sqlite_master").fetchall()
+        assert tables == [], "the migrations ran through the lock"
+        holder.execute("COMMIT")
+        called = await client.call_tool("greet", {"name": "Алиса"})
+        assert not called.is_error, text_of(called)
+        assert text_of(called) == GREETING
+
+
 def test_a_server_that_cannot_start_answers_each_request_with_the_reason(tmp_path: Path) -> None:
     """A malformed setting stops start-up. The client already has its `initialize`
     answer, so each later request is answered with the reason (a tool call as a tool
@@ -186,11 +259,23 @@ def test_a_server_that_cannot_start_answers_each_request_with_the_reason(tmp_pat
         json.dumps({**initialize("2025-06-18"), "id": True}).encode(),
         b"[" + json.dumps(initialize("2025-06-18")).encode() + b"]",
         b"{" + b" " * 70_000 + json.dumps(initialize("2025-06-18")).encode()[1:],
+        json.dumps(discover_with({"io.modelcontextprotocol/clientCapabilities": []})).encode(),
+        json.dumps(discover_with({"io.modelcontextprotocol/clientInfo": {"name": 1}})).encode(),
+        json.dumps(discover_with({"io.modelcontextprotocol/protocolVersion": None})).encode(),
     ],
-    ids=["bom", "no client info", "boolean id", "batch", "70 KB line"],
+    ids=[
+        "bom",
+        "no client info",
+        "boolean id",
+        "batch",
+        "70 KB line",
+        "discover: capabilities",
+        "discover: client info",
+        "discover: no version",
+    ],
 )
 def test_what_the_early_reader_does_not_answer_waits_for_the_server(line: bytes) -> None:
-    """Only a well-formed `initialize` is answered early (a byte-order mark is skipped, as
+    """Only a well-formed `initialize` or `server/discover` is answered early (a byte-order mark is skipped, as
     the server skips it); a line the server would refuse or that is too long to read twice
     is kept, in order, for the server to answer."""
     catalog = json.loads(CATALOG_PATH.read_text(encoding="utf-8"))
