@@ -53,9 +53,12 @@ def question_read(keywords: list[str]) -> Query:
     A keyword of several sentences is a question told with its story («Строим дом в
     Подмосковье. Какой толщины …?»): each sentence a phrase, its words of talk left out;
     the question's own sentence is what is asked (`_asking`), the others' words are its
-    `context` (they weigh less, and do not decide the quantity asked)."""
+    `context` (they weigh less, and do not decide the quantity asked), but for what a
+    pronoun of the question stands for («Хочу посадить дерево. На каком расстоянии от дома
+    его сажать?»: the tree is asked about, `_antecedents`)."""
     pieces: list[str] = []
     told: list[str] = []
+    spoken_of: set[str] = set()  # the stems of what the asking sentences' pronouns stand for
     for keyword in keywords:
         sentences = [p.strip() for p in _SENTENCE.split(keyword) if p.strip()]
         if len(sentences) < 2:
@@ -64,6 +67,9 @@ def question_read(keywords: list[str]) -> Query:
         plain = [_told_plainly(p, whole=True) for p in sentences]
         asking = _asking(sentences, plain)
         pieces += [plain[i] for i in asking]
+        meant = [word for i in asking for word in _antecedents(sentences, i)]
+        pieces += [" ".join(meant)] if meant else []
+        spoken_of.update(search_stems(" ".join(meant)))
         told += [p for i, p in enumerate(plain) if i not in asking]
     query = query_parse(pieces)
     words = lexicon()
@@ -74,7 +80,10 @@ def question_read(keywords: list[str]) -> Query:
         for stem, word in story.words.items():
             query.words.setdefault(stem, word)
         asked = {stem for phrase in phrases for stem in phrase}
-        phrases += [kept for phrase in story.phrases if (kept := _kept(phrase, words.filler))]
+        # what a pronoun stands for is asked once, as its own phrase: the story's telling
+        # of it would make it a topic every answering clause must name (`judging.Judge`)
+        left = words.filler | spoken_of
+        phrases += [kept for phrase in story.phrases if (kept := _kept(phrase, left))]
         query.context = frozenset(s for p in phrases for s in p) - asked
         query.documents = list(dict.fromkeys([*query.documents, *story.documents]))
         query.clauses = list(dict.fromkeys([*query.clauses, *story.clauses]))
@@ -111,9 +120,9 @@ def _noun_forms(word: str, *, cut: bool = True) -> tuple[str, ...]:
     word's forms share a stem or its first letters: `search_candidates.vocabulary_read`
     finds those). The stemmer is slow on a word it has not seen: the forms are stemmed only
     for such nouns, told by what their dictionary form holds beyond the word's stem. Not
-    `cut`: a short noun's only (a whole question's words: its other forms made its many
-    words hold more of a clause that does not answer, traps of the held-out benchmark sets
-    among them)."""
+    `cut`: a short noun's and one ending as a verb does (`_VERB_CUT`) only (a whole
+    question's words: its other forms made its many words hold more of a clause that does
+    not answer, traps of the held-out benchmark sets among them)."""
     parsed = morphology().parse(word)[0]
     if parsed.tag.POS != "NOUN":
         return ()
@@ -123,7 +132,9 @@ def _noun_forms(word: str, *, cut: bool = True) -> tuple[str, ...]:
         forms = dict.fromkeys(form.word for form in parsed.lexeme)
     elif fleeting := _fleeting(parsed):  # «песок», «песка»; «уровень», «уровня»
         forms = dict.fromkeys([word, *fleeting])
-    elif not cut or (normal.startswith(stem) and normal[len(stem) :] in _NOUN_ENDINGS):
+    elif (not cut and not normal.endswith(_VERB_CUT)) or (
+        normal.startswith(stem) and normal[len(stem) :] in _NOUN_ENDINGS
+    ):
         return ()
     else:  # the forms its other stem is in: the singular's genitive, the plural
         found = (parsed.inflect({"gent", "sing"}), parsed.inflect({"nomn", "plur"}))
@@ -149,6 +160,9 @@ def _fleeting(parsed: Any) -> list[str]:
 
 
 SHORT = 4  # a noun this long or shorter: the stemmer leaves its forms apart
+# a noun ending so loses it to the stemmer, as a verb's ending («объём»: «объ», «объёма»:
+# «объем»; «водоём», «подъём»): its forms are searched even in a whole question
+_VERB_CUT = "ем"
 # what a noun's dictionary form ends in beyond the stem the stemmer leaves of its forms
 _NOUN_ENDINGS = frozenset(
     {"", "а", "я", "о", "е", "ь", "й", "и", "ы", "ие", "ия", "ье", "ья", "ий", "ей", "ой"}
@@ -180,6 +194,59 @@ def _asking(sentences: list[str], plain: list[str]) -> list[int]:
     boilerplate: not «Что говорят нормы?»), else the last that names something."""
     named = [i for i, p in enumerate(plain) if _names(p)]
     return [i for i in named if sentences[i].endswith("?")] or named[-1:] or [len(plain) - 1]
+
+
+# a third person's pronoun (personal or possessive) by form: the genders (or the plural)
+# of the nouns it may stand for
+_PRONOUNS = {
+    **dict.fromkeys(("он", "него", "нему", "ним", "нём"), frozenset({"masc"})),
+    **dict.fromkeys(("оно",), frozenset({"neut"})),
+    **dict.fromkeys(("его", "ему"), frozenset({"masc", "neut"})),
+    **dict.fromkeys(
+        ("она", "её", "ее", "неё", "нее", "ей", "ней", "ею", "нею"), frozenset({"femn"})
+    ),
+    **dict.fromkeys(("они", "их", "них", "ими", "ними"), frozenset({"plur"})),
+}
+_NAMING = frozenset({"nomn", "accs"})  # the cases of what a sentence is about
+
+
+def _antecedents(sentences: list[str], asking: int) -> list[str]:
+    """The nouns a pronoun of the asking sentence stands for: those of the nearest sentence
+    before it naming any, that agree with the pronoun and are its subject or object (in
+    the nominative or accusative, no preposition before: «Через подвал дома проходит
+    теплотрасса. Насколько горячей может быть поверхность её изоляции?» → «теплотрасса»),
+    with their adjectives."""
+    said = {word.lower() for word in _WORD_RE.findall(sentences[asking])}
+    kinds = frozenset().union(*(_PRONOUNS[w] for w in said if w in _PRONOUNS))
+    if not kinds:
+        return []
+    for sentence in reversed(sentences[:asking]):
+        words = _WORD_RE.findall(sentence)
+        tags = [morphology().parse(word)[0].tag for word in words]
+        nouns: list[str] = []
+        for at, (word, tag) in enumerate(zip(words, tags, strict=True)):
+            if tag.POS != "NOUN" or tag.case not in _NAMING:
+                continue
+            kind = "plur" if tag.number == "plur" else tag.gender
+            if kind not in kinds or word_of_talk(word):
+                continue
+            start = at  # with the adjectives before it that agree («тепловой пункт»)
+            while start and _agrees(words[start - 1], tag.case):
+                start -= 1
+            if start and tags[start - 1].POS == "PREP":
+                continue  # a place or a means («через крышу»), not what is spoken of
+            nouns += words[start : at + 1]
+        if nouns:
+            return nouns
+    return []
+
+
+_ADJECTIVES = frozenset({"ADJF", "PRTF"})
+
+
+def _agrees(word: str, case: str) -> bool:
+    """Whether `word` may be an adjective in `case` (any of its readings)."""
+    return any(p.tag.POS in _ADJECTIVES and p.tag.case == case for p in morphology().parse(word))
 
 
 def _names(sentence: str) -> bool:

@@ -72,11 +72,56 @@ def test_a_question_told_with_its_story_asks_its_last_sentence() -> None:
     )
     asked = {query.words[t] for t in query.terms if t not in query.context}
     story = {query.words[t] for t in query.context}
-    assert asked == {"кровлей"}
-    assert {"фановую", "трубу", "канализации", "скатную", "крышу"} <= story
+    # «она»: the pipe, asked about (the roof it goes through is where, not what)
+    assert asked == {"кровлей", "фановую", "трубу"}
+    assert ["фанов", "труб"] in query.phrases
+    assert {"канализации", "скатную", "крышу"} <= story
     assert not {"выводим", "строим", "торчать", "она", "насколько"} & (asked | story)
     assert query.sentence
     assert not question_read(["расстояние до границы соседнего участка"]).sentence
+
+
+@pytest.mark.parametrize(
+    ("question", "meant"),
+    [
+        # the feminine pronoun: the heating main, not the basement nor the house
+        (
+            "Через подвал нашего дома проходит теплотрасса. Насколько горячей может быть "
+            "поверхность её изоляции?",
+            {"теплотрасса"},
+        ),
+        # the object, with its adjectives; not the yard the sentence places it in
+        (
+            "Во дворе собираются поставить отдельно стоящий тепловой пункт (ЦТП). На каком "
+            "расстоянии от стен жилого дома он должен быть?",
+            {"стоящий", "тепловой", "пункт"},
+        ),
+        # the concrete ordered, not the foundation it is ordered for («на фундамент»)
+        (
+            "Заказываю на фундамент бетон марки П4 по подвижности. Какой должна быть у него "
+            "осадка конуса?",
+            {"бетон"},
+        ),
+        # no pronoun: the story stays the story
+        ("Строим дом в Подмосковье. Какой толщины делать утеплитель стен?", set()),
+    ],
+    ids=["heating main", "heat point", "concrete", "no pronoun"],
+)
+def test_what_a_pronoun_of_the_question_stands_for_is_asked(question: str, meant: set[str]) -> None:
+    """A question whose asking sentence names its subject by a pronoun asks about the
+    noun of the story it stands for (the nearest sentence's subject or object agreeing
+    with it): that noun is not the story's, it is asked."""
+    query = question_read([question])
+    asked = {query.words[t] for t in query.terms if t not in query.context}
+    plain = question_read([question.rsplit(". ", 1)[1]])
+    assert asked - {plain.words[t] for t in plain.terms} == meant
+
+
+def test_a_noun_the_stemmer_cuts_as_a_verb_is_searched_in_its_other_forms() -> None:
+    """«объём» stems as «объ» (its «-ём» cut as a verb's «-ем»), «объёма» as «объем»: in a
+    whole question too, both are searched."""
+    query = question_read(["Какой общий объём газовых баллонов допускается у стены дома?"])
+    assert "объем" in query.said_as["объ"]
 
 
 @pytest.mark.django_db(transaction=True)
