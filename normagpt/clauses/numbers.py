@@ -36,6 +36,9 @@ _CAPTION = re.compile(
     rf"\s*(?P<number>{_TABLE_NUMBER})?\.?(?P<rest>.*)$"
 )
 _CAPTION_REST = re.compile(r"^\s*(?:$|[—–\-.:]|\(|[А-ЯЁA-Z«\"])")
+# «Т а б л и ц а !  — Коэффициент а»: the OCR's «!» for the «1» of a letter-spaced caption
+# (seven documents of the public dataset: ГОСТ 18105, 30547, 30732, 14782, Р 53289, СП 64, 299)
+_OCR_ONE = re.compile(r"^(Т\sа\sб\sл\sи\sц\sа\s*)!(?=\s|$)")
 _APPENDIX = re.compile(
     r"^(?:Приложение|ПРИЛОЖЕНИЕ|П\s?р\s?и\s?л\s?о\s?ж\s?е\s?н\s?и\s?е)\s+"
     r"(?P<letter>[А-ЯЁA-Z]|\d{1,2})(?!\w)\.?(?P<rest>\s.*|)$"
@@ -93,7 +96,7 @@ def numbered(text: str) -> Numbered | None:
 def caption(text: str) -> Caption | None:
     """The table a caption line opens or goes on with; None for a line that only names one
     («Таблица 5.1 содержит …»)."""
-    match = _CAPTION.match(text)
+    match = _CAPTION.match(_OCR_ONE.sub(r"\g<1>1", text))
     if match is None or not _CAPTION_REST.match(match["rest"]):
         return None
     number = number_normal(re.sub(r"\s", "", match["number"] or ""))

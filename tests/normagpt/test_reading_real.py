@@ -98,6 +98,16 @@ def test_letter_spaced_captions_open_tables(fixture: str, numbers: list[str]) ->
         assert "Окончание таблицы 8.3" in tables["8.3"].text
 
 
+def test_a_caption_whose_one_the_ocr_read_as_an_exclamation_mark_opens_table_1() -> None:
+    """СП 64.13330.2017 as the dataset holds it: «Т а б л и ц а !» (the «1» read as «!», in
+    seven documents of the dataset) opens table 1, the service classes of timber; its rows
+    are the table's, not clause 5.5's (a right answer from the table was once unconfirmed)."""
+    units = clauses_split(pages_of("sp-64-13330-2017-ocr-one.json"))
+    table = by_number(units, "table")["1"]
+    assert "4 (мокрый)" in table.text
+    assert "мокрый" not in by_number(units)["5.5"].text
+
+
 def test_a_numbering_garbled_by_ocr_is_picked_up_again_after_a_table() -> None:
     """ГОСТ Р 58882-2020: OCR wrote «7.45.8» … «7.45.12» for 7.4.5.8 … 7.4.5.12; after table 2
     the numbering goes on at 7.4.6.1, 7.5, 7.5.1.1 (they once stayed in the table, and every
