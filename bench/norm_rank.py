@@ -60,6 +60,7 @@ def corpus_load(dataset: Path, fresh: bool) -> dict[str, Any]:
     os.environ["DATABASE_URL"] = f"sqlite:///{path}"
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ.setdefault("DJANGO_SECRET_KEY", "bench-norm-rank-not-a-secret")
+    os.environ["DJANGO_DEBUG"] = "0"  # as in production: no SQL kept per query
     os.environ.pop("REDIS_URL", None)
     child.django_setup()
     every = str(ROOT / "bench" / "norm_question*" / "*.yaml")
