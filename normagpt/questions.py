@@ -145,17 +145,19 @@ def _noun_forms(word: str, *, cut: bool = True) -> tuple[str, ...]:
 
 def _fleeting(parsed: Any) -> list[str]:
     """A noun's forms on both sides of a vowel it drops («песок», «песка»; «щебень»,
-    «щебня»; «уровень», «уровня»): its dictionary form, the singular's genitive and the
-    plural's two cases, when the stems of the first two are not one the other's start; []
-    for another noun."""
+    «щебня»; «уровень», «уровня») or of a plural of another root («человек», «люди»;
+    «ребёнок», «дети»): its dictionary form, the singular's genitive and the plural's two
+    cases, when the stem of the first is not the start of the second's or the plural's, nor
+    theirs its start; [] for another noun."""
     single = parsed.inflect({"nomn", "sing"})
     genitive = parsed.inflect({"gent", "sing"})
     if single is None or genitive is None:
         return []
-    a, b = word_stem(single.word), word_stem(genitive.word)
-    if a.startswith(b) or b.startswith(a):
-        return []
     plural = [parsed.inflect({case, "plur"}) for case in ("nomn", "gent")]
+    a = word_stem(single.word)
+    others = [genitive.word, *(form.word for form in plural[:1] if form is not None)]
+    if all(a.startswith(b) or b.startswith(a) for b in map(word_stem, others)):
+        return []
     return [single.word, genitive.word, *(form.word for form in plural if form is not None)]
 
 

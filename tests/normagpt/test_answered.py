@@ -117,6 +117,15 @@ def test_what_a_pronoun_of_the_question_stands_for_is_asked(question: str, meant
     assert asked - {plain.words[t] for t in plain.terms} == meant
 
 
+def test_a_noun_whose_plural_has_another_root_is_searched_in_both() -> None:
+    """«человек», «люди»; «ребёнок», «дети»: the stems differ, the noun is one («площадь на
+    одного ребёнка» is said of «детей» too)."""
+    query = question_read(["Сколько людей может жить в комнате площадью 12 м2?"])
+    assert "человек" in query.said_as["люд"]
+    query = question_read(["Сколько квадратных метров площадки нужно на одного ребёнка?"])
+    assert "дет" in query.said_as["ребенк"]
+
+
 def test_a_noun_the_stemmer_cuts_as_a_verb_is_searched_in_its_other_forms() -> None:
     """«объём» stems as «объ» (its «-ём» cut as a verb's «-ем»), «объёма» as «объем»: in a
     whole question too, both are searched."""
