@@ -12,6 +12,7 @@ indexes' new entries are merged into their main structure (`search_index_merge`)
 from __future__ import annotations
 
 import logging
+import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +26,7 @@ from normagpt.parsing import (
     alias_key,
     clauses_find,
     code_aliases,
+    number_normal,
     text_clean,
     title_aliases,
 )
@@ -56,6 +58,7 @@ def pages_indexed(texts: list[str]) -> Indexed:
     """Split a document's page texts into clauses with their search text (pure: a bulk load
     runs it in worker processes). The texts are read as `text_clean` gives them."""
     units = clauses_split([text_clean(text) for text in texts])
+    pointers = tables_pointed(units)
     rows = [
         (
             unit.page_index,
@@ -67,7 +70,13 @@ def pages_indexed(texts: list[str]) -> Indexed:
             unit.start,
             unit.end,
             unit.span,
-            clause_search_text(unit.heading, unit.text, table=unit.kind == "table"),
+            clause_search_text(
+                " ".join([unit.heading, *pointers.get(unit.number, [])])
+                if unit.kind == "table"
+                else unit.heading,
+                unit.text,
+                table=unit.kind == "table",
+            ),
         )
         for unit in units
     ]
@@ -85,6 +94,38 @@ def pages_indexed(texts: list[str]) -> Indexed:
             for i, text in enumerate(texts)
         ],
     )
+
+
+# «по таблице Г. 1», «приведены в таблице 5.11», «см. табл. 8.3»: a table of the same
+# document (not «таблицы 5.1 СП 20.13330»)
+_POINTER = re.compile(
+    r"табл(?:\.|иц[аеуы]\w*)\s*(?P<number>(?:[А-ЯЁA-Z]\s?\.\s?)?\d{1,2}(?:\s?\.\s?\d{1,3}){0,3})"
+    r"(?![\dа-яёa-z]|[.,]\d|\s*(?:СП|ГОСТ|СНиП|СанПиН)\b)",
+    re.I,
+)
+_SENTENCE = re.compile(r"(?<=[.;:])\s+(?=[А-ЯЁA-Z«])")
+POINTER_WORDS = 40  # a longer sentence says more than what the table holds
+
+
+def tables_pointed(units: list[Any]) -> dict[str, list[str]]:
+    """The sentences of a document's clauses that point to each of its tables («Для
+    определения собственного веса конструкций плотность древесины различных пород следует
+    принимать по таблице Г.1»), by table number: what a reader reads the table by, so its
+    search text holds them with its heading (the table itself says «Порода древесины /
+    Плотность …» and no more)."""
+    tables = {unit.number for unit in units if unit.kind == "table" and unit.number}
+    pointed: dict[str, list[str]] = {}
+    for unit in units:
+        if unit.kind != "clause" or "табл" not in unit.text.lower():
+            continue
+        for sentence in _SENTENCE.split(unit.text):
+            if len(sentence.split()) > POINTER_WORDS:
+                continue
+            for match in _POINTER.finditer(sentence):
+                number = number_normal(re.sub(r"\s", "", match["number"]))
+                if number in tables and sentence not in pointed.setdefault(number, []):
+                    pointed[number].append(sentence)
+    return pointed
 
 
 @transaction.atomic

@@ -10,6 +10,7 @@ norms' words («забор соседа» → «граница соседнег�
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -435,3 +436,18 @@ def test_the_agent_answers_not_in_the_corpus_and_cites_nothing(real_pages, llm) 
     assert run.sources == []
     assert llm.count()["executor"] == 0
     assert llm.count()["finalizer"] == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_table_is_read_with_the_sentence_pointing_to_it(tmp_path: Path) -> None:
+    """СП 64.13330.2017, appendix Г: «Г.1 Для определения собственного веса конструкций
+    плотность древесины различных пород следует принимать по таблице Г.1»; the table names
+    the species («дуб») and the densities, not what they are for. Read together, as a reader
+    reads them, the table answers the question the sentence and the table answer together
+    (it was «not in the corpus»: the sentence lacks «дуб», the table the weight)."""
+    shutil.copy(FIXTURES / "sp-64-13330-2017-ocr-one.json", tmp_path)
+    call_command("normagpt_ingest_dataset", str(tmp_path))
+    keywords = ["плотность древесины", "для определения собственного веса конструкций", "дуб"]
+    hits = clauses_search(keywords=keywords, limit=5)
+    answering = [(h.clause.kind, h.clause.number) for h in hits if h.answers]
+    assert answering[:1] == [("table", "Г.1")]

@@ -17,6 +17,7 @@ from normagpt.clauses import Clause, clauses_split, document_read
 from normagpt.dataset import ATTRIBUTION
 from normagpt.models import NormClause, NormDocument, NormPage
 from normagpt.parsing import text_clean
+from normagpt.terms import PART
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "norms"
 
@@ -106,6 +107,23 @@ def test_a_caption_whose_one_the_ocr_read_as_an_exclamation_mark_opens_table_1()
     table = by_number(units, "table")["1"]
     assert "4 (мокрый)" in table.text
     assert "мокрый" not in by_number(units)["5.5"].text
+
+
+def test_a_table_is_indexed_with_the_sentences_pointing_to_it() -> None:
+    """The sentences of a document's clauses that point to one of its tables («Клеи … должны
+    соответствовать таблице 2») go into the table's search text with its heading; a
+    reference to another document's table («по таблице 1 СП 20.13330») does not."""
+    units = clauses_split(pages_of("sp-64-13330-2017-ocr-one.json"))
+    pointed = indexing.tables_pointed(units)
+    assert any("Клеи, используемые для склеивания" in s for s in pointed["2"])
+    assert any("Для определения собственного веса" in s for s in pointed["Г.1"])
+    rows = {(row[1], row[2]): row[9] for row in indexing.pages_indexed(
+        pages_of("sp-64-13330-2017-ocr-one.json")).clauses}  # fmt: skip
+    heading = rows[("table", "Г.1")].split(PART)[0]
+    assert {"собствен", "вес", "определен"} <= set(heading.split())
+    other = Clause("clause", "9.9", "", 0, 0, 0, lines=["9.9 Нагрузки принимают по таблице 2 "
+                                                       "СП 20.13330.2016."])  # fmt: skip
+    assert indexing.tables_pointed([*units, other])["2"] == pointed["2"]
 
 
 def test_a_numbering_garbled_by_ocr_is_picked_up_again_after_a_table() -> None:
