@@ -98,7 +98,7 @@ def pages_indexed(texts: list[str]) -> Indexed:
 
 # «по таблице Г. 1», «приведены в таблице 5.11», «см. табл. 8.3»: a table of the same
 # document (not «таблицы 5.1 СП 20.13330»)
-_POINTER = re.compile(
+TABLE_POINTER = re.compile(
     r"табл(?:\.|иц[аеуы]\w*)\s*(?P<number>(?:[А-ЯЁA-Z]\s?\.\s?)?\d{1,2}(?:\s?\.\s?\d{1,3}){0,3})"
     r"(?![\dа-яёa-z]|[.,]\d|\s*(?:СП|ГОСТ|СНиП|СанПиН)\b)",
     re.I,
@@ -121,7 +121,7 @@ def tables_pointed(units: list[Any]) -> dict[str, list[str]]:
         for sentence in _SENTENCE.split(unit.text):
             if len(sentence.split()) > POINTER_WORDS:
                 continue
-            for match in _POINTER.finditer(sentence):
+            for match in TABLE_POINTER.finditer(sentence):
                 number = number_normal(re.sub(r"\s", "", match["number"]))
                 if number in tables and sentence not in pointed.setdefault(number, []):
                     pointed[number].append(sentence)

@@ -41,14 +41,14 @@ from django.utils import timezone
 
 from normagpt import claims as c
 from normagpt.claim_results import CONFIRMED, UNCONFIRMED, ClaimResult
-from normagpt.conditions import value_condition
+from normagpt.conditions import class_names, value_condition
 from normagpt.conditions.graded import grade_condition
 from normagpt.editions import clause_marks
 from normagpt.models import NormAmendment, NormClause, NormPage, NormTerm
 from normagpt.parsing import clause_label, code_matches
 from normagpt.search import documents_named
 from normagpt.terms import ALL_CLAUSES
-from normagpt.wording import words_absent
+from normagpt.wording import pointed, words_absent
 
 
 class _Problem(NamedTuple):
@@ -467,9 +467,10 @@ def _condition_problems(
     clauses = [clause for x in cited for clause in x.clauses]
     labels = [x.label for x in cited for _ in x.clauses]
     texts = [(clause.text, clause.kind == NormClause.Kind.TABLE) for clause in clauses]
+    named = class_names(pointed(clauses)) if values else {}
     problems = []
     for value in values:
-        mismatch = value_condition(sentence, value, texts)
+        mismatch = value_condition(sentence, value, texts, named=named)
         if mismatch is not None:
             problems.append(_Problem("other_condition", mismatch.reason(labels[mismatch.source])))
     return problems

@@ -39,8 +39,9 @@ from core.russian import morphology
 from normagpt import claims as c
 from normagpt.conditions import generic, table_segments
 from normagpt.conditions.words import BRICK_THICKNESS, abbreviated, bricks_thickness
+from normagpt.indexing import TABLE_POINTER
 from normagpt.models import NormClause
-from normagpt.parsing import search_stems, stems_related
+from normagpt.parsing import number_normal, search_stems, stems_related
 from normagpt.questions import lexicon, word_of_talk
 
 RARE_SHARE = 0.05  # a claim's word held by fewer clauses than this share tells what it is about
@@ -99,9 +100,11 @@ def words_absent(
 
 def beside(clauses: list[NormClause]) -> str:
     """What a reader reads beside the cited `clauses` (their headings and documents' titles
-    besides): for a table the clauses pointing to it, and the documents' scope."""
+    besides): for a table the clauses pointing to it, the tables they point to, and the
+    documents' scope."""
     tables = [clause for clause in clauses if clause.kind == NormClause.Kind.TABLE]
     parts = [text for table in tables for text in pointing(table)]
+    parts += pointed(clauses)
     for document_id in dict.fromkeys(x.document_id for x in clauses):
         parts += scope(document_id)
     return "\n".join(parts)
@@ -120,6 +123,26 @@ def pointing(table: NormClause) -> list[str]:
         document_id=table.document_id, amendment=None, text__icontains=table.number.split(".")[-1]
     ).exclude(kind=NormClause.Kind.TABLE)
     return [text for text in found.values_list("text", flat=True) if cited.search(text)]
+
+
+def pointed(clauses: list[NormClause]) -> list[str]:
+    """The texts of the tables of their documents the `clauses` point to: what a reader
+    turns to for the words they use («Плотность древесины … для условий эксплуатации по
+    таблице 1 … 3 и 4»: table 1 says which are «влажный», «мокрый»)."""
+    wanted = {
+        (clause.document_id, number_normal(re.sub(r"\s", "", match["number"])))
+        for clause in clauses
+        for match in TABLE_POINTER.finditer(clause.text)
+    } - {(clause.document_id, clause.number) for clause in clauses}
+    if not wanted:
+        return []
+    found = NormClause.objects.filter(
+        document_id__in={document for document, _ in wanted},
+        number__in={number for _, number in wanted},
+        kind=NormClause.Kind.TABLE,
+        amendment=None,
+    ).values_list("document_id", "number", "text")
+    return [text for document, number, text in found if (document, number) in wanted]
 
 
 def scope(document_id: int) -> list[str]:

@@ -68,13 +68,14 @@ claim's words tell no part apart.
 from normagpt.conditions.entities import Segment
 from normagpt.conditions.segments import clause_segments
 from normagpt.conditions.tables import table_segments
-from normagpt.conditions.verdict import Mismatch, value_condition
+from normagpt.conditions.verdict import Mismatch, class_names, value_condition
 from normagpt.conditions.words import GENERIC_WORDS, generic
 
 __all__ = [
     "GENERIC_WORDS",
     "Mismatch",
     "Segment",
+    "class_names",
     "clause_segments",
     "generic",
     "table_segments",

@@ -44,13 +44,20 @@ _HEAD = re.compile(r"^(?:[\s,;:—–•)-]|\b(?:а|и)\s)*", re.I)
 
 
 def value_condition(
-    claim: str, value: c.Value, clauses: Sequence[tuple[str, bool]], *, kind: str | None = None
+    claim: str,
+    value: c.Value,
+    clauses: Sequence[tuple[str, bool]],
+    *,
+    kind: str | None = None,
+    named: dict[str, str] | None = None,
 ) -> Mismatch | None:
     """Whether the cited clauses (their text, and whether each is a table) give `value` for
     the conditions `claim` states: None when they do, when the value is not theirs at all or
     when they hold only one value of its kind (its dimension, or `kind`: '' for the numbers
     of a table's cells without a unit); else the condition they give it for and what they
-    give for the claim's."""
+    give for the claim's. `named`: the numbers of classes by the stems of their names, as
+    a table the clauses point to names them («3 (влажный)»: a claim «во влажных условиях»
+    says class 3, `class_names`)."""
     if kind is None:
         if not value.dimension:
             return None
@@ -64,6 +71,8 @@ def value_condition(
     said = _claim_part(claim, value)
     if said is None:
         return None
+    if named and (classes := {f"#{named[w]}" for w in said.own if w in named}):
+        said = replace(said, own=said.own | classes)
     written_out = abbreviated(claim, "\n".join(text for text, _ in clauses))
     if written_out:  # «ориентированно-стружечных плит» is what the clause calls «ОСП»
         said = replace(said, own=said.own | stems_of(" ".join(written_out).upper()))
@@ -265,3 +274,21 @@ def _misread(said: str, word: str) -> bool:
     if min(len(said), len(word)) < 8 or len(said) != len(word):
         return False
     return sum(a != b for a, b in zip(said, word, strict=True)) == 1
+
+
+# a class's line in a table naming the classes: «3 (влажный)», «2 (нормальный)»
+_CLASS_NAME = re.compile(r"^\s*(\d{1,2})[а-яa-z]?\s*\(([а-яё]{4,})\)\s*$", re.I | re.M)
+
+
+def class_names(texts: Sequence[str]) -> dict[str, str]:
+    """The classes a table names, their number by the stem of their name («3 (влажный)»:
+    «влажн» → «3»), from `texts` (the tables a cited clause points to: СП 64.13330.2017's
+    table Г.1 gives densities «для условий эксплуатации по таблице 1» in columns «1А, 1 и 2»
+    and «3 и 4»; table 1 names class 3 «влажный», 4 «мокрый»). A name given to two numbers
+    names none."""
+    found: dict[str, set[str]] = {}
+    for text in texts:
+        for number, name in _CLASS_NAME.findall(text):
+            for stem in stems_of(name):
+                found.setdefault(stem, set()).add(number)
+    return {stem: next(iter(numbers)) for stem, numbers in found.items() if len(numbers) == 1}

@@ -102,6 +102,7 @@ def words_of(text: str) -> list[tuple[int, str]]:
     bare = _SPACED_CODE.sub(lambda m: f"{m[1].replace('1', 'I')}{m[2]} ", bare_text(text))
     bare = _SPLIT_CAPITAL.sub(lambda m: f"{m[1]}{m[2]} ", bare)
     bare = _NEGATED.sub(r"\1-", bare)  # «не защищенной»: one word, the other condition
+    bare = _GLUED_AND.sub("и ", bare)  # «3 и4»: the typesetter's lost space
     out = [(m.start(), f"#{bricks_thickness(m['bricks'])}") for m in BRICK_THICKNESS.finditer(bare)]
     bare = BRICK_THICKNESS.sub(lambda m: " " * len(m.group(0)), bare)
     number: list[float] = []  # a number's words so far: where they begin and end, their values
@@ -178,6 +179,7 @@ def _roman(word: str, after: str) -> str:
 
 # a capital OCR set apart from its word («Г азоснабжение»): not a word of one letter
 _SPLIT_CAPITAL = re.compile(r"\b([БГДЕЁЖЗЙЛМНПРТФХЦЧШЩЭЮ]) ([а-яё]{3,})")
+_GLUED_AND = re.compile(r"(?<=\d )и(?=\d)")
 _SPACED_CODE = re.compile(r"\b([IV1]{1,3}) ([А-Д])\b")  # climatic subregions OCR spaced
 
 

@@ -24,6 +24,7 @@ from normagpt.agent.runner import run_advance
 from normagpt.ingest import document_texts_ingest
 from normagpt.questions import question_read
 from normagpt.search import clauses_search, pages_search
+from normagpt.verification import Checker
 from tests.normagpt.scripted_llm import final, plan, step, verdict
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "norms"
@@ -451,3 +452,32 @@ def test_a_table_is_read_with_the_sentence_pointing_to_it(tmp_path: Path) -> Non
     hits = clauses_search(keywords=keywords, limit=5)
     answering = [(h.clause.kind, h.clause.number) for h in hits if h.answers]
     assert answering[:1] == [("table", "Г.1")]
+
+
+OAK = "Плотность дуба для конструкций {} условиях эксплуатации следует принимать {} кг/м3 (табл. Г.1 СП 64.13330.2017)."
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("conditions", "value", "confirmed", "said"),
+    [
+        ("во влажных и мокрых", "800", True, ""),
+        ("во влажных и мокрых", "700", False, "1А, 1 и 2"),  # the other classes' value
+        ("в сухих", "700", True, ""),
+        ("в сухих", "800", False, "3 и4"),
+        ("во влажных и мокрых", "750", False, "нет"),  # in no column
+    ],
+    ids=["wet 800", "wet 700", "dry 700", "dry 800", "wet 750"],
+)
+def test_a_claim_naming_the_classes_a_pointed_table_names_is_checked_by_them(
+    tmp_path: Path, conditions: str, value: str, confirmed: bool, said: str
+) -> None:
+    """СП 64.13330.2017's table Г.1 gives densities «для условий эксплуатации по таблице 1»
+    in columns «1А, 1 и 2» and «3 и4» (OCR's lost space); table 1 names the classes «3
+    (влажный)», «4 (мокрый)», «1 (сухой)». A claim in those names is read by them: its
+    words are what table 1 says, and «во влажных» is the column «3 и 4»."""
+    shutil.copy(FIXTURES / "sp-64-13330-2017-ocr-one.json", tmp_path)
+    call_command("normagpt_ingest_dataset", str(tmp_path))
+    [result] = Checker(sources=[], pages=[]).answer(OAK.format(conditions, value))
+    assert result.confirmed is confirmed, result.reason
+    assert said in result.reason
