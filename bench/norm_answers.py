@@ -377,20 +377,32 @@ def report(
     )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def dataset_parser(description: str) -> argparse.ArgumentParser:
+    """A command line taking the dataset's checkout (DATASET_DIR or NORM_DATASET), `--misses`
+    and `--fresh`; `dataset_args` parses it."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument(
         "dataset", nargs="?", type=Path, default=os.environ.get("NORM_DATASET"),
         help="a checkout of Akumsk/russian-construction-standards (default: NORM_DATASET)",
     )  # fmt: skip
-    parser.add_argument("--backends", default="sqlite,postgres")
-    parser.add_argument("--corpora", default="alone,mixed")
-    parser.add_argument("--questions", default=QUESTIONS, help=f"YAML files (default {QUESTIONS})")
     parser.add_argument("--misses", action="store_true", help="list the questions missed")
     parser.add_argument("--fresh", action="store_true", help="load the corpora anew")
+    return parser
+
+
+def dataset_args(parser: argparse.ArgumentParser) -> argparse.Namespace:
     args = parser.parse_args()
     if args.dataset is None or not Path(args.dataset).is_dir():
         parser.error("give the dataset's checkout (DATASET_DIR or NORM_DATASET)")
+    return args
+
+
+def main() -> None:
+    parser = dataset_parser(__doc__.split("\n\n")[0])
+    parser.add_argument("--backends", default="sqlite,postgres")
+    parser.add_argument("--corpora", default="alone,mixed")
+    parser.add_argument("--questions", default=QUESTIONS, help=f"YAML files (default {QUESTIONS})")
+    args = dataset_args(parser)
     args.backends = args.backends.split(",")
     args.corpora = args.corpora.split(",")
     run(args)

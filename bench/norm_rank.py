@@ -33,7 +33,13 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import ROOT, percentile, print_table
-from bench.norm_answers import REAL_NOT_FOUND_MAX, TRAPS_NOT_FOUND_MIN, share
+from bench.norm_answers import (
+    REAL_NOT_FOUND_MAX,
+    TRAPS_NOT_FOUND_MIN,
+    dataset_args,
+    dataset_parser,
+    share,
+)
 from bench.norm_answers_mcp import Asked
 from bench.norm_answers_questions import FORMS, Question, clause_key, questions_load
 
@@ -123,17 +129,9 @@ def set_misses(name: str, asked: list[Asked], codes: dict[str, str]) -> list[str
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "dataset", nargs="?", type=Path, default=os.environ.get("NORM_DATASET"),
-        help="a checkout of Akumsk/russian-construction-standards (default: NORM_DATASET)",
-    )  # fmt: skip
+    parser = dataset_parser(__doc__.split("\n\n")[0])
     parser.add_argument("--sets", default=",".join(SETS), help=f"of {', '.join(SETS)}")
-    parser.add_argument("--misses", action="store_true", help="list the questions missed")
-    parser.add_argument("--fresh", action="store_true", help="load the corpus anew")
-    args = parser.parse_args()
-    if args.dataset is None or not Path(args.dataset).is_dir():
-        parser.error("give the dataset's checkout (DATASET_DIR or NORM_DATASET)")
+    args = dataset_args(parser)
     unknown = [s for s in args.sets.split(",") if s not in SETS]
     if unknown:
         parser.error(f"--sets: {', '.join(unknown)} not of {', '.join(SETS)}")

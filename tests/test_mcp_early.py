@@ -57,6 +57,15 @@ def greet(message_id: int) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": message_id, "method": "tools/call", "params": params}
 
 
+def early_of(apps: list[str] | None) -> Early:
+    """An early reader answering for `apps` (None: all) from the catalog, writing to a
+    `_Wire` that keeps its replies."""
+    catalog = json.loads(CATALOG_PATH.read_text(encoding="utf-8"))
+    served = catalog_served(catalog, apps)
+    assert served is not None
+    return Early(None, _Wire(), catalog, *served)  # type: ignore[arg-type]
+
+
 def test_the_catalog_is_what_the_server_answers() -> None:
     """The file the early reader answers from is what the code gives today."""
     recorded = mcp_catalog.catalog_record()
@@ -70,10 +79,7 @@ def test_the_early_answers_are_the_servers_for_every_protocol_version(version: s
     are the server's own for that request, field for field."""
     apps = ["problems", "ojclient"]
     answers = anyio.run(mcp_catalog._answers, build_server(apps), version)
-    catalog = json.loads(CATALOG_PATH.read_text(encoding="utf-8"))
-    served = catalog_served(catalog, apps)
-    assert served is not None
-    early = Early(None, _Wire(), catalog, *served)  # type: ignore[arg-type]
+    early = early_of(apps)
     early._answer(json.dumps(initialize(version, 1)).encode())
     early._answer(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).encode())
     initialized, listed = early.wire.replies  # type: ignore[attr-defined]
@@ -97,10 +103,7 @@ def test_the_early_discover_answers_are_the_servers(version: str) -> None:
     refused as the server refuses it, and opens nothing (the tool list then waits)."""
     apps = ["anki_bridge", "normagpt"]
     answers = anyio.run(mcp_catalog._modern_answers, build_server(apps), version)
-    catalog = json.loads(CATALOG_PATH.read_text(encoding="utf-8"))
-    served = catalog_served(catalog, apps)
-    assert served is not None
-    early = Early(None, _Wire(), catalog, *served)  # type: ignore[arg-type]
+    early = early_of(apps)
     params = {"_meta": mcp_catalog.envelope(version)}
     discover = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": params}
     listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": params}
@@ -278,10 +281,7 @@ def test_what_the_early_reader_does_not_answer_waits_for_the_server(line: bytes)
     """Only a well-formed `initialize` or `server/discover` is answered early (a byte-order mark is skipped, as
     the server skips it); a line the server would refuse or that is too long to read twice
     is kept, in order, for the server to answer."""
-    catalog = json.loads(CATALOG_PATH.read_text(encoding="utf-8"))
-    served = catalog_served(catalog, None)
-    assert served is not None
-    early = Early(None, _Wire(), catalog, *served)  # type: ignore[arg-type]
+    early = early_of(None)
     early._answer(line)
     early._answer(json.dumps({"jsonrpc": "2.0", "id": 9, "method": "tools/list"}).encode())
     replies = early.wire.replies  # type: ignore[attr-defined]
