@@ -24,11 +24,13 @@ an answer about norms, not the values), its numbers with their side («до 50 �
 Roman numeral an ordinal names («четвертой категории»: IV). What is common to a sentence's
 parts is context, not condition: the leads, and the subject before the phrase parallel to a
 later part's («Высота жилых комнат» before «в климатических подрайонах …», parallel to «в
-других климатических подрайонах»). A first part with nothing of its own is the general case («…
-не более 1,5 ч, а для крупных городов — не более 2 ч»), as is a part «в других …» («other
-cases»). A number bounding a condition is the condition's, not a value: «в балках высотой 150
-мм и более», «при перепаде отметок пола более 1,0 м», «не далее 1,5 м от конька» beside a value
-the sentence states. A sentence of one value has no subject apart: its words that the clause
+других климатических подрайонах»; a predicate joined to that phrase by «и» is no subject,
+it shares the part's value: «возвышаться над кровлей и выступать … не менее чем на 15
+см»). A first part with nothing of its own is the general case («… не более 1,5 ч, а для
+крупных городов — не более 2 ч»), as is a part «в других …» («other cases»). A number
+bounding a condition is the condition's, not a value: «в балках высотой 150 мм и более»,
+«при перепаде отметок пола более 1,0 м», «не далее 1,5 м от конька» beside a value the
+sentence states. A sentence of one value has no subject apart: its words that the clause
 says as a subject elsewhere count as a subject's. Values given «соответственно» go one by one
 with the lists of numbers after the word (`respective`); in «150 мм — 35 м, 200—450 мм — 50 м»
 the value before a dash is the condition of the one after it. A bare number bounded as

@@ -320,7 +320,15 @@ def _subject(first: Piece, rest: list[Piece]) -> tuple[str, Piece]:
     if not cuts:
         return lead, (values, "", shown, trail)
     cut = max(cuts)
+    if (joined := _COORDINATED.search(lead[:cut])) is not None:
+        cut = joined.start(1)  # «возвышаться над кровлей и выступать … на 15 см»: both
     return lead[:cut], (values, lead[cut:], shown, trail)
+
+
+# a predicate joined by «и» to the parallel phrase after it: the value is both's («должны
+# возвышаться над кровлей и выступать за наружную облицовку стен не менее чем на 15 см, а
+# при … — возвышаться над кровлей не менее 60 см и выступать … на 30 см»)
+_COORDINATED = re.compile(r"[,;:—–]\s*(?:должн\w*\s+)?([^,;:—–]+?)\s+и\s*$", re.I)
 
 
 _OPENING = re.compile(
