@@ -48,7 +48,7 @@ from normagpt.models import NormAmendment, NormClause, NormPage, NormTerm
 from normagpt.parsing import clause_label, code_matches
 from normagpt.search import documents_named
 from normagpt.terms import ALL_CLAUSES
-from normagpt.wording import pointed, words_absent
+from normagpt.wording import far_end, pointed, words_absent
 
 
 class _Problem(NamedTuple):
@@ -328,6 +328,10 @@ class Checker:
         if absent:
             words = ", ".join(f"«{w}»" for w in absent[:5])
             problems.append(_Problem("words_absent", f"{cited[0].label} не говорит о {words}"))
+        lengths = [v for v in stated.values if v.dimension == "length" and v not in missing]
+        if terms and lengths and (end := far_end(sentence, text, lengths[0])):
+            reason = f"{cited[0].label} даёт {c.value_text(lengths[0])} для расстояния до «{end}»"
+            problems.append(_Problem("other_condition", reason))
         result.details = {
             "values": [c.value_text(v) for v in stated.values],
             "clause_values": [c.value_text(v) for v in held][:20],

@@ -95,6 +95,46 @@ def words_absent(
     return [word for word, stem in absent.items() if share.get(stem, 0.0) <= RARE_SHARE]
 
 
+# the one distance a clause measures between two things: «от уровня перекрытия (…натяжного
+# потолка) до воздухозаборного отверстия»; not a range («от 3 до 5 м»: digits in its near end)
+_FROM_TO = re.compile(
+    r"(?<![а-яё])от\s+(?P<near>[^.;:\d]{3,90}?)\s+до\s+(?P<far>[а-яё]+(?:[\s-]+[а-яё]+){0,2})",
+    re.I,
+)
+
+
+def far_end(claim: str, text: str, value: c.Value) -> str:
+    """The far end of the distance «от … до …» the cited `text` gives `value` for, when the
+    `claim` names its near end and nothing of its far one («Натяжной потолок монтируют с
+    отступом от перекрытия не более 900 мм» of «Минимальное расстояние от уровня перекрытия
+    (уровня … натяжного потолка) до воздухозаборного отверстия … не регламентируется.
+    Максимальное расстояние должно быть не более 900 мм»: a distance to something else); ''
+    otherwise. The distance is the one of the value's sentence, or of the sentence before
+    when the value's measures none of its own; the only one there, and the only value of
+    its kind there."""
+    sentences = _SENTENCES.split(text)
+    at = [i for i, part in enumerate(sentences) if c.value_held(value, c.values_find(part))]
+    if len(at) != 1:
+        return ""
+    measured = sentences[at[0]]
+    if not _FROM_OR_TO.search(measured) and at[0] > 0:
+        measured = sentences[at[0] - 1]
+    pairs = list(_FROM_TO.finditer(measured))
+    others = [v for v in c.values_find(measured) if c.value_held(value, [v]) is None]
+    if len(pairs) != 1 or any(v.dimension == value.dimension for v in others):
+        return ""  # several distances, or values for several: which is which is not read here
+    near, far = (set(search_stems(pairs[0][side])) - generic() for side in ("near", "far"))
+    said = set(search_stems(claim))
+    named = lambda stems: any(stems_related(s, t) for s in stems for t in said)  # noqa: E731
+    if not far or not near or not named(near) or named(far):
+        return ""
+    return " ".join(pairs[0]["far"].split())
+
+
+_SENTENCES = re.compile(r"(?<=[.;])\s+(?=[А-ЯЁ-])")
+_FROM_OR_TO = re.compile(r"(?<![а-яё])(?:от|до)\s", re.I)
+
+
 # --- what a reader reads with a clause ---------------------------------------------------------
 
 

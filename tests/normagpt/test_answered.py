@@ -481,3 +481,45 @@ def test_a_claim_naming_the_classes_a_pointed_table_names_is_checked_by_them(
     [result] = Checker(sources=[], pages=[]).answer(OAK.format(conditions, value))
     assert result.confirmed is confirmed, result.reason
     assert said in result.reason
+
+
+# СП 484.1311500.2020 p. 15 (metadata/Свод правил 484.1311500.2020.json), as the project reads it
+SP484_6_6_12_13 = (
+    "6.6.12 Расстояние от уровня перекрытия (уровня подвесного или натяжного потолка) до "
+    "чувствительного элемента точечного ИП не менее 25 мм, не более 600 мм — для дымовых ИП\nи "
+    "не более 150 мм для тепловых ИП.\n"
+    "6.6.13 Минимальное расстояние от уровня перекрытия (уровня подвесного или натяжного потол-"
+    "\nка) до воздухозаборного отверстия аспирационного ИП не регламентируется. Максимальное "
+    "расстоя-\nние должно быть не более 900 мм."
+)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("claim", "confirmed", "said"),
+    [
+        # the benchmark's trap: the clause's 900 мм is the distance to an air intake
+        ("Натяжной потолок монтируют с отступом от перекрытия не более 900 мм (п. 6.6.13 СП "
+         "484.1311500.2020).", False, "до «воздухозаборного отверстия"),
+        ("Расстояние от перекрытия до воздухозаборного отверстия аспирационного ИП — не более "
+         "900 мм (п. 6.6.13 СП 484.1311500.2020).", True, ""),
+        # a sentence of several values: which distance is whose is not read here
+        ("Дымовой ИП ставят не дальше 600 мм от перекрытия (п. 6.6.12 СП 484.1311500.2020).",
+         True, ""),
+    ],
+    ids=["trap", "both ends", "several values"],
+)  # fmt: skip
+def test_a_distance_to_something_the_claim_does_not_name_is_not_confirmed(
+    claim: str, confirmed: bool, said: str
+) -> None:
+    """A clause measuring one distance «от A до B» gives its value for that distance: a
+    claim naming A and nothing of B («отступ от перекрытия» for a ceiling) says the value
+    of another distance, and is not confirmed, the reason naming the clause's far end."""
+    page_stored(
+        "СП 484.1311500.2020",
+        "Системы пожарной сигнализации и автоматизация систем противопожарной защиты",
+        SP484_6_6_12_13,
+    )
+    [result] = Checker(sources=[], pages=[]).answer(claim)
+    assert result.confirmed is confirmed, result.reason
+    assert said in result.reason
