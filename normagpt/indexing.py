@@ -23,6 +23,7 @@ from normagpt.clauses import clauses_split
 from normagpt.editions import amendments_apply
 from normagpt.models import NormClause, NormDocument, NormDocumentAlias, NormPage
 from normagpt.parsing import (
+    TABLE_MENTION,
     alias_key,
     clauses_find,
     code_aliases,
@@ -96,13 +97,6 @@ def pages_indexed(texts: list[str]) -> Indexed:
     )
 
 
-# «по таблице Г. 1», «приведены в таблице 5.11», «см. табл. 8.3»: a table of the same
-# document (not «таблицы 5.1 СП 20.13330»)
-TABLE_POINTER = re.compile(
-    r"табл(?:\.|иц[аеуы]\w*)\s*(?P<number>(?:[А-ЯЁA-Z]\s?\.\s?)?\d{1,2}(?:\s?\.\s?\d{1,3}){0,3})"
-    r"(?![\dа-яёa-z]|[.,]\d|\s*(?:СП|ГОСТ|СНиП|СанПиН)\b)",
-    re.I,
-)
 _SENTENCE = re.compile(r"(?<=[.;:])\s+(?=[А-ЯЁA-Z«])")
 POINTER_WORDS = 40  # a longer sentence says more than what the table holds
 
@@ -121,7 +115,7 @@ def tables_pointed(units: list[Any]) -> dict[str, list[str]]:
         for sentence in _SENTENCE.split(unit.text):
             if len(sentence.split()) > POINTER_WORDS:
                 continue
-            for match in TABLE_POINTER.finditer(sentence):
+            for match in TABLE_MENTION.finditer(sentence):
                 number = number_normal(re.sub(r"\s", "", match["number"]))
                 if number in tables and sentence not in pointed.setdefault(number, []):
                     pointed[number].append(sentence)

@@ -407,6 +407,16 @@ _TABLE_POINTER = re.compile(
 )
 
 
+# a table of the same document named anyhow («по таблице Г. 1», «приведены в таблице 5.11»,
+# «см. табл. 8.3»; not «таблицы 5.1 СП 20.13330»): `table_refs` takes only those a clause
+# brings («по таблице 5.3»)
+TABLE_MENTION = re.compile(
+    r"табл(?:\.|иц[аеуы]\w*)\s*(?P<number>(?:[А-ЯЁA-Z]\s?\.\s?)?\d{1,2}(?:\s?\.\s?\d{1,3}){0,3})"
+    r"(?![\dа-яёa-z]|[.,]\d|\s*(?:СП|ГОСТ|СНиП|СанПиН)\b)",
+    re.I,
+)
+
+
 def table_refs(text: str) -> list[str]:
     """The tables a clause points to: «… принимают по таблице 5.3» → ["5.3"]."""
     if "таблиц" not in text:  # most clauses: no regex run over a long text

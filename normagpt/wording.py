@@ -39,9 +39,8 @@ from core.russian import morphology
 from normagpt import claims as c
 from normagpt.conditions import generic, table_segments
 from normagpt.conditions.words import BRICK_THICKNESS, abbreviated, bricks_thickness
-from normagpt.indexing import TABLE_POINTER
 from normagpt.models import NormClause
-from normagpt.parsing import number_normal, search_stems, stems_related
+from normagpt.parsing import TABLE_MENTION, number_normal, search_stems, stems_related
 from normagpt.questions import lexicon, word_of_talk
 
 RARE_SHARE = 0.05  # a claim's word held by fewer clauses than this share tells what it is about
@@ -172,7 +171,7 @@ def pointed(clauses: list[NormClause]) -> list[str]:
     wanted = {
         (clause.document_id, number_normal(re.sub(r"\s", "", match["number"])))
         for clause in clauses
-        for match in TABLE_POINTER.finditer(clause.text)
+        for match in TABLE_MENTION.finditer(clause.text)
     } - {(clause.document_id, clause.number) for clause in clauses}
     if not wanted:
         return []
