@@ -328,10 +328,9 @@ class Checker:
         if absent:
             words = ", ".join(f"«{w}»" for w in absent[:5])
             problems.append(_Problem("words_absent", f"{cited[0].label} не говорит о {words}"))
-        lengths = [v for v in stated.values if v.dimension == "length" and v not in missing]
-        if terms and lengths and (end := far_end(sentence, text, lengths[0])):
-            reason = f"{cited[0].label} даёт {c.value_text(lengths[0])} для расстояния до «{end}»"
-            problems.append(_Problem("other_condition", reason))
+        if terms:
+            held_lengths = [v for v in stated.values if v not in missing]
+            problems += _distance_problems(sentence, held_lengths, text, cited[0].label)
         result.details = {
             "values": [c.value_text(v) for v in stated.values],
             "clause_values": [c.value_text(v) for v in held][:20],
@@ -478,6 +477,18 @@ def _condition_problems(
         if mismatch is not None:
             problems.append(_Problem("other_condition", mismatch.reason(labels[mismatch.source])))
     return problems
+
+
+def _distance_problems(
+    sentence: str, values: list[c.Value], text: str, label: str
+) -> list[_Problem]:
+    """The claim's length the cited text gives for a distance to something the claim does
+    not name (`wording.far_end`)."""
+    lengths = [v for v in values if v.dimension == "length"]
+    if not lengths or not (end := far_end(sentence, text, lengths[0])):
+        return []
+    reason = f"{label} даёт {c.value_text(lengths[0])} для расстояния до «{end}»"
+    return [_Problem("other_condition", reason)]
 
 
 def _grade_problem(sentence: str, grade: c.Grade, cited: list[_Cited]) -> _Problem | None:
