@@ -30,6 +30,7 @@ results, and the answer marked with them, are `normagpt.claim_results`.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -68,6 +69,12 @@ class _Cited:
     @property
     def first(self) -> NormClause:
         return self.clauses[0]
+
+    @functools.cached_property
+    def tables(self) -> list[str]:
+        """The texts of the tables its clauses point to (`wording.pointed`): read for the
+        claim's words and for the classes they name, looked up once."""
+        return pointed(self.clauses)
 
     @property
     def text(self) -> str:
@@ -383,7 +390,9 @@ class Checker:
     def _absent_words(self, sentence: str, cited: list[_Cited]) -> list[str]:
         """The claim's telling words that nothing a reader reads with the cited clauses holds
         (`wording.words_absent`)."""
-        return words_absent(sentence, [clause for x in cited for clause in x.clauses], self._shares)
+        clauses = [clause for x in cited for clause in x.clauses]
+        tables = [text for x in cited for text in x.tables]
+        return words_absent(sentence, clauses, self._shares, tables=tables)
 
     def _shares(self, stems: set[str]) -> dict[str, float]:
         counts = dict(
@@ -470,7 +479,7 @@ def _condition_problems(
     clauses = [clause for x in cited for clause in x.clauses]
     labels = [x.label for x in cited for _ in x.clauses]
     texts = [(clause.text, clause.kind == NormClause.Kind.TABLE) for clause in clauses]
-    named = class_names(pointed(clauses)) if values else {}
+    named = class_names([text for x in cited for text in x.tables]) if values else {}
     problems = []
     for value in values:
         mismatch = value_condition(sentence, value, texts, named=named)

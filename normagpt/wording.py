@@ -56,10 +56,15 @@ _EXCLUDING = re.compile(r"не\s+распространя|не\s+применя|
 
 
 def words_absent(
-    sentence: str, clauses: list[NormClause], shares: Callable[[set[str]], dict[str, float]]
+    sentence: str,
+    clauses: list[NormClause],
+    shares: Callable[[set[str]], dict[str, float]],
+    *,
+    tables: Iterable[str] = (),
 ) -> list[str]:
     """The claim's telling words (as written in it) that none of what a reader reads with the
-    cited `clauses` holds (see the module); `shares` gives the share of clauses a stem is in.
+    cited `clauses` holds (see the module); `tables`: the texts of the tables they point to
+    (`pointed`); `shares` gives the share of clauses a stem is in.
     Words of talk («рассчитывают», «шести», «миллиметров»: `questions.word_of_talk`) tell
     nothing."""
     bare = c.masked_text(sentence)
@@ -72,7 +77,7 @@ def words_absent(
     }
     own = "\n".join(f"{x.heading} {x.text} {x.document.title}" for x in clauses)
     held = set(search_stems(own))
-    near = set(search_stems(beside(clauses)))  # the same word only: a scope is long
+    near = set(search_stems(beside(clauses, tables)))  # the same word only: a scope is long
     said_as = lexicon().said_as  # a lay word is held by the norms' words for it
     absent = {
         word: stem
@@ -137,13 +142,13 @@ _FROM_OR_TO = re.compile(r"(?<![а-яё])(?:от|до)\s", re.I)
 # --- what a reader reads with a clause ---------------------------------------------------------
 
 
-def beside(clauses: list[NormClause]) -> str:
+def beside(clauses: list[NormClause], pointed_to: Iterable[str] = ()) -> str:
     """What a reader reads beside the cited `clauses` (their headings and documents' titles
-    besides): for a table the clauses pointing to it, the tables they point to, and the
-    documents' scope."""
+    besides): for a table the clauses pointing to it, the tables they point to (their
+    texts `pointed_to`), and the documents' scope."""
     tables = [clause for clause in clauses if clause.kind == NormClause.Kind.TABLE]
     parts = [text for table in tables for text in pointing(table)]
-    parts += pointed(clauses)
+    parts += pointed_to
     for document_id in dict.fromkeys(x.document_id for x in clauses):
         parts += scope(document_id)
     return "\n".join(parts)
