@@ -1,5 +1,6 @@
 """The search's own ranking, the same on every database: the candidates' rows loaded
-(`rows_load`) and scored (`rows_ranked`): the weight of each query stem a clause holds,
+(`rows_load`) and scored (`rows_ranked`): the weight of each query stem a clause (or its
+document's title) holds,
 more when a phrase's stems are neighbours in it, less for what its statement says beyond
 the query; a stem every candidate holds weighs less among them. `normagpt.search` asks;
 `normagpt.search_candidates` gives the candidates and the stems' weights.
@@ -239,11 +240,14 @@ def _spanned(row: _Row, weights: dict[str, float]) -> frozenset[str]:
 
 def _score(row: _Row, scoring: _Scoring) -> float:
     """The weight of the query's stems the clause holds (a whole question's: within SPAN
-    stems), plus the neighbour bonus, less the weight of what its statement says beyond
-    the query (another subject, another condition: the clause is about something else)."""
+    stems) or its document's title does (a person names the kind of building a norm is
+    for: «частный дом» is «Дома жилые одноквартирные», whose clauses do not say «дом»), plus
+    the neighbour bonus, less the weight of what its statement says beyond the query
+    (another subject, another condition: the clause is about something else)."""
     positions = row.positions
     spanned = scoring.spanned
     held = frozenset(positions) if spanned is None else _spanned(row, spanned)
+    held |= row.titled  # a frozenset: `covered` is keyed by it
     score = scoring.covered.get(held)
     if score is None:
         score = scoring.covered[held] = scoring.coverage(held)

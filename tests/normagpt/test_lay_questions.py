@@ -93,3 +93,21 @@ def test_a_lay_whole_question_finds_what_the_norms_words_find(real_pages) -> Non
     )
     shed = "Сарай у нас на даче. Насколько близко к забору соседа его можно поставить?"
     assert border in found([shed], 2)
+
+
+TITLES = EXCERPTS.parent / "titles"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_word_of_the_documents_title_counts_as_said_by_its_clauses(real_pages) -> None:  # type: ignore[no-untyped-def]
+    """A person names the kind of building a norm is for, not the norm's words: «Строю
+    частный дом с мансардой…» is asked of СП 55.13330.2016 «Дома жилые одноквартирные», whose
+    п. 6.2 gives the rooms' height in a mansard without saying «дом». СП 54.13330.2016 п. А.2.2
+    («Здания жилые многоквартирные»: the area of rooms in a mansard with a sloping ceiling)
+    holds more of the question's other words. Without the title counted, А.2.2 came first."""
+    call_command("normagpt_ingest_dataset", str(TITLES))
+    question = (
+        "Строю частный дом с мансардой, потолки там скошенные. Какой минимальной высоты можно"
+        " сделать комнаты на мансарде?"
+    )
+    assert found([question]) == [("СП 55.13330.2016", "6.2", True)]
