@@ -271,11 +271,15 @@ def values_find(text: str) -> list[Value]:
 
 
 def _values_matched(masked: str) -> list[re.Match[str]]:
-    """The matches of `_value_pattern` that are values: a year («2018», «2018 г.») is not one."""
+    """The matches of `_value_pattern` that are values: a year («2018», «2018 г.», «2018
+    года») is not one."""
     return [
         match
         for match in _value_pattern().finditer(masked)
-        if not (_YEAR.match(match.group("num").strip()) and _unit(match.group("unit")) in ("", "г"))
+        if not (
+            _YEAR.match(match.group("num").strip())
+            and _unit(match.group("unit")) in ("", "г", "год")
+        )
     ]
 
 

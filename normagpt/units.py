@@ -34,6 +34,7 @@ _TABLE: tuple[tuple[str, float, str, str], ...] = (
     ("место", 1.0, "", ""), ("раз", 1.0, "", ""), ("квартира", 1.0, "", ""),
     ("г", 0.001, "кг", "мк м"), ("т", 1000.0, "кг", ""),
     ("мин", 60.0, "с", ""), ("ч", 3600.0, "с", ""), ("сут", 86400.0, "с", ""),
+    ("нед", 7 * 86400, "с", ""), ("мес", 365.25 / 12 * 86400, "с", ""),
     ("год", 365.25 * 86400, "с", ""),
     ("К", 1.0, "°С", ""),
     ("л", 0.001, "м³", "м"), ("га", 1e4, "м²", ""),
@@ -54,6 +55,9 @@ _ALIASES = {
     "балла": "балл", "человек": "чел", "человека": "чел", "мест": "место", "места": "место",
     "квартиру": "квартира", "квартир": "квартира", "квартиры": "квартира",
     "сутки": "сут", "суток": "сут", "час": "ч", "часа": "ч", "часов": "ч", "сек": "с",
+    "день": "сут", "дня": "сут", "дней": "сут", "дн": "сут", "неделя": "нед", "недели": "нед",
+    "недель": "нед", "месяц": "мес", "месяца": "мес", "месяцев": "мес", "лет": "год",
+    "года": "год",
     "метр": "м", "метра": "м", "метров": "м", "миллиметр": "мм", "миллиметра": "мм",
     "миллиметров": "мм", "сантиметр": "см", "сантиметра": "см", "сантиметров": "см",
     "километр": "км", "километра": "км", "километров": "км",
@@ -80,6 +84,24 @@ class Unit:
     text: str
     factor: float
     dims: Dims
+
+    def alike(self, other: Unit) -> bool:
+        """Whether the two measure one quantity, or would but for powers a text lost («м» for
+        «м²», «м·°С/Вт» for «м²·°С/Вт»): the same dimension, the same base units whatever
+        their powers, or the same units written."""
+        return (
+            self.dimension == other.dimension
+            or self._bases == other._bases
+            or self._written == other._written
+        )
+
+    @property
+    def _bases(self) -> frozenset[int]:
+        return frozenset(i for i, e in enumerate(self.dims) if e and not (i in _COUNTED and e < 0))
+
+    @property
+    def _written(self) -> frozenset[str]:
+        return frozenset(f.rstrip("²³⁻¹") for f in re.split(r"[·/()]", self.text) if f)
 
     @property
     def dimension(self) -> str:

@@ -44,11 +44,13 @@ from normagpt import claims as c
 from normagpt.claim_results import CONFIRMED, UNCONFIRMED, ClaimResult
 from normagpt.conditions import class_names, value_condition
 from normagpt.conditions.graded import grade_condition
+from normagpt.conditions.table_heads import units_named
 from normagpt.editions import clause_marks
 from normagpt.models import NormAmendment, NormClause, NormPage, NormTerm
 from normagpt.parsing import clause_label, code_matches
 from normagpt.search import documents_named
 from normagpt.terms import ALL_CLAUSES
+from normagpt.units import unit_read
 from normagpt.wording import far_end, pointed, words_absent
 
 
@@ -314,8 +316,7 @@ class Checker:
         result.clause_id, result.page_id = first.pk, first.page_id
         text = "\n".join(x.text for x in cited)
         held = c.values_find(text)
-        missing = [v for v in stated.values if c.value_held(v, held) is None]
-        problems = [_value_problem(v, held, cited) for v in missing]
+        missing, problems = _values_missing(stated.values, held, cited)
         problems += _condition_problems(
             sentence, [v for v in stated.values if v not in missing], cited
         )
@@ -444,6 +445,47 @@ def _value_problem(value: c.Value, held: list[c.Value], cited: list[_Cited]) -> 
     listed = ", ".join(dict.fromkeys(c.value_text(v) for v in same[:6]))
     instead = f"; в пункте: {listed}" if listed else ""
     return _Problem("value_missing", f"значения {c.value_text(value)} нет в {label}{instead}")
+
+
+def _values_missing(
+    values: list[c.Value], held: list[c.Value], cited: list[_Cited]
+) -> tuple[list[c.Value], list[_Problem]]:
+    """The claim's values the cited texts do not hold, or hold only as a bare number of
+    another quantity (`_other_quantities`), each with why."""
+    missing = [v for v in values if c.value_held(v, held) is None]
+    problems = [_value_problem(v, held, cited) for v in missing]
+    for value, problem in _other_quantities(values, held, cited):
+        missing.append(value)
+        problems.append(problem)
+    return missing, problems
+
+
+def _other_quantities(
+    values: list[c.Value], held: list[c.Value], cited: list[_Cited]
+) -> list[tuple[c.Value, _Problem]]:
+    """The claim's values in a unit that a cited table holds only as a bare number in a
+    column of another quantity: its heading names the units of its cells («Уклон кровли, %
+    (град)*»), and «20 лет» is not the «Не менее 20» of a slope. What the units are made of
+    and how they are written are compared, not their powers (the texts lose superscripts:
+    «м» for «м²»; `Unit.alike`). Only when every cited text is a table naming units."""
+    if not all(x.first.kind == NormClause.Kind.TABLE for x in cited):
+        return []
+    named = [unit for x in cited for unit in units_named(x.text)]
+    if not named:
+        return []
+    out = []
+    for value in values:
+        match = c.value_held(value, held)
+        unit = unit_read(value.unit) if value.unit else None
+        if match is None or match.unit or unit is None:
+            continue
+        if not any(unit.alike(other) for other in named):
+            units = ", ".join(dict.fromkeys(other.text for other in named))
+            reason = (
+                f"в {cited[0].label} {match.text} — в {units}; «{value.text}» — другая величина"
+            )
+            out.append((value, _Problem("value_missing", reason)))
+    return out
 
 
 NEAR_BEFORE, NEAR_AFTER = 300, 1500  # how near a clause on its pages a value counts as beside it

@@ -10,7 +10,7 @@ import re
 
 from normagpt import claims as c
 from normagpt.conditions.words import PREPOSITIONS, values_located
-from normagpt.units import UNIT_PATTERN, unit_read
+from normagpt.units import UNIT_PATTERN, Unit, unit_read
 
 _GROUP = re.compile(r"^\s*(?:[А-ЯЁA-Z]\.|\d+\.|[а-я]\))\s|:\s*$")  # «А. Из помещений…», «…этажи:»
 # a column's heading names the unit of its cells: «Расстояние, м», «…, км, не более»
@@ -189,6 +189,24 @@ def heading_end(lines: list[str]) -> int:
     if named:
         return named[-1] + 1
     return len(lines) - 1 if lines and _GROUP.match(lines[-1]) else len(lines)
+
+
+def units_named(text: str) -> list[Unit]:
+    """The units the lines of a table's `text` name for its cells, as `names_unit` finds
+    them, and a unit before another in brackets («Уклон кровли, % (град)*»: % and degrees)."""
+    found: list[Unit] = []
+    for line in text.splitlines():
+        for match in _UNIT_SAID.finditer(line):
+            found += [u for v in c.values_find(f"1 {match.group(1)}") if (u := unit_read(v.unit))]
+        for piece in [line, *line.split(",")]:  # «лк, не менее» too
+            bare = re.sub(r"[()\s]", "", piece)
+            if 1 < len(bare) <= 14 and _UNIT_ALONE.fullmatch(bare):
+                found += [unit] if (unit := unit_read(bare)) is not None else []
+    return found
+
+
+# «…, м», «(град)», «, % (град)»: a unit after a comma or in brackets
+_UNIT_SAID = re.compile(r"[,(]\s*(?:тыс\.\s*)?([^\s,()]{1,8})\s*(?=[,)]|\s\(|$)", re.I)
 
 
 def names_unit(line: str) -> bool:

@@ -30,9 +30,12 @@ _ROW = re.compile(r"^(?P<label>.*?\S)\s{2,}(?P<cells>\S.*)$")  # «Песок   
 _DESCRIBED = re.compile(
     r"[а-яё]{3,}(?:ью|ой|ом|ем)\s+(?:(?:не\s+)?(?:более|менее|до|от|свыше|св\.)\s*)?$", re.I
 )  # «мощностью 8,5 кВт», «колонн высотой до 5 м»
-# a cell with its bound («До 1,0»)
+# a cell with its bound («До 1,0»), and the same in other units after it in brackets («Не
+# менее 40 (22)»: a slope in % and in degrees)
 _BOUNDED_CELL = re.compile(
-    r"^\s*(?:до|от|не\s+более|не\s+менее|более|менее|свыше|св\.)\s*\d[\d,.\s–—-]*$", re.I
+    r"^\s*(?:до|от|не\s+более|не\s+менее|более|менее|свыше|св\.)\s*\d[\d,.\s–—-]*"
+    r"(?:\(\s*\d[\d,.\s–—-]*\)\s*)?$",
+    re.I,
 )
 _OCR_CELL = re.compile(r"^\s*(?=.*[зЗоОбб])[зЗоОб\d]{1,3}[,.][зЗоОб\d]{1,3}\s*$")
 _OCR_DIGITS = str.maketrans("зЗоОб", "33006")

@@ -23,7 +23,7 @@ S60, S30, S1 = "СП 60.13330.2020", "СП 30.13330.2020", "СП 1.13130.2020"
 S4, S252, S29 = "СП 4.13130.2013", "СП 252.1325800.2016", "СП 29.13330.2011"
 S59, S31, S34 = "СП 59.13330.2020", "СП 31.13330.2021", "СП 34.13330.2012"
 S76, S339, S62 = "СП 76.13330.2016", "СП 339.1325800.2017", "СП 62.13330.2011"
-S82, S55 = "СП 82.13330.2016", "СП 55.13330.2016"
+S82, S55, S17 = "СП 82.13330.2016", "СП 55.13330.2016", "СП 17.13330.2017"
 G7473, G31359, G30547 = "ГОСТ 7473-2010", "ГОСТ 31359-2007", "ГОСТ 30547-97"
 
 
@@ -336,6 +336,14 @@ CASES = [
     (S55, "7.3", "Противопожарная стена первого типа в блокированной застройке должна "
      "возвышаться над кровлей не менее чем на 60 см (п. 7.3).", "other_condition",
      ["«при применении в покрытии", "15 см"]),
+    # a row's label on its line, its cell on the next: «- цементно-песчаной, керамической,
+    # полимерцементной» / «Не менее 40 (22)» (a bound, and degrees in brackets)
+    (S17, "табл. 4.1", "Уклон кровли из металлочерепицы должен быть не менее 20 % (табл. 4.1 "
+     "СП 17.13330.2017).", "confirmed", []),
+    (S17, "табл. 4.1", "Уклон кровли из металлочерепицы должен быть не менее 40 % (табл. 4.1 "
+     "СП 17.13330.2017).", "other_condition", ["цементно-песчаной, керамической", "20"]),
+    (S17, "табл. 4.1", "Уклон кровли из металлочерепицы должен быть не менее 15 % (табл. 4.1 "
+     "СП 17.13330.2017).", "value_missing", []),
 ]  # fmt: skip
 
 
@@ -587,6 +595,25 @@ def test_a_value_on_the_page_of_a_table_the_reader_broke_is_told_from_one_found_
     )
     assert nowhere.details["problem"] == "value_missing"
     assert "нет в табл. 10.2 СП 131.13330.2020" in nowhere.reason
+
+
+def test_a_bare_cell_under_a_heading_naming_its_unit_is_no_value_of_another_quantity(
+    norms: None,
+) -> None:
+    """СП 17.13330.2017 table 4.1 gives slopes under «Уклон кровли, % (град)*»: its «Не менее
+    20 (12)» for metal tiles is 20 %, not a metal tile roof's service life of «20 лет» (a
+    trap's confabulation, the held-out benchmark's). The same cell still confirms the
+    slope."""
+    life = checked(
+        "Кровля из металлочерепицы должна служить не менее 20 лет (табл. 4.1 СП 17.13330.2017)."
+    )
+    assert life.verdict == "unconfirmed"
+    assert life.details["problem"] == "value_missing"
+    assert life.reason == "в табл. 4.1 СП 17.13330.2017 20 — в %, °; «20 лет» — другая величина"
+    slope = checked(
+        "Уклон кровли из металлочерепицы должен быть не менее 20 % (табл. 4.1 СП 17.13330.2017)."
+    )
+    assert slope.confirmed, slope.reason
 
 
 def test_each_failure_has_its_kind(norms: None) -> None:

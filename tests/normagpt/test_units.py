@@ -96,10 +96,10 @@ def test_a_unit_is_shown_as_written_canonically(written: str, canonical: str) ->
 
 
 def test_a_unit_it_cannot_read_leaves_the_number_bare_not_cut_short() -> None:
-    """«м3/унитаз» is no «м», «кН/мес» no «кН»: a wrong unit would be compared as another
+    """«м3/унитаз» is no «м», «кН/шаг» no «кН»: a wrong unit would be compared as another
     quantity; a bare number is compared as a number."""
     assert read("50 м3/унитаз") == [(50.0, "", "")]
-    assert read("2 кН/мес") == [(2.0, "", "")]
+    assert read("2 кН/шаг") == [(2.0, "", "")]
     assert read("2,0Н2 и 1,5Н2") == [(2.0, "", ""), (1.5, "", "")]  # 2,0·H₂, not N²
 
 
@@ -175,6 +175,32 @@ def test_a_unit_per_metre_is_one_unit_not_a_value_and_a_length() -> None:
     assert not held("не более 2 мм", "Не более 2 мм на 1 м")  # a length is not a gradient
     assert read("расход 0,5 кг на 1 м2 поверхности") == [(0.5, "кг/м²", "")]
     assert read("площадка 2 м на 1 м") == [(2.0, "м", ""), (1.0, "м", "")]
+
+
+def test_spans_of_time_in_words_are_times_and_a_year_is_none() -> None:
+    """«20 лет», «6 месяцев», «3 дня», «2 недели» are spans of time, in one dimension with
+    «сут» and «ч» (once a bare number: «20 лет» was held by a slope's «20» in a table); «в
+    2018 году», «2018 года» and «1 января 2018 года» name a year, no value."""
+    assert read("не менее 20 лет, 6 месяцев, 3 дня, 2 недели") == [
+        (20.0, "год", "min"), (6.0, "мес", ""), (3.0, "сут", ""), (2.0, "нед", ""),
+    ]  # fmt: skip
+    assert held("2 недели", "14 сут")
+    assert held("2 года", "24 месяца")
+    assert not held("20 лет", "20 %")
+    assert read("с 1 января 2018 года, в 2018 году, 2018 года") == [(1.0, "", "")]
+
+
+def test_units_alike_but_for_a_power_the_text_lost() -> None:
+    """A table's heading whose superscript the dataset lost («м·°С/Вт» for «м²·°С/Вт», «м» for
+    «м²») names the quantity of a claim in the whole unit; a year is no slope in % or °."""
+    unit = u.unit_read
+    assert unit("м·°С/Вт").alike(unit("м²·°С/Вт"))
+    assert unit("Вт/(м·°С)").alike(unit("Вт/(м²·°С)"))
+    assert unit("м").alike(unit("м²"))
+    assert unit("кПа").alike(unit("кН/м²"))
+    assert not unit("год").alike(unit("%"))
+    assert not unit("год").alike(unit("°"))
+    assert not unit("лк").alike(unit("ч"))
 
 
 # --- what is not a value, ranges, messages -------------------------------------------------------
