@@ -46,6 +46,9 @@ def sentences_split(text: str) -> list[str]:
         pieces = _SENTENCE_END.split(line)
         current = ""
         for piece in pieces:
+            if not current and _CITED_ALONE.match(piece) and out:
+                out[-1] = f"{out[-1]} {piece}"  # «… 500 руб. (п. 18.5 …).»: its source
+                continue
             current = f"{current} {piece}".strip() if current else piece
             if not _ABBREVIATION.search(current):
                 out.append(current)
@@ -53,6 +56,14 @@ def sentences_split(text: str) -> list[str]:
         if current:
             out.append(current)
     return out
+
+
+# a reference alone in brackets: the source of the sentence before, cut from it after an
+# abbreviation the splitter took for its end («500 руб.», «10 тыс.»)
+_CITED_ALONE = re.compile(
+    r"^\((?:п|пп|пункт|табл|таблиц[аеы]|ст|статья|разд|раздел|прил|приложение)\.?\s[^()]*\)[.;]?$",
+    re.I,
+)
 
 
 # --- values --------------------------------------------------------------------------------
