@@ -12,7 +12,7 @@ from normagpt import claims as c
 from normagpt.conditions.entities import Segment
 from normagpt.conditions.segments import clause_segments
 from normagpt.conditions.tables import table_segments
-from normagpt.conditions.words import abbreviated, is_threshold, stems_of
+from normagpt.conditions.words import PREPOSITIONS, abbreviated, is_threshold, stems_of
 from normagpt.parsing import stems_related
 
 
@@ -192,8 +192,28 @@ def _scores(claim: Segment, segments: list[Segment]) -> list[float]:
     numbers = {m for m in said if m.startswith("#")}
     return [
         sum(w[i] for w in telling) * (0.5 if _conflict(numbers, segment) else 1.0)
+        + ITEM * _item_named(segment, said)
         for i, segment in enumerate(segments)
     ]
+
+
+ITEM = 0.5  # a segment listing an item the claim names whole fits it better by this much
+_ITEMS = re.compile(r"[,;()]")
+
+
+def _item_named(segment: Segment, said: frozenset[str]) -> bool:
+    """Whether the claim names whole an item of the segment's list of things, every word of
+    it: «6,5 – инженер, экономист, бухгалтер» lists the «бухгалтер» a claim names, «9 –
+    начальник отдела, главный бухгалтер» only a «главный» one. A list of things: three
+    items or more, none with a preposition («с армированием» is a condition, which a
+    claim's «без армирования» does not name)."""
+    items = [item.split() for item in _ITEMS.split(segment.text)]
+    if len(items) < LIST_ITEMS or any(PREPOSITIONS & {w.lower() for w in item} for item in items):
+        return False
+    return any((stems := stems_of(" ".join(item))) and stems <= said for item in items)
+
+
+LIST_ITEMS = 3
 
 
 def _conflict(numbers: set[str], segment: Segment) -> bool:
