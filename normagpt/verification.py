@@ -475,10 +475,11 @@ def _other_quantities(
         return []
     out = []
     for value in values:
-        match = c.value_held(value, held)
+        matches = [other for other in held if c.value_held(value, [other])]
         unit = unit_read(value.unit) if value.unit else None
-        if match is None or match.unit or unit is None:
-            continue
+        if not matches or any(other.unit for other in matches) or unit is None:
+            continue  # held with a unit somewhere: compared as a quantity already
+        match = matches[0]
         if not any(unit.alike(other) for other in named):
             units = ", ".join(dict.fromkeys(other.text for other in named))
             reason = (

@@ -637,3 +637,19 @@ def test_each_failure_has_its_kind(norms: None) -> None:
     assert missing.details["problem"] == "clause_missing"
     words = checked("Высота бассейнов — не менее 2,5 м (п. 5.8 СП 54.13330.2016).")
     assert words.details["problems"] == ["words_absent"]
+
+
+def test_a_value_held_with_its_unit_in_the_table_too_is_compared_as_a_quantity() -> None:
+    """A table naming % for its cells that also says «20 лет» holds the claim's «20 лет»:
+    the bare «20» of a slope is not the only place it could be."""
+    from normagpt.models import NormClause, NormDocument
+    from normagpt.verification import _Cited, _other_quantities
+
+    [reference] = c.references_find("табл. 4.1 СП 17.13330.2017")
+    slopes = "Уклон кровли, %\nМеталлочерепица\nНе менее 20\n"
+    claim = c.values_find("не менее 20 лет")
+    for text, flagged in ((slopes, True), (slopes + "Срок службы покрытия — 20 лет\n", False)):
+        document = NormDocument(code="СП 17.13330.2017")
+        table = NormClause(document=document, kind=NormClause.Kind.TABLE, text=text)
+        found = _other_quantities(claim, c.values_find(text), [_Cited([table], reference)])
+        assert bool(found) is flagged, text
