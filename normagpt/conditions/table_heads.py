@@ -198,10 +198,8 @@ def units_named(text: str) -> list[Unit]:
     for line in text.splitlines():
         for match in _UNIT_SAID.finditer(line):
             found += [u for v in c.values_find(f"1 {match.group(1)}") if (u := unit_read(v.unit))]
-        for piece in [line, *line.split(",")]:  # «лк, не менее» too
-            bare = re.sub(r"[()\s]", "", piece)
-            if 1 < len(bare) <= 14 and _UNIT_ALONE.fullmatch(bare):
-                found += [unit] if (unit := unit_read(bare)) is not None else []
+        pieces = [line, *line.split(",")]  # «лк, не менее» too
+        found += [unit for piece in pieces if (unit := _unit_alone(piece)) is not None]
     return found
 
 
@@ -215,11 +213,15 @@ def names_unit(line: str) -> bool:
     for match in _UNIT_NAMED.finditer(line):
         if match.group(1) is None or any(v.unit for v in c.values_find(f"1 {match.group(1)}")):
             return True
-    for piece in [line, *line.split(",")[1:]]:
-        bare = re.sub(r"[()\s]", "", piece)
-        if 1 < len(bare) <= 14 and _UNIT_ALONE.fullmatch(bare) and unit_read(bare) is not None:
-            return True
-    return False
+    return any(_unit_alone(piece) is not None for piece in [line, *line.split(",")[1:]])
+
+
+def _unit_alone(piece: str) -> Unit | None:
+    """The unit a piece of a heading's line is, alone (brackets and spaces aside), if any."""
+    bare = re.sub(r"[()\s]", "", piece)
+    if 1 < len(bare) <= 14 and _UNIT_ALONE.fullmatch(bare):
+        return unit_read(bare)
+    return None
 
 
 _UNIT_ALONE = re.compile(UNIT_PATTERN, re.I)
