@@ -51,7 +51,7 @@ from normagpt.parsing import clause_label, code_matches
 from normagpt.search import documents_named
 from normagpt.terms import ALL_CLAUSES
 from normagpt.units import unit_read
-from normagpt.wording import far_end, pointed, words_absent
+from normagpt.wording import far_end, pointed, says_something, words_absent
 
 
 class _Problem(NamedTuple):
@@ -138,6 +138,11 @@ class Checker:
             cited, failures = self._resolve_all(references)
             if failures:
                 return self._failed(result, failures, references[0])
+            if not (stated.values or stated.grades or stated.quotes or says_something(sentence)):
+                # a pointer («Это требование п. 5.7 СП 54…», «Подробнее см. …»): it says
+                # only that the clause exists, which is no check of an answer; it cites for
+                # its paragraph's claims (`_inherited`)
+                return None
         else:
             cited = self._inherited(nearby, stated)
             if not cited:

@@ -67,14 +67,7 @@ def words_absent(
     (`pointed`); `shares` gives the share of clauses a stem is in.
     Words of talk («рассчитывают», «шести», «миллиметров»: `questions.word_of_talk`) tell
     nothing."""
-    bare = c.masked_text(sentence)
-    words = re.findall(r"[а-яёa-z]{4,}", bare.lower())
-    plain = generic()
-    stems = {
-        w: s[0]
-        for w in words
-        if (s := search_stems(w)) and s[0] not in plain and not word_of_talk(w)
-    }
+    stems = claim_words(sentence)
     own = "\n".join(f"{x.heading} {x.text} {x.document.title}" for x in clauses)
     held = set(search_stems(own))
     near = set(search_stems(beside(clauses, tables)))  # the same word only: a scope is long
@@ -97,6 +90,24 @@ def words_absent(
         return []
     share = shares(set(absent.values()))
     return [word for word, stem in absent.items() if share.get(stem, 0.0) <= RARE_SHARE]
+
+
+def claim_words(sentence: str) -> dict[str, str]:
+    """The words of a claim that could tell what it is about (as written → stem): its
+    references, codes and grades left out, and the norms' boilerplate and words of talk."""
+    words = re.findall(r"[а-яёa-z]{4,}", c.masked_text(sentence).lower())
+    plain = generic()
+    return {
+        w: s[0]
+        for w in words
+        if (s := search_stems(w)) and s[0] not in plain and not word_of_talk(w)
+    }
+
+
+def says_something(sentence: str) -> bool:
+    """Whether a claim names anything (`claim_words`): «Это требование установлено п. 5.7»,
+    «Подробнее см. п. 5.7» name nothing; all they say is that the clause exists."""
+    return bool(claim_words(sentence))
 
 
 # the one distance a clause measures between two things: «от уровня перекрытия (…натяжного

@@ -58,3 +58,31 @@ def test_a_telling_word_the_clause_lacks_still_fails(clauses) -> None:  # type: 
     )
     assert verdict == "unconfirmed"
     assert "не говорит о «котельную»" in reason
+
+
+def test_a_sentence_only_pointing_to_a_clause_is_no_claim(clauses) -> None:  # type: ignore[no-untyped-def]
+    """«Подробнее см. п. …» says only that the clause exists: reported as confirmed, it would
+    lend an answer a confirmed claim no check of what it says stands behind."""
+    assert verdicts("Подробнее см. п. 7.5.5.6 СП 999.1.2026.") == []
+    assert verdicts(
+        "Освещенность на площадке у запасного входа — не менее 4 лк. Это требование "
+        "установлено п. 7.5.5.6 СП 999.1.2026."
+    ) == [("confirmed", "")]
+    # the pointer cites for its paragraph's claim, and adds no confirmed one beside it
+    [(verdict, reason)] = verdicts(
+        "Освещенность на площадке у запасного входа — не менее 5 лк. Это требование "
+        "установлено п. 7.5.5.6 СП 999.1.2026."
+    )
+    assert verdict == "unconfirmed"
+    assert "5 лк" in reason
+
+
+def test_a_pointer_to_a_clause_not_there_or_naming_a_thing_is_checked(clauses) -> None:  # type: ignore[no-untyped-def]
+    [(verdict, reason)] = verdicts("Подробнее см. п. 7.5.5.99 СП 999.1.2026.")
+    assert verdict == "unconfirmed"
+    assert "7.5.5.99" in reason
+    [(verdict, reason)] = verdicts(
+        "Освещенность у входа в котельную регламентирует п. 7.5.5.6 СП 999.1.2026."
+    )
+    assert verdict == "unconfirmed"
+    assert "котельную" in reason
