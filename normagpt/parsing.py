@@ -256,6 +256,42 @@ def stems_related(term: str, stem: str) -> bool:
 
 
 _VOWELS = frozenset("аеиоуыэюяё")
+_BEFORE_N = {"к": "ч"}  # a consonant as it stands before the adjective's «н» («сутки», «суточный»)
+
+
+def stems_kin(term: str, stem: str) -> bool:
+    """Whether two stems are forms of one word (`stems_related`) or a noun and its adjective
+    that puts a vowel in its stem (`_fleeting_adjective`): what a search and a claim's word
+    check accept (a condition's words are told apart by their forms only: a claim's subject
+    said in another form there would tie it to a neighbouring value's condition). Kin stems
+    share their first three letters or those of one of the noun's `fleeting_bases`."""
+    if stems_related(term, stem):
+        return True
+    short, long = sorted((term, stem), key=len)
+    return _fleeting_adjective(short, long)
+
+
+def _fleeting_adjective(short: str, long: str) -> bool:
+    """Whether `long` is the adjective of the noun `short` ends in two consonants, a vowel
+    put between them («окно», «оконный»; «кровля», «кровельный»; «сутки», «суточный»)."""
+    return any(
+        long.startswith(base) and (long == base or long[len(base) :] in _ADJECTIVE)
+        for base in fleeting_bases(short)
+    )  # («оконный» is stemmed «окон», as «окон» of «окно» is)
+
+
+def fleeting_bases(stem: str) -> tuple[str, ...]:
+    """What the adjective of a noun whose stem ends in two consonants starts with: a vowel
+    put between them, the last one as it stands before «н» («сутк»: «суток», «суточ»,
+    «сутек», «сутеч»); () for another stem."""
+    if len(stem) < 3 or stem[-1] in _VOWELS or stem[-2] in _VOWELS:
+        return ()
+    last = stem[-1]
+    return tuple(
+        stem[:-1] + vowel + consonant
+        for vowel in "ое"
+        for consonant in dict.fromkeys([last, _BEFORE_N.get(last, last)])
+    )
 
 
 def _another_root(a: str, b: str) -> bool:

@@ -18,7 +18,7 @@ from django.db.models import Max, Min, Q
 
 from core.rows import rows_fetch
 from normagpt.models import NormClause
-from normagpt.parsing import VARIANT_MIN, Query, stems_related
+from normagpt.parsing import VARIANT_MIN, Query, fleeting_bases, stems_kin
 from normagpt.terms import ALL_CLAUSES, GENERATION, TABLE_MARK
 
 CANDIDATES = 120  # clauses the database ranks for the final ranking here
@@ -56,7 +56,14 @@ def vocabulary_read(
     first letters (ranges of the stems' primary key: no stem table is scanned)."""
     said_as = said_as or {}
     words = list(dict.fromkeys([*terms, *(s for said in said_as.values() for s in said)]))
-    prefixes = sorted({word[:VARIANT_MIN] for word in words if len(word) >= 3})
+    prefixes = sorted(
+        {
+            start[:VARIANT_MIN]
+            for word in words
+            if len(word) >= 3
+            for start in (word, *fleeting_bases(word))
+        }
+    )
     where = " OR ".join(["term IN ({})".format(",".join(["%s"] * (len(words) + 2)))] + [
         "(term >= %s AND term < %s)"
     ] * len(prefixes))  # fmt: skip
@@ -67,8 +74,9 @@ def vocabulary_read(
     known = dict(sql_rows(sql, params))
     total = max(1, known.pop(ALL_CLAUSES, 0))
     generation = known.pop(GENERATION, 0)
-    # related stems other than equal ones share their first three letters (`stems_related`):
-    # each word is tried against those only, in the order the database gave them
+    # kin stems other than equal ones share their first three letters, or those of a
+    # noun's adjective (`stems_kin`): each word is tried against those only, in the order
+    # the database gave them
     by_start: dict[str, list[tuple[str, int]]] = {}
     for stem, n in known.items():
         if n > 0:
@@ -78,10 +86,11 @@ def vocabulary_read(
     # each term's own forms first, then those of the words it is said as
     pairs = [(t, t) for t in terms] + [(t, w) for t in terms for w in said_as.get(t, ())]
     for term, word in pairs:
-        for stem, n in by_start.get(word[:3], ()):
-            if stem not in variants and stems_related(word, stem):
-                variants[stem] = term
-                counts[term] = counts.get(term, 0) + n
+        for start in dict.fromkeys([word[:3], *(base[:3] for base in fleeting_bases(word))]):
+            for stem, n in by_start.get(start, ()):
+                if stem not in variants and stems_kin(word, stem):
+                    variants[stem] = term
+                    counts[term] = counts.get(term, 0) + n
     weights = {term: idf(n, total) for term, n in counts.items()}
     return Vocabulary(weights, counts, variants, total, generation)
 

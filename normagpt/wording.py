@@ -40,7 +40,7 @@ from normagpt import claims as c
 from normagpt.conditions import generic, table_segments
 from normagpt.conditions.words import BRICK_THICKNESS, abbreviated, bricks_thickness
 from normagpt.models import NormClause
-from normagpt.parsing import TABLE_MENTION, number_normal, search_stems, stems_related
+from normagpt.parsing import TABLE_MENTION, number_normal, search_stems, stems_kin, stems_related
 from normagpt.questions import lexicon, word_of_talk
 
 RARE_SHARE = 0.05  # a claim's word held by fewer clauses than this share tells what it is about
@@ -75,7 +75,7 @@ def words_absent(
     absent = {
         word: stem
         for word, stem in stems.items()
-        if not any(stems_related(s, h) for s in (stem, *said_as(stem)) for h in held)
+        if not any(stems_kin(s, h) for s in (stem, *said_as(stem)) for h in held)
         and not {stem, *said_as(stem)} & near
     }
     if (held | near) & _building():  # «дом» of a clause on «здания»

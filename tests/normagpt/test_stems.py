@@ -1,11 +1,12 @@
-"""Stems that are forms of one word (`stems_related`): what the search's vocabulary relies on."""
+"""Stems that are forms of one word (`stems_related`), or a noun and its adjective (`stems_kin`):
+what the search's vocabulary relies on."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from normagpt.parsing import stems_related
+from normagpt.parsing import fleeting_bases, stems_kin, stems_related
 
 LETTERS = "абвгдежзийклмнопрстуфхцчшщъыьэюя0123456789"
 stems = st.text(alphabet=LETTERS, min_size=1, max_size=12)
@@ -33,6 +34,29 @@ def test_a_last_consonant_after_a_vowel_is_another_root() -> None:
         assert not stems_related(a, b), (a, b)
     for a, b in [("вытяжк", "вытяжн"), ("площадк", "площадн"), ("утепля", "утеплен")]:
         assert stems_related(a, b), (a, b)
+
+
+@given(start=stems, end_a=stems | suffixes, end_b=stems | suffixes)
+def test_kin_stems_start_where_the_vocabulary_looks(start: str, end_a: str, end_b: str) -> None:
+    """The vocabulary tries a query's noun against the stems starting as it does or as the
+    adjective its `fleeting_bases` open."""
+    a, b = start + end_a, start[:-1] + end_b if len(start) > 3 else start + end_b
+    short, long = sorted((a, b), key=len)
+    if a != b and stems_kin(a, b):
+        assert long[:3] in {short[:3], *(base[:3] for base in fleeting_bases(short))}, (a, b)
+
+
+def test_a_noun_s_adjective_with_a_vowel_put_in_is_its_kin() -> None:
+    """«окно»/«оконный», «кровля»/«кровельный», «сутки»/«суточный» (к before «н» is ч): one
+    thing to a search and a claim's word check, not to a condition (`stems_related`)."""
+    for noun, adjective in [("окн", "окон"), ("кровл", "кровельн"), ("сутк", "суточн"),
+                            ("плитк", "плиточн"), ("стекл", "стекольн"), ("выемк", "выемок")]:  # fmt: skip
+        assert stems_kin(noun, adjective), (noun, adjective)
+        assert stems_kin(adjective, noun), (noun, adjective)
+        assert not stems_related(noun, adjective), (noun, adjective)
+    # a root shared is not enough: the vowel goes between the noun's last two consonants
+    for a, b in [("пробк", "пробел"), ("окн", "окунев"), ("сутк", "сутолок"), ("метр", "метод")]:
+        assert not stems_kin(a, b), (a, b)
 
 
 def test_the_c_stemmer_stems_the_real_clauses_words_as_the_python_one() -> None:
