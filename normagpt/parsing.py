@@ -267,8 +267,9 @@ def stems_kin(term: str, stem: str) -> bool:
     share their first three letters or those of one of the noun's `fleeting_bases`."""
     if stems_related(term, stem):
         return True
-    short, long = sorted((term, stem), key=len)
-    return _fleeting_adjective(short, long)
+    short, long = (term, stem) if len(term) <= len(stem) else (stem, term)
+    # (the bases keep all but the noun's last letter: most stems fail that at once)
+    return long.startswith(short[:-1]) and _fleeting_adjective(short, long)
 
 
 def _fleeting_adjective(short: str, long: str) -> bool:
@@ -280,6 +281,7 @@ def _fleeting_adjective(short: str, long: str) -> bool:
     )  # («оконный» is stemmed «окон», as «окон» of «окно» is)
 
 
+@functools.lru_cache(maxsize=4096)
 def fleeting_bases(stem: str) -> tuple[str, ...]:
     """What the adjective of a noun whose stem ends in two consonants starts with: a vowel
     put between them, the last one as it stands before «н» («сутк»: «суток», «суточ»,
