@@ -61,6 +61,7 @@ from normagpt.questions import question_read
 from normagpt.search_candidates import (
     candidates_find,
     clauses_named,
+    idf,
     sql_rows,
     sql_within,
     vocabulary_read,
@@ -170,7 +171,8 @@ def clauses_search(
     named = clauses_named(query, expected)
     ids = list(dict.fromkeys([*named, *candidates_find(vocabulary, expected, query.context)]))
     rows = rows_load(ids, vocabulary.variants, day)
-    judge = Judge(query, vocabulary.weights, vocabulary.variants)
+    never = idf(0, vocabulary.total)  # the weight of a word no clause holds
+    judge = Judge(query, vocabulary.weights, vocabulary.variants, never=never)
     for row in rows.values():
         row.answers = judge.answers(row, named=row.id in named)
     best = rows_ranked(rows, query, vocabulary, set(named), set(expected))[:limit]

@@ -203,6 +203,27 @@ def test_a_keyword_phrase_the_clause_says_nothing_of_is_not_answered() -> None:
     assert first([*asked, "газовый счётчик"]) == [("СП 998.0000.2026", "5.1", False)]
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_keyword_the_corpus_never_uses_is_not_answered_by_the_rest() -> None:
+    """«ЭРОА радона» (the radon's equilibrium activity) is a term no clause of the corpus
+    uses: a clause on radon in indoor air holds the rest of the query, but not what it asks
+    (СП 267.1325800.2016 п. 12.4.3, as the dataset holds it). A word no clause holds weighs
+    as bm25 weighs it, above every word some clause holds (weighing the others' mean, it
+    could never outweigh a rare word held beside it); without it the clause answers."""
+    page_stored(
+        "СП 267.1325800.2016",
+        "Здания и комплексы высотные. Правила проектирования",
+        "12.4.3 Пониженное содержание радона во внутреннем воздухе помещений может быть "
+        "обеспечено за счет:\n- выбора для строительства участка с низкими выделениями "
+        "радона из грунтов;\n- применения ограждающих конструкций, эффективно "
+        "препятствующих проникновению радона из\nгрунтов в здание.\n"
+        + "".join(f"12.4.{n} Помещения здания номер {n} проветривают.\n" for n in range(4, 12)),
+    )
+    indoor = "содержание радона в воздухе помещений"
+    assert first([indoor]) == [("СП 267.1325800.2016", "12.4.3", True)]
+    assert first([indoor, "ЭРОА радона"]) == [("СП 267.1325800.2016", "12.4.3", False)]
+
+
 REDEVELOPMENT = ["самовольная перепланировка помещения", "без согласования"]
 
 
