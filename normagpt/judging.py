@@ -46,10 +46,10 @@ class Judge:
     quantity asked («высота», «уклон»: `normagpt.questions`) and at least ANSWERS of the
     query's weight (ANSWERS_SENTENCE of a whole question's: many of its words are not the
     norm's; each stem's idf; the norms' boilerplate words, «допустимый», «уровень»,
-    and numbers weigh nothing here; a keyword the corpus never uses weighs as bm25 weighs
-    a word no clause holds, a whole question's the others' mean, nothing in a question's
-    story) within WINDOW stems. A clause looked up by its number
-    answers. A word of several keyword phrases («цемент» of «срок хранения цемента»,
+    and numbers weigh nothing here; a keyword or a whole question's noun the corpus never
+    uses weighs as bm25 weighs a word no clause holds, a whole question's other words the
+    others' mean, nothing in a question's story) within WINDOW stems. A clause looked up by
+    its number answers. A word of several keyword phrases («цемент» of «срок хранения цемента»,
     «гарантийный срок хранения цемента») is what they ask about: a clause answering holds
     it (where the corpus uses it).
     """
@@ -62,19 +62,28 @@ class Judge:
         *,
         never: float | None = None,
     ) -> None:
-        # a keyword the corpus never uses names what it has nothing on («ЭРОА радона»): it
-        # weighs `never`, as bm25 weighs a word no clause holds (above every word some clause
-        # holds); a whole question's word the corpus never uses is a person's (most of its
-        # words are no norm's): it weighs what its other words weigh on average; not held,
-        # it lowers the share as any word would
         generic = lexicon().generic
         telling = [t for t in query.terms if t not in generic and not t.isdigit()] or query.terms
         known = [weights[t] for t in telling if t in weights]
-        unknown = sum(known) / len(known) if known else 1.0
-        if known and never is not None and not query.sentence:
-            unknown = never
+        mean = sum(known) / len(known) if known else 1.0
+
+        def unknown(term: str) -> float:
+            """The weight of a word the corpus never uses: a keyword's, or a noun a whole
+            question asks about, names what the corpus has nothing on («ЭРОА радона»,
+            «батут»): it weighs `never`, as bm25 weighs a word no clause holds (above every
+            word some clause holds); a whole question's other words are a person's (most
+            are no norm's): the mean of its words; a story's nothing. Not held, it lowers
+            the share as any word would."""
+            if term in query.context:
+                return 0.0
+            if never is None or not known:
+                return mean
+            if not query.sentence or is_noun(query.words.get(term, term)):
+                return never
+            return mean
+
         self.weights = {
-            term: weights.get(term, 0.0 if term in query.context else unknown) for term in telling
+            term: weights[term] if term in weights else unknown(term) for term in telling
         }  # (a story's words weigh CONTEXT already: `clauses_search`)
         # a whole question's words are many, few of them the norm's: a lower share answers
         self.share = ANSWERS_SENTENCE if query.sentence else ANSWERS
