@@ -35,6 +35,33 @@ def _named(stems: frozenset[str], words: dict[str, str]) -> frozenset[str]:
     return frozenset(s for s in stems if is_noun(words.get(s, s))) or stems
 
 
+def _telling_weights(
+    query: Query, weights: dict[str, float], never: float | None
+) -> dict[str, float]:
+    """The weight of each of the query's telling words (not the norms' boilerplate, not a
+    number): its idf (a story's weighs CONTEXT already: `clauses_search`). A word the corpus
+    never uses: a keyword's, or a noun a whole question asks about, names what the corpus
+    has nothing on («ЭРОА радона», «батут»): it weighs `never`, as bm25 weighs a word no
+    clause holds (above every word some clause holds); a whole question's other words are
+    a person's (most are no norm's): the mean of its words; a story's nothing. Not held, it
+    lowers the share as any word would."""
+    generic = lexicon().generic
+    telling = [t for t in query.terms if t not in generic and not t.isdigit()] or query.terms
+    known = [weights[t] for t in telling if t in weights]
+    mean = sum(known) / len(known) if known else 1.0
+
+    def unknown(term: str) -> float:
+        if term in query.context:
+            return 0.0
+        if never is None or not known:
+            return mean
+        if not query.sentence or is_noun(query.words.get(term, term)):
+            return never
+        return mean
+
+    return {term: weights[term] if term in weights else unknown(term) for term in telling}
+
+
 class Judge:
     """Whether a clause found answers the query: it holds what the query asks, judged by
     what of the query it holds, not by its score (a clause on another subject can score
@@ -62,29 +89,7 @@ class Judge:
         *,
         never: float | None = None,
     ) -> None:
-        generic = lexicon().generic
-        telling = [t for t in query.terms if t not in generic and not t.isdigit()] or query.terms
-        known = [weights[t] for t in telling if t in weights]
-        mean = sum(known) / len(known) if known else 1.0
-
-        def unknown(term: str) -> float:
-            """The weight of a word the corpus never uses: a keyword's, or a noun a whole
-            question asks about, names what the corpus has nothing on («ЭРОА радона»,
-            «батут»): it weighs `never`, as bm25 weighs a word no clause holds (above every
-            word some clause holds); a whole question's other words are a person's (most
-            are no norm's): the mean of its words; a story's nothing. Not held, it lowers
-            the share as any word would."""
-            if term in query.context:
-                return 0.0
-            if never is None or not known:
-                return mean
-            if not query.sentence or is_noun(query.words.get(term, term)):
-                return never
-            return mean
-
-        self.weights = {
-            term: weights[term] if term in weights else unknown(term) for term in telling
-        }  # (a story's words weigh CONTEXT already: `clauses_search`)
+        self.weights = _telling_weights(query, weights, never)
         # a whole question's words are many, few of them the norm's: a lower share answers
         self.share = ANSWERS_SENTENCE if query.sentence else ANSWERS
         self.total = sum(self.weights.values())
