@@ -273,8 +273,9 @@ def stems_kin(term: str, stem: str) -> bool:
 
 
 def _fleeting_adjective(short: str, long: str) -> bool:
-    """Whether `long` is the adjective of the noun `short` ends in two consonants, a vowel
-    put between them («окно», «оконный»; «кровля», «кровельный»; «сутки», «суточный»)."""
+    """Whether `long` is the adjective of the noun `short` (a stem ending in two consonants)
+    that puts a vowel between them («окно», «оконный»; «кровля», «кровельный»; «сутки»,
+    «суточный»)."""
     return any(
         long.startswith(base) and (long == base or long[len(base) :] in _ADJECTIVE)
         for base in fleeting_bases(short)

@@ -5,8 +5,9 @@ A reader of a clause reads with it its headings and its document's title; a tabl
 clause that points to it («… принимается … по данным таблицы 10.1»: what the table's values
 are of); any clause, with its document's scope (section 1 «Область применения»: «… при
 воздействии агрессивных сред»), its sentences that exclude left out. A claim's word is held
-there as written, in another form, split by OCR, or by the norms' word for a lay one (the
-lexicon); and besides:
+there as written, in another form, split by OCR, by its adjective that puts a vowel in its
+stem («окно» by «оконных блоков»: `parsing.stems_kin`), or by the norms' word for a lay one
+(the lexicon); and besides:
 
 - by the abbreviation of the words it opens («ОСП» for «ориентированно-стружечных плит»);
 - a vague word of size («небольшой», «крупный») by a bound of an area, a volume or a number of
