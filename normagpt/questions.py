@@ -5,8 +5,9 @@ own words («через сколько можно распалубить пер�
 The lexicon (`lexicon.yaml`, data) gives the words that say nothing of what is asked (left
 out), the norms' boilerplate (searched, but no sign of an answer), the quantity a question
 asks for (its first quantity word: «высота», «уклон», «расстояние»…) with the words norms
-use for it, and lay words with theirs. All are compared as stems, as the search compares
-words.
+use for it, lay words with theirs, and the words of a document's title that tell its kind
+(«Правила проектирования»), not its scope. All are compared as stems, as the search
+compares words.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ class Lexicon:
     generic: frozenset[str]  # stems searched that do not tell whether a clause answers
     quantities: dict[str, tuple[str, ...]]  # a quantity's stem → the stems norms use for it
     synonyms: dict[str, tuple[str, ...]]  # a lay stem → the stems norms use for it
+    # stems of a document's title that tell what kind of document it is, not what it is for
+    document_kind: frozenset[str] = frozenset()
 
     def quantity(self, stems: list[str]) -> str:
         """The quantity `stems` (a question's, in order) ask for: the first quantity stem;
@@ -307,6 +310,7 @@ def lexicon() -> Lexicon:
         generic=frozenset(search_stems(data["generic"])),
         quantities=_stemmed(data["quantities"]),
         synonyms=_stemmed(data["synonyms"]),
+        document_kind=frozenset(search_stems(data["document_kind"])),
     )
 
 

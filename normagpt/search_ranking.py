@@ -1,22 +1,25 @@
 """The search's own ranking, the same on every database: the candidates' rows loaded
 (`rows_load`) and scored (`rows_ranked`): the weight of each query stem a clause (or its
-document's title) holds,
-more when a phrase's stems are neighbours in it, less for what its statement says beyond
-the query; a stem every candidate holds weighs less among them. `normagpt.search` asks;
-`normagpt.search_candidates` gives the candidates and the stems' weights.
+document's title) holds, more when a phrase's stems are neighbours in it, less for what its
+statement says beyond the query and for what its document is for that the query does not
+name (its title's scope); a stem every candidate holds weighs less among them.
+`normagpt.search` asks; `normagpt.search_candidates` gives the candidates and the stems'
+weights.
 """
 
 from __future__ import annotations
 
 import functools
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from normagpt.editions import document_in_force, holds_on
 from normagpt.judging import windows
 from normagpt.parsing import Query, search_stems
-from normagpt.search_candidates import TERM_COUNTS, Vocabulary, sql_rows, sql_within
+from normagpt.questions import lexicon
+from normagpt.search_candidates import TERM_COUNTS, Vocabulary, idf, sql_rows, sql_within
 from normagpt.terms import PART, TABLE_MARK
 
 PHRASE, NEAR = 1.0, 0.5  # the bonus for neighbours in a phrase, of their mean weight
@@ -27,6 +30,12 @@ BEYOND = 1.0  # the penalty for the statement's other stems (their mean weight)
 # headings'): a question's many words are held by a long text (a table, a list) here and
 # there, by the clause answering together
 SPAN = 40
+# a document whose title names what it is for («Здания дошкольных образовательных
+# организаций») and the query does not: its clauses' scores less SCOPE times the mean
+# weight of the query's stems, times the share of its title's words of scope (by weight)
+# the query does not name. A person who asks of a building's entrance lighting asks of the
+# lighting norm's, not of the kindergartens' norm repeating it
+SCOPE = 2.0
 _ZEROS = itertools.repeat(0.0)  # the weight of a stem the corpus does not count
 
 
@@ -43,6 +52,8 @@ class _Row:
     positions: dict[str, list[int]]  # where each query stem (by its variants) stands
     heading: int  # how many of the positions are its heading's (they come first)
     titled: frozenset[str]  # the query stems its document's title holds
+    scope: frozenset[str]  # its document's title's words of scope (`_title_scope`)
+    unnamed: frozenset[str]  # those of them the query does not name
     answers: bool = True  # whether it holds what the query asks (`judging.Judge`)
 
 
@@ -58,7 +69,7 @@ def rows_load(ids: list[int], variants: dict[str, str], day: str) -> dict[int, _
     """  # noqa: S608 (only placeholders are interpolated)
     out = {}
     replaced: dict[int, bool] = {}  # by document: its clauses come together
-    titled: dict[int, frozenset[str]] = {}  # by document: the query stems its title holds
+    titled: dict[int, tuple[frozenset[str], frozenset[str], frozenset[str]]] = {}  # `_title_read`
     term_of = variants.get
     # a heading's stems and their query stems (or None), split once: clauses share headings
     headings: dict[str, tuple[list[str], list[Any]]] = {}
@@ -67,7 +78,7 @@ def rows_load(ids: list[int], variants: dict[str, str], day: str) -> dict[int, _
             continue  # another day's text of the clause (an amendment's, or the one it changed)
         if document not in replaced:
             replaced[document] = not document_in_force(day, status, since, until)
-            titled[document] = frozenset(filter(None, map(term_of, _title_stems(title))))
+            titled[document] = _title_read(title, term_of)
         # the heading's, the statement's and the rest's stems, each stem (never empty, no
         # space in it) after one space (`clause_search_text`): split at it, not at any
         # whitespace (a per-character test); an empty part holds none
@@ -96,7 +107,7 @@ def rows_load(ids: list[int], variants: dict[str, str], day: str) -> dict[int, _
             len(said),
             positions,
             len(heading) + (len(stated) + _table_head(rest) if heading[-1:] == _TABLE else 0),
-            titled[document],
+            *titled[document],
         )
     return out
 
@@ -114,6 +125,30 @@ def _table_head(stems: list[str]) -> int:
         if stems[at].isdigit() and stems[at + 1].isdigit():
             return at
     return min(len(stems), TABLE_HEAD)
+
+
+def _title_read(
+    title: str, term_of: Callable[[str], str | None]
+) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """A document's title as the ranking reads it: the query stems it holds, its words of
+    scope (`_title_scope`), and those of them the query does not name."""
+    scope = _title_scope(title)
+    unnamed = frozenset(stem for stem in scope if term_of(stem) is None)
+    return frozenset(filter(None, map(term_of, _title_stems(title)))), scope, unnamed
+
+
+@functools.lru_cache(maxsize=4096)
+def _title_scope(title: str) -> frozenset[str]:
+    """The stems of a document's title that say what it is for: not those of its kind
+    (the lexicon's `document_kind`: «Правила проектирования»), not the norms' boilerplate
+    («здания», «конструкции»: `generic`), no number or letter alone."""
+    words = lexicon()
+    plain = words.document_kind | words.generic
+    return frozenset(
+        stem
+        for stem in _title_stems(title)
+        if stem not in plain and stem.isalpha() and len(stem) > 2
+    )
 
 
 @functools.lru_cache(maxsize=4096)
@@ -134,8 +169,14 @@ def rows_ranked(
     of documents in force, then those answering the query (`judging.Judge`), each by score."""
     beyond = set().union(*(row.beyond for row in rows.values())) - vocabulary.variants.keys()
     other = TERM_COUNTS.idfs(beyond, vocabulary.generation, vocabulary.total)
+    scopes = set().union(*(row.scope for row in rows.values()))
+    titles = TERM_COUNTS.idfs(scopes, vocabulary.generation, vocabulary.total)
     local = _locally_weighted(rows, vocabulary)
-    scoring = _Scoring(_phrases(query, local), other, local.weights if query.sentence else None)
+    spanned = local.weights if query.sentence else None
+    known = vocabulary.weights.values()
+    unit = SCOPE * sum(known) / len(known) if known else 0.0  # a scope not named at all
+    scoped = _scoped(rows, titles, idf(0, vocabulary.total), unit)
+    scoring = _Scoring(_phrases(query, local), other, spanned, scoped)
     scored = [(_score(row, scoring), row) for row in rows.values()]
     # a replaced edition named is not put below, unless an edition in force is named too
     # («СП 63.13330» names every edition: the one in force on the day comes first)
@@ -148,6 +189,20 @@ def rows_ranked(
         return (row.id not in named, outside, replaced, not row.answers, -score, row.id)
 
     return sorted(scored, key=order)
+
+
+def _scoped(
+    rows: dict[int, _Row], weights: dict[str, float], never: float, unit: float
+) -> dict[int, float]:
+    """Each candidate document's penalty for what it is for that the query does not name:
+    `unit` times the share of its title's words of scope the query does not name, each by
+    its weight (`weights`; a word no clause holds weighs `never`)."""
+    out: dict[int, float] = {}
+    for row in rows.values():
+        if row.unnamed and row.document not in out:
+            unnamed = sum(weights.get(stem) or never for stem in row.unnamed)
+            out[row.document] = unit * unnamed / sum(weights.get(s) or never for s in row.scope)
+    return out
 
 
 def _locally_weighted(rows: dict[int, _Row], vocabulary: Vocabulary) -> Vocabulary:
@@ -198,12 +253,14 @@ class _Scoring:
         phrases: list[_Phrase],
         other: dict[str, float],
         spanned: dict[str, float] | None = None,
+        scoped: dict[int, float] | None = None,
     ) -> None:
         self.phrases = phrases
         self.pairs = tuple(pair for phrase in phrases for pair in phrase.pairs)
         self.other = other
         self.covered: dict[frozenset[str], float] = {}
         self.spanned = spanned  # a whole question's stems' weights: held within SPAN
+        self.scoped = scoped or {}  # by document: its penalty for its scope (`_scoped`)
 
     def coverage(self, held: frozenset[str]) -> float:
         """Each phrase a concept: its weight times the share of it held, to the power
@@ -243,7 +300,8 @@ def _score(row: _Row, scoring: _Scoring) -> float:
     stems) or its document's title does (a person names the kind of building a norm is
     for: «частный дом» is «Дома жилые одноквартирные», whose clauses do not say «дом»), plus
     the neighbour bonus, less the weight of what its statement says beyond the query
-    (another subject, another condition: the clause is about something else)."""
+    (another subject, another condition: the clause is about something else) and its
+    document's penalty for a scope the query does not name (`_scoped`)."""
     positions = row.positions
     spanned = scoring.spanned
     held = frozenset(positions) if spanned is None else _spanned(row, spanned)
@@ -268,4 +326,4 @@ def _score(row: _Row, scoring: _Scoring) -> float:
             score += NEAR * weight
     if row.said:  # `other` weighs no query stem
         score -= BEYOND * sum(map(scoring.other.get, row.beyond, _ZEROS)) / row.said
-    return score
+    return score - scoring.scoped.get(row.document, 0.0)

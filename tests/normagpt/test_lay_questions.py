@@ -14,6 +14,8 @@ import pytest
 import yaml
 from django.core.management import call_command
 
+from normagpt import services
+from normagpt.ingest import document_texts_ingest
 from normagpt.parsing import search_stems
 from normagpt.questions import LEXICON, question_read
 from normagpt.search import clauses_search
@@ -111,3 +113,43 @@ def test_a_word_of_the_documents_title_counts_as_said_by_its_clauses(real_pages)
         " сделать комнаты на мансарде?"
     )
     assert found([question]) == [("СП 55.13330.2016", "6.2", True)]
+
+
+# СП 252.1325800.2016 п. 8.2.2, second paragraph, as the dataset holds it: the rule of СП
+# 52.13330.2016 п. 7.5.5.6 for any building, repeated for kindergartens
+ENTRANCE_LIGHT = (
+    "8.2.2 Над каждым входом в здание или рядом с ним должны быть установлены\n"
+    "светильники, обеспечивающие уровни средней горизонтальной освещенности\n"
+    "не менее:\n- 6 лк -  на площадке основного входа;\n"
+    "- 4 лк -  запасного или технического входа и на пешеходной дорожке\n"
+    "длиной 4 м у основного входа в здание.\n"
+)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [
+        ("Какая освещённость нужна вечером у запасного входа в здание?", "СП 52.13330.2016"),
+        ("Какая освещённость нужна у запасного входа в детском саду?", "СП 252.1325800.2016"),
+    ],
+)
+def test_a_document_for_what_the_question_does_not_name_weighs_less(
+    real_pages, question: str, first: str
+) -> None:  # type: ignore[no-untyped-def]
+    """A norm for one kind of building repeats the general norm's rule (СП 252.1325800.2016
+    «Здания дошкольных образовательных организаций» п. 8.2.2 gives the lighting at a
+    kindergarten's entrances as СП 52.13330.2016 «Естественное и искусственное освещение» п.
+    7.5.5.6 does at any building's). Asked of any building, the kindergartens' norm, whose
+    scope the question does not name, comes after the general one; asked of a kindergarten,
+    first. The same clause in both: before, the one stored first came first either way."""
+    for code, title in [
+        (
+            "СП 252.1325800.2016",
+            "Здания дошкольных образовательных организаций Правила проектирования",
+        ),
+        ("СП 52.13330.2016", "Естественное и искусственное освещение"),
+    ]:
+        document = services.document_save(code=code, title=title)
+        document_texts_ingest(document_id=document.pk, texts=[ENTRANCE_LIGHT])
+    assert [code for code, _, _ in found([question])] == [first]
