@@ -11,12 +11,14 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 from django.test import Client
+from hypothesis import given
+from hypothesis import strategies as st
 
 from normagpt import indexing, services
 from normagpt.clauses import Clause, clauses_split, document_read
 from normagpt.dataset import ATTRIBUTION
 from normagpt.models import NormClause, NormDocument, NormPage
-from normagpt.parsing import text_clean
+from normagpt.parsing import text_clean, words_rejoined
 from normagpt.terms import PART
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "norms"
@@ -256,3 +258,49 @@ def test_the_agent_reads_and_may_cite_every_page_of_a_clause_it_reads(llm, setti
     assert "Страница 106 — СП 63.13330.2018" in prompt
     assert "из ячеистого бетона толщина защитного слоя во всех случаях" in prompt
     assert [(s["clause"], s["page"]) for s in run.sources] == [("10.3.2", 106)]
+
+
+def test_words_the_text_layer_split_are_joined_again() -> None:
+    """СП 52.13330.2016 (and СП 121.13330.2019, СП 12.13130.2009, СП 52-105-2009 …): the text
+    layer split words after a wide glyph («освещ енность», «ж илы х», «лю бы х»); read as
+    written, «освещенность» was in none of these clauses."""
+    clauses = by_number(clauses_split(pages_of("sp-52-13330-2016-split-words.json")))
+    assert "среднюю освещенность на дорожном покрытии" in clauses["7.5.5.6"].text
+    assert "на площадке запасного или технического входа" in clauses["7.5.5.6"].text
+    assert "окнах квартир жилых зданий" in clauses["7.5.5.3"].text
+    assert "на любых улицах, прилегающих к" in clauses["7.5.5.3"].text
+    assert " ж " not in clauses["7.5.5.3"].text
+    assert "освещ " not in clauses["7.5.5.5"].text
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("к лест ничной клетке", "к лестничной клетке"),  # «клест» is a word: «к» no part
+        ("Т а б л и ц а  7.22 —  Нормируемые", "Т а б л и ц а  7.22 —  Нормируемые"),
+        ("П р и м е ч а н и е", "П р и м е ч а н и е"),  # letter-spaced: a caption
+        ("на следующ ие", "на следующие"),  # a word, then a part of the next: not «наследующ…»
+    ],
+)
+def test_a_preposition_a_caption_and_a_word_before_a_part_are_not_joined(
+    text: str, read: str
+) -> None:
+    assert words_rejoined(text) == read
+
+
+_WORDS = sorted({w for w in " ".join(pages_of("sp-54-13330-2016.json")).split() if w.isalpha()})
+
+
+@given(st.lists(st.sampled_from(_WORDS), min_size=2, max_size=12))
+def test_words_of_a_clean_page_are_never_joined(words: list[str]) -> None:
+    """Words apart in a page whose text layer split none (СП 54.13330.2016) stay apart,
+    however they stand: only a part no dictionary knows is joined."""
+    text = " ".join(words)
+    joined = words_rejoined(text)
+    assert joined == text or any(not _known_word(w) for w in words)
+
+
+def _known_word(word: str) -> bool:
+    from core.russian import morphology
+
+    return bool(morphology().word_is_known(word.lower()))
