@@ -18,7 +18,8 @@ from normagpt import indexing, services
 from normagpt.clauses import Clause, clauses_split, document_read
 from normagpt.dataset import ATTRIBUTION
 from normagpt.models import NormClause, NormDocument, NormPage
-from normagpt.parsing import text_clean, words_rejoined
+from normagpt.parsing import text_clean
+from normagpt.split_words import words_rejoined
 from normagpt.terms import PART
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "norms"
