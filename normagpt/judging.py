@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Protocol
 
+from core.russian import morphology
 from normagpt.parsing import Query
 from normagpt.questions import is_noun, lexicon
 
@@ -33,6 +34,29 @@ def _named(stems: frozenset[str], words: dict[str, str]) -> frozenset[str]:
     """What names the thing of a phrase: its nouns («блок», «кондиционер» of «наружный блок
     кондиционера»; an adjective qualifies it), all its stems when it has none."""
     return frozenset(s for s in stems if is_noun(words.get(s, s))) or stems
+
+
+def _heads(query: Query, weights: dict[str, float]) -> frozenset[str]:
+    """Each keyword phrase's head: its first noun that is no adjective in any reading
+    («наружное освещение»: «освещение»), no quantity (the quantity asked is held apart) and
+    no boilerplate, of a word the corpus uses: what the phrase names («штраф за стоянку на
+    газоне»: a fine, not a parking on a lawn)."""
+    words = lexicon()
+    plain = words.generic | words.quantities.keys()
+    heads = []
+    for phrase in query.phrases:
+        for term in phrase:
+            word = query.words.get(term, term)
+            if term in plain or not weights.get(term) or not is_noun(word) or _adjective(word):
+                continue
+            heads.append(term)
+            break
+    return frozenset(heads)
+
+
+def _adjective(word: str) -> bool:
+    """Whether `word` may be an adjective or a participle (any of its readings)."""
+    return any(p.tag.POS in ("ADJF", "PRTF") for p in morphology().parse(word))
 
 
 def _telling_weights(
@@ -77,8 +101,9 @@ class Judge:
     uses weighs as bm25 weighs a word no clause holds, a whole question's other words the
     others' mean, nothing in a question's story) within WINDOW stems. A clause looked up by
     its number answers. A word of several keyword phrases («цемент» of «срок хранения цемента»,
-    «гарантийный срок хранения цемента») is what they ask about: a clause answering holds
-    it (where the corpus uses it).
+    «гарантийный срок хранения цемента») is what they ask about, and a phrase's head
+    («штраф» of «штраф за стоянку на газоне»: `_heads`) what it names: a clause answering
+    holds them (where the corpus uses them).
     """
 
     def __init__(
@@ -128,7 +153,7 @@ class Judge:
         used = [t for phrase in ([] if query.sentence else query.phrases) for t in set(phrase)]
         self.topic = frozenset(
             t for t in set(used) if used.count(t) > 1 and t in self.weights and weights.get(t)
-        )
+        ) | (frozenset() if query.sentence else _heads(query, self.weights))
 
     def context(self, row: Found) -> frozenset[str]:
         """The query stems the clause's headings and its document's title hold."""
@@ -148,7 +173,7 @@ class Judge:
             return True
         held = self.held(row)
         if self.topic - held:
-            return False  # what every phrase asks about it does not say
+            return False  # what every phrase asks about (or a phrase's head) it does not say
         for nouns, need in self.concepts:
             if sum(weight for term, weight in nouns.items() if term in held) < need:
                 return False  # a thing asked about it says (next to) nothing of

@@ -140,7 +140,11 @@ def _noun_forms(word: str, *, cut: bool = True) -> tuple[str, ...]:
     ):
         return ()
     else:  # the forms its other stem is in: the singular's genitive, the plural
-        found = (parsed.inflect({"gent", "sing"}), parsed.inflect({"nomn", "plur"}))
+        found = (
+            parsed.inflect({"gent", "sing"}),
+            parsed.inflect({"nomn", "plur"}),
+            parsed.inflect({"gent", "plur"}),
+        )
         forms = dict.fromkeys([word, *(form.word for form in found if form is not None)])
     stems = tuple(dict.fromkeys(word_stem(form) for form in forms))
     return stems if len(stems) > 1 else ()
