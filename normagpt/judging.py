@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Protocol
 
-from core.russian import morphology
 from normagpt.parsing import Query
-from normagpt.questions import is_noun, lexicon
+from normagpt.questions import is_noun, lexicon, may_be_adjective
 
 
 class Found(Protocol):
@@ -47,16 +46,13 @@ def _heads(query: Query, weights: dict[str, float]) -> frozenset[str]:
     for phrase in query.phrases:
         for term in phrase:
             word = query.words.get(term, term)
-            if term in plain or not weights.get(term) or not is_noun(word) or _adjective(word):
+            if term in plain or not weights.get(term) or not is_noun(word):
+                continue
+            if may_be_adjective(word):
                 continue
             heads.append(term)
             break
     return frozenset(heads)
-
-
-def _adjective(word: str) -> bool:
-    """Whether `word` may be an adjective or a participle (any of its readings)."""
-    return any(p.tag.POS in ("ADJF", "PRTF") for p in morphology().parse(word))
 
 
 def _telling_weights(

@@ -258,6 +258,11 @@ def _agrees(word: str, case: str) -> bool:
     return any(p.tag.POS in _ADJECTIVES and p.tag.case == case for p in morphology().parse(word))
 
 
+def may_be_adjective(word: str) -> bool:
+    """Whether `word` may be an adjective or a participle (any of its readings)."""
+    return any(p.tag.POS in _ADJECTIVES for p in morphology().parse(word))
+
+
 def _names(sentence: str) -> bool:
     """Whether a sentence (its words of talk left out) names something: a word neither
     filler nor the norms' boilerplate."""

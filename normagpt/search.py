@@ -61,7 +61,6 @@ from normagpt.questions import question_read
 from normagpt.search_candidates import (
     candidates_find,
     clauses_named,
-    idf,
     sql_rows,
     sql_within,
     vocabulary_read,
@@ -171,8 +170,7 @@ def clauses_search(
     named = clauses_named(query, expected)
     ids = list(dict.fromkeys([*named, *candidates_find(vocabulary, expected, query.context)]))
     rows = rows_load(ids, vocabulary.variants, day)
-    never = idf(0, vocabulary.total)  # the weight of a word no clause holds
-    judge = Judge(query, vocabulary.weights, vocabulary.variants, never=never)
+    judge = Judge(query, vocabulary.weights, vocabulary.variants, never=vocabulary.never)
     for row in rows.values():
         row.answers = judge.answers(row, named=row.id in named)
     best = rows_ranked(rows, query, vocabulary, set(named), set(expected))[:limit]

@@ -43,6 +43,11 @@ class Vocabulary:
     total: int
     generation: int = 0  # of the counts (`terms.GENERATION`)
 
+    @property
+    def never(self) -> float:
+        """The weight of a stem no clause holds (bm25's: above every stem some clause holds)."""
+        return idf(0, self.total)
+
     def forms(self, terms: Iterable[str]) -> list[str]:
         wanted = set(terms)
         return sorted(stem for stem, term in self.variants.items() if term in wanted)

@@ -19,7 +19,7 @@ from normagpt.editions import document_in_force, holds_on
 from normagpt.judging import windows
 from normagpt.parsing import Query, search_stems
 from normagpt.questions import lexicon
-from normagpt.search_candidates import TERM_COUNTS, Vocabulary, idf, sql_rows, sql_within
+from normagpt.search_candidates import TERM_COUNTS, Vocabulary, sql_rows, sql_within
 from normagpt.terms import PART, TABLE_MARK
 
 PHRASE, NEAR = 1.0, 0.5  # the bonus for neighbours in a phrase, of their mean weight
@@ -69,7 +69,7 @@ def rows_load(ids: list[int], variants: dict[str, str], day: str) -> dict[int, _
     """  # noqa: S608 (only placeholders are interpolated)
     out = {}
     replaced: dict[int, bool] = {}  # by document: its clauses come together
-    titled: dict[int, tuple[frozenset[str], frozenset[str], frozenset[str]]] = {}  # `_title_read`
+    titles: dict[int, tuple[frozenset[str], frozenset[str], frozenset[str]]] = {}  # `_title_read`
     term_of = variants.get
     # a heading's stems and their query stems (or None), split once: clauses share headings
     headings: dict[str, tuple[list[str], list[Any]]] = {}
@@ -78,7 +78,7 @@ def rows_load(ids: list[int], variants: dict[str, str], day: str) -> dict[int, _
             continue  # another day's text of the clause (an amendment's, or the one it changed)
         if document not in replaced:
             replaced[document] = not document_in_force(day, status, since, until)
-            titled[document] = _title_read(title, term_of)
+            titles[document] = _title_read(title, term_of)
         # the heading's, the statement's and the rest's stems, each stem (never empty, no
         # space in it) after one space (`clause_search_text`): split at it, not at any
         # whitespace (a per-character test); an empty part holds none
@@ -107,7 +107,7 @@ def rows_load(ids: list[int], variants: dict[str, str], day: str) -> dict[int, _
             len(said),
             positions,
             len(heading) + (len(stated) + _table_head(rest) if heading[-1:] == _TABLE else 0),
-            *titled[document],
+            *titles[document],
         )
     return out
 
@@ -175,7 +175,7 @@ def rows_ranked(
     spanned = local.weights if query.sentence else None
     known = vocabulary.weights.values()
     unit = SCOPE * sum(known) / len(known) if known else 0.0  # a scope not named at all
-    scoped = _scoped(rows, titles, idf(0, vocabulary.total), unit)
+    scoped = _scoped(rows, titles, vocabulary.never, unit)
     scoring = _Scoring(_phrases(query, local), other, spanned, scoped)
     scored = [(_score(row, scoring), row) for row in rows.values()]
     # a replaced edition named is not put below, unless an edition in force is named too
