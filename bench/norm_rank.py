@@ -2,7 +2,7 @@
 to tune ranking and the "not in the corpus" judgement by (`bench/norm_answers.py` is the
 measure: through MCP stdio, on SQLite and PostgreSQL, with the answers checked).
 
-    .venv/bin/python bench/norm_rank.py [DATASET_DIR] [--sets benchmark,dev,holdout,holdout2]
+    .venv/bin/python bench/norm_rank.py [DATASET_DIR] [--sets benchmark,dev,dev2,holdout,holdout2]
         [--misses] [--fresh]
 
 One SQLite corpus (BENCH_CACHE, default the temporary directory:
@@ -47,6 +47,7 @@ CACHE = Path(os.environ.get("BENCH_CACHE", tempfile.gettempdir()))
 SETS = {
     "benchmark": "norm_questions",
     "dev": "norm_questions_dev",
+    "dev2": "norm_questions_dev2",
     "holdout": "norm_questions_holdout",
     "holdout2": "norm_questions_holdout2",
 }

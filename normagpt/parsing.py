@@ -94,6 +94,9 @@ def alias_key(alias: str) -> str:
     return code_key(alias).strip(".,;:-–—()«»\"'")
 
 
+# the series a norm's code opens with («СП 63.13330.2018», «ГОСТ Р 53292», «СНиП 2.01.07-85»,
+# «Пособие 2.02.01-83», «ВСН 58-88»): a text names a document by it and a number
+DOCUMENT_SERIES = r"СП|ГОСТ(?:\s*Р)?|СНиП|СанПиН|СТО|ВСН|МДС|РД|ТСН|МГСН|НПБ|Пособие"
 _CODE_PARTS = re.compile(r"^\s*([^\W\d_]+(?:\s+Р)?)\s*(\d.*?)\s*$", re.I)
 _YEAR = re.compile(r"[.\-–](?:19|20)\d\d$|-\d\d$")
 
@@ -346,8 +349,7 @@ _TABLE_REF = re.compile(
 _BARE_CLAUSE = re.compile(r"(?<![\d.])(\d{1,2}\.\d{1,3}\.\d{1,3}(?:\.\d{1,3})?)(?![\d]|\.\d)")
 # «СП 63.13330.2018», «СП 63», «сп63», «ГОСТ Р 53292», «СНиП 2.01.07-85»; «63.13330» alone
 _DOCUMENT_REF = re.compile(
-    r"\b(?:сп|гост(?:\s*р)?|снип|санпин|сто|ту)\s*\d[\d.\-–]*\d|\b\d{1,3}\.\d{5,7}(?:\.\d{4})?\b",
-    re.I,
+    rf"\b(?:{DOCUMENT_SERIES}|ТУ)\s*\d[\d.\-–]*\d|\b\d{{1,3}}\.\d{{5,7}}(?:\.\d{{4}})?\b", re.I
 )
 
 
@@ -454,7 +456,7 @@ _TABLE_POINTER = re.compile(
 # brings («по таблице 5.3»)
 TABLE_MENTION = re.compile(
     r"табл(?:\.|иц[аеуы]\w*)\s*(?P<number>(?:[А-ЯЁA-Z]\s?\.\s?)?\d{1,2}(?:\s?\.\s?\d{1,3}){0,3})"
-    r"(?![\dа-яёa-z]|[.,]\d|\s*(?:СП|ГОСТ|СНиП|СанПиН)\b)",
+    rf"(?![\dа-яёa-z]|[.,]\d|\s*(?:{DOCUMENT_SERIES})\b)",
     re.I,
 )
 

@@ -18,7 +18,14 @@ import functools
 import re
 from dataclasses import dataclass
 
-from normagpt.parsing import ARTICLE_REF, CODEX_PATTERN, article_number, codex_name, number_normal
+from normagpt.parsing import (
+    ARTICLE_REF,
+    CODEX_PATTERN,
+    DOCUMENT_SERIES,
+    article_number,
+    codex_name,
+    number_normal,
+)
 from normagpt.units import UNIT_PATTERN
 
 # a clause's number: «10.3.2», or an appendix's «Г.13», «А.2.2» (its letter capital, Cyrillic
@@ -27,7 +34,8 @@ _NUMBER = r"(?:(?<![^\W\d_])[А-ЯЁA-Z]\.\d{1,2}(?:\.\d{1,3}){0,4}|\d{1,2}(?:\.
 _TABLE_NUMBER = r"(?:[А-ЯЁA-Z]\.?)?\d{1,2}(?:\.\d{1,3}){0,3}"
 _LIST = rf"{_NUMBER}(?:\s*(?:,|и|или|–|-)\s*{_NUMBER})*"
 _CLAUSE_REF = re.compile(
-    rf"\b(?:пп?\.|пункт[а-я]*|п)\s*({_LIST})|(?<![\d.])({_NUMBER})(?=\s*\)?\s*(?:СП|ГОСТ|СНиП)\b)",
+    rf"\b(?:пп?\.|пункт[а-я]*|п)\s*({_LIST})"
+    rf"|(?<![\d.])({_NUMBER})(?=\s*\)?\s*(?:{DOCUMENT_SERIES})\b)",
     re.I,
 )
 _TABLE_REF = re.compile(
@@ -42,13 +50,16 @@ _BARE_CLAUSE = re.compile(
 
 
 # numbers that name, not measure: an appendix's part («рисунок Г.1», «Г.13» opening its
-# clause), a law's article («ст. 69») and the number opening a clause, a table's row or a
-# note («6.7 Минимальные расстояния», «4 Входные двери в квартиры»; «15 Вт/м» opening a line
-# is a value); compiled on first use (some 40 ms a server started for other tools would pay)
+# clause), a law's article («ст. 69»), a product's designation («грунтовка ГФ-021», «эмаль
+# ПФ-115»: its letters, a hyphen and its number) and the number opening a clause, a table's
+# row or a note («6.7 Минимальные расстояния», «4 Входные двери в квартиры»; «15 Вт/м»
+# opening a line is a value); compiled on first use (some 40 ms a server started for other
+# tools would pay)
 @functools.cache
 def _naming() -> re.Pattern[str]:
     return re.compile(
         r"(?<![\w.,])[А-ЯЁA-Z]\.\d{1,2}(?:\.\d{1,3})*(?![\d,])"
+        r"|(?<![\w-])[А-ЯЁ]{2,3}-\d{2,4}(?![\d,.]\d)"
         r"|\b(?i:ст\.|стать[а-я]*)\s*\d{1,3}(?:\.\d{1,2})?(?![\d,])"
         r"|^[ \t]*\d{1,2}(?:\.\d{1,3}){0,4}\.?(?=[ \t]+[А-ЯЁA-Z])"
         rf"(?![ \t]+(?i:{UNIT_PATTERN}))",
@@ -69,7 +80,7 @@ _LAW = (
     r"|(?:№\s*)?(?P<law_code>\d{1,3})\s*-\s*ФЗ|ФЗ\s*(?:-|№)?\s*(?P<law_short>\d{1,3})"
 )
 _DOCUMENT = re.compile(
-    r"\b(?:СП|ГОСТ(?:\s*Р)?|СНиП|СанПиН|СТО)\s*\d[\d.\-–—]*\d|\b\d{1,3}\.\d{5,7}(?:\.\d{4})?\b"
+    rf"\b(?:{DOCUMENT_SERIES})\s*\d[\d.\-–—]*\d|\b\d{{1,3}}\.\d{{5,7}}(?:\.\d{{4}})?\b"
     rf"|\b(?:{_PUE}|{_LAW}|{CODEX_PATTERN})(?!\w)",
     re.I,
 )

@@ -258,6 +258,42 @@ def test_the_pue_and_laws_are_named_documents(claim: str, document: str) -> None
     assert [v.text for v in c.values_find(claim)] == (["4 Ом"] if "Ом" in claim else [])
 
 
+@pytest.mark.parametrize(
+    ("claim", "document", "number"),
+    [
+        # the dev2 set's right answers, once «пункта 2.02.01 нет»: the code read as a clause
+        ("не ближе 10 м от здания (п. 3.110 Пособие 2.02.01-83).", "Пособие 2.02.01-83", "3.110"),
+        ("шириной не меньше 2 м (Пособие 2.02.01-83, п. 3.182)", "Пособие 2.02.01-83", "3.182"),
+        ("не реже чем через 5 лет (п. 2.5 ВСН 58-88)", "ВСН 58-88", "2.5"),
+        ("1,5 м (п. 4.12 МДС 21-1.98)", "МДС 21-1.98", "4.12"),
+    ],
+)
+def test_a_manual_and_other_series_are_named_documents(
+    claim: str, document: str, number: str
+) -> None:
+    [reference] = c.references_find(claim)
+    assert (reference.document, reference.number) == (document, number)
+    assert len(c.values_find(claim)) == 1  # the value, not the code's numbers
+
+
+# ГОСТ 25129-2020 п. А.1, its lines on drying and recoating (p. 11)
+GOST25129_A_1 = (
+    "Грунтовку наносят кистью или краскораспылителем.\nВремя высыхания однослойного покрытия "
+    "при температуре (20 ± 2) °С — 24 ч.\nРасход грунтовки на однослойное покрытие — от 60 до "
+    "100 г/м2.\nПеред нанесением нитроэмалей покрытие грунтовки следует выдержать не менее 5 сут."
+)
+
+
+def test_a_product_s_designation_is_no_value() -> None:
+    # «ГФ-021» once gave the dev2 set's right answers a value 21 no clause holds
+    claim = "Прежде чем наносить нитроэмаль, грунтовку ГФ-021 выдерживают не меньше 5 сут"
+    assert [v.text for v in c.values_find(claim)] == ["5 сут"]
+    assert held(claim, GOST25129_A_1)
+    assert not held(claim.replace("5 сут", "3 сут"), GOST25129_A_1)
+    assert [v.text for v in c.values_find("эмаль ПФ-115, не менее 24 ч")] == ["24 ч"]
+    assert [v.text for v in c.values_find("вискозиметр ВЗ-246, с, не менее 45")] == ["45"]
+
+
 def test_documents_known_by_name_have_their_short_names_as_aliases() -> None:
     # the dataset's codes (normagpt.dataset): «Правила ПУЭ», a law's number cut at «-ФЗ»
     assert code_aliases("Правила ПУЭ") == ["Правила ПУЭ", "ПУЭ"]
