@@ -13,7 +13,7 @@ from normagpt.conditions.entities import Segment
 from normagpt.conditions.segments import clause_segments
 from normagpt.conditions.tables import table_segments
 from normagpt.conditions.words import PREPOSITIONS, abbreviated, is_threshold, stems_of
-from normagpt.parsing import stems_related
+from normagpt.parsing import search_stems, stems_related
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,8 @@ class Mismatch:
         климатических подрайонах …»; для условия утверждения: не менее 2,5 м»."""
         number = c.value_text(replace(self.value, bound=""))
         instead = ", ".join(dict.fromkeys(c.value_text(v) for v in self.instead[:3]))
-        return f"в {label} {number} — для «{self.given_for}»; для условия утверждения: {instead}"
+        given = f"для «{self.given_for}»" if self.given_for.strip() else "для другого условия"
+        return f"в {label} {number} — {given}; для условия утверждения: {instead}"
 
 
 # the words between a condition and its value: «…, должна быть не менее»
@@ -76,7 +77,7 @@ def value_condition(
     written_out = abbreviated(claim, "\n".join(text for text, _ in clauses))
     if written_out:  # «ориентированно-стружечных плит» is what the clause calls «ОСП»
         said = replace(said, own=said.own | stems_of(" ".join(written_out).upper()))
-    best = _best(said, segments)
+    best = _best(said, _measuring(said, segments))
     if not best or any(segments[i] is s for s in best for i in holding):
         return None
     others = [v for v in said.values if v != value and v.text != value.text]  # not its range's
@@ -88,6 +89,24 @@ def value_condition(
     shown = _condition_shown(segments[given].text, held.text if held else "")
     instead = tuple(v for s in best for v in s.values)
     return Mismatch(value, shown, instead, sources[given])
+
+
+# the measures of a thing's shape: a part giving another measure than a claim's gives another
+# quantity's value («… полосы безопасности шириной 0,5 м» is no curb's «высотой»)
+_MEASURES = frozenset(search_stems("высота ширина глубина толщина длина диаметр"))
+
+
+def _measuring(said: Segment, segments: list[Segment]) -> list[Segment]:
+    """The `segments` that may give the measure the claim's part names («высотой 0,12 м»):
+    those naming it, or no measure of `_MEASURES`; all of them when the claim names none."""
+    asked = _MEASURES.intersection(search_stems(said.text))
+    if not asked:
+        return segments
+    return [
+        segment
+        for segment in segments
+        if not (named := _MEASURES.intersection(search_stems(segment.text))) or named & asked
+    ]
 
 
 def table_cells(text: str) -> list[tuple[c.Value, ...]]:

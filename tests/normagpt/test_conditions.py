@@ -99,7 +99,7 @@ CASES = [
     (S54, "7.4.3", "Высота проемов в поперечных стенах подвалов — не менее 1,8 м (п. 7.4.3).",
      "confirmed", []),
     (S54, "7.4.3", "Высота проемов в поперечных стенах на чердаках — не менее 1,8 м (п. 7.4.3).",
-     "other_condition", ["1,8 м — для «", "не менее 1,6 м"]),
+     "other_condition", ["1,8 м — для другого условия", "не менее 1,6 м"]),
     (S54, "7.4.3", "Высота проемов в стенах подвалов — не менее 2 м (п. 7.4.3).",
      "value_missing", []),
     (S54, "8.3", "Высота ограждений балконов и лоджий — не менее 1,2 м (п. 8.3).", "confirmed", []),
@@ -427,6 +427,36 @@ def test_one_value_of_its_kind_is_never_questioned() -> None:
     text = "Ширина галереи должна быть не менее 1,2 м. Освещенность не менее 6 лк."
     [value] = c.values_find("1,2 м")
     assert value_condition("На чердаке галерея шириной 1,2 м", value, [(text, False)]) is None
+
+
+# СП 243.1326000.2015 п. 5.6.7, its first two sentences as the dataset's text layer gives them
+# (one word a line, as stored; development set 2's question sp243-curb-height-through-village)
+SP243_5_6_7 = (
+    "5.6.7 При прохождении по населенным пунктам для обеспечения\nводоотвода\nи\nбезопасности"
+    "\nдвижения\nпри\nсоответствующем\nобосновании следует применять устройство бортового "
+    "камня и\nукрепительной полосы безопасности шириной 0,5 м по типу покрытия\nпроезжей части."
+    "\nВысоту бортового камня следует принимать равной 0,12 м (на\nискусственных\nсооружениях"
+    "\n0,15\nм)."
+)
+
+
+def test_a_part_giving_another_measure_gives_another_quantity_s_value() -> None:
+    """«… полосы безопасности шириной 0,5 м» shares the claim's place and curb, but it is a
+    width: the curb's height is the next sentence's 0,12 м."""
+    claim = "Там, где дорога проходит по населённому пункту, бортовой камень делают высотой {} м"
+    clauses = [(SP243_5_6_7, False)]
+    [right] = c.values_find(claim.format("0,12"))
+    assert value_condition(claim.format("0,12"), right, clauses) is None
+    [other] = c.values_find(claim.format("0,15"))
+    mismatch = value_condition(claim.format("0,15"), other, clauses)
+    assert mismatch is not None
+    assert "искусственных" in mismatch.given_for
+    assert [v.number for v in mismatch.instead] == [0.12]
+    # a value whose part has no words of its own is said to be another condition's, not «»'s
+    bare = type(mismatch)(other, "  ", mismatch.instead)
+    assert bare.reason("п. 5.6.7") == (
+        "в п. 5.6.7 0,15 м — для другого условия; для условия утверждения: 0,12 м"
+    )
 
 
 def test_a_sentence_of_a_general_case_and_an_exception_reads_its_subject_as_shared() -> None:
