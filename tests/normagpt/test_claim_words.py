@@ -51,6 +51,15 @@ def test_words_of_talk_tell_nothing(clauses) -> None:  # type: ignore[no-untyped
     ) == [("confirmed", "")]
 
 
+def test_a_word_of_measure_tells_nothing(clauses) -> None:  # type: ignore[no-untyped-def]
+    """«в количестве» says how a value is counted, as «составляет» says it is (development
+    set 2: ГОСТ 5781-82 п. 1.13 «не более 15 % от массы партии» was left unconfirmed)."""
+    assert verdicts(
+        "Покрытие бассейнов рассчитывают на нагрузку в количестве не менее 2 кПа "
+        "(п. 7.5.5.8 СП 999.1.2026)."
+    ) == [("confirmed", "")]
+
+
 def test_a_telling_word_the_clause_lacks_still_fails(clauses) -> None:  # type: ignore[no-untyped-def]
     [(verdict, reason)] = verdicts(
         "Освещенность на площадке у запасного входа в котельную — не менее 4 лк "
