@@ -10,7 +10,7 @@ Akumsk/russian-construction-standards (its `metadata/*.json`). The questions are
 («5.8», «таблица 5.1»), its keywords, the right answer, a wrong value and (`other`) the value
 of another condition; a trap (`traps.yaml`, or no document) is a question no clause answers,
 with a confabulated answer citing a real clause. `bench/norm_questions_dev/` holds 45 more
-and 15 traps over 35 documents, written the same way apart from these: the set the question
+and 14 traps over 35 documents, written the same way apart from these: the set the question
 reader, the judge and the checks are tuned on (`--questions 'bench/norm_questions_dev/*.yaml'`),
 so that these stay the measure.
 
