@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from rapidfuzz.distance import Levenshtein
 
@@ -221,12 +222,49 @@ def _building() -> frozenset[str]:
 
 def _read_otherwise(word: str, stem: str, source: str) -> bool:
     """Whether the clause holds `word` in a form its stems miss: split by OCR or written
-    apart («площ адке», «не защищенной» for «площадке», «незащищенной»), or another form
-    of the same word («окон» and «Окна»: one lemma, two stems)."""
+    apart («площ адке», «не защищенной» for «площадке», «незащищенной»), another form
+    of the same word («окон» and «Окна»: one lemma, two stems), or a noun by its adjective
+    whose stem drops the noun's fleeting vowel («угол»: «угловых соединений»; «потолок»:
+    «потолочных панелей», its «к» said «ч»)."""
     if stem in _joined(source):
         return True
-    lemma = morphology().parse(word)[0].normal_form
-    return lemma in _lemmas(source)
+    parsed = morphology().parse(word)[0]
+    if parsed.normal_form in _lemmas(source):
+        return True
+    return any(
+        adjective.startswith(base) and len(adjective) - len(base) <= ADJECTIVE_ENDING
+        for base in _oblique_bases(parsed)
+        for adjective in _adjectives(source)
+    )
+
+
+ADJECTIVE_ENDING = 5  # «угл» + «овой», «потолоч» + «ный»: a noun's adjective adds at most this
+
+
+def _oblique_bases(parsed: Any) -> tuple[str, ...]:
+    """The bases an adjective of a noun whose stem drops a vowel is made from: the genitive's
+    without its ending («угла»: «угл»), with its last consonant as adjectives say it («песка»:
+    «песч»), or the noun itself so said («потолок»: «потолоч»); () for another word (the
+    lemma check finds the rest)."""
+    if parsed.tag.POS != "NOUN" or (genitive := parsed.inflect({"gent", "sing"})) is None:
+        return ()
+    base, noun = genitive.word.rstrip("аяыи"), parsed.normal_form
+    if len(base) < 3 or noun.startswith(base):
+        return ()  # no vowel dropped: the stem's own forms are found by it
+    said = [base[:-1] + _ALTERNATING[base[-1]]] if base[-1] in _ALTERNATING else []
+    said += [noun[:-1] + _ALTERNATING[noun[-1]]] if noun[-1] in _ALTERNATING else []
+    return tuple(dict.fromkeys((base, *said)))
+
+
+_ALTERNATING = {"к": "ч", "г": "ж", "х": "ш", "ц": "ч"}
+
+
+@functools.lru_cache(maxsize=64)
+def _adjectives(source: str) -> frozenset[str]:
+    """The lemmas of the adjectives of `source` (their likeliest reading)."""
+    parse = morphology().parse
+    words = set(re.findall(r"[а-яё]{4,}", source.lower()))
+    return frozenset(p.normal_form for w in words if (p := parse(w)[0]).tag.POS == "ADJF")
 
 
 @functools.lru_cache(maxsize=64)
