@@ -90,11 +90,11 @@ class Judge:
     A clause answers when it (with its headings and its document's title) holds, of each
     keyword phrase (each names a thing asked about: «штраф за перепланировку»), at least
     NAMED of its nouns' weight (`_named`: «перепланировка» alone is not the fine), the
-    quantity asked («высота», «уклон»: `normagpt.questions`) and at least ANSWERS of the
-    query's weight (ANSWERS_SENTENCE of a whole question's: many of its words are not the
-    norm's; each stem's idf; the norms' boilerplate words, «допустимый», «уровень»,
-    and numbers weigh nothing here; a keyword or a whole question's noun the corpus never
-    uses weighs as bm25 weighs a word no clause holds, a whole question's other words the
+    quantity asked, one of them when it names several («высота», «уклон»: `normagpt.questions`)
+    and at least ANSWERS of the query's weight (ANSWERS_SENTENCE of a whole question's: many of
+    its words are not the norm's; each stem's idf; the norms' boilerplate words, «допустимый»,
+    «уровень», and numbers weigh nothing here; a keyword or a whole question's noun the corpus
+    never uses weighs as bm25 weighs a word no clause holds, a whole question's other words the
     others' mean, nothing in a question's story) within WINDOW stems. A clause looked up by
     its number answers. A word of several keyword phrases («цемент» of «срок хранения цемента»,
     «гарантийный срок хранения цемента») is what they ask about, and a phrase's head
@@ -114,7 +114,8 @@ class Judge:
         # a whole question's words are many, few of them the norm's: a lower share answers
         self.share = ANSWERS_SENTENCE if query.sentence else ANSWERS
         self.total = sum(self.weights.values())
-        self.quantity = query.quantity
+        # the quantities asked: a clause stating any of them says what is asked
+        self.quantities = frozenset(query.quantities or [query.quantity] * bool(query.quantity))
         self.words = query.words
         # a keyword phrase's word another query word's forms stand for in the corpus
         # (`vocabulary`'s `variants`: «звука» of «звуковые»; «архив», stemmed «арх», said as
@@ -181,7 +182,7 @@ class Judge:
         return tuple(self.words.get(t, t) for t in self.weights if t not in held)
 
     def _window_holds(self, row: Found, context: frozenset[str]) -> bool:
-        """Whether some WINDOW stems of the clause's text hold the quantity asked and, with
+        """Whether some WINDOW stems of the clause's text hold a quantity asked and, with
         what its headings and title hold, ANSWERS of the query's weight: what is asked is
         said together, not a word here and a word a page on."""
         positions = dict(row.positions)
@@ -200,11 +201,12 @@ class Judge:
         base = sum(self.weights.get(t, 0.0) for t in context)
         need = self.share * self.total
         for inside in windows(events, WINDOW):
-            if self.quantity and self.quantity not in inside and self.quantity not in context:
+            if self.quantities and not self.quantities & (inside.keys() | context):
                 continue
             if base + sum(self.weights.get(t, 0.0) for t in inside) >= need:
                 return True
-        return not events and base >= need and (not self.quantity or self.quantity in context)
+        stated = not self.quantities or bool(self.quantities & context)
+        return not events and base >= need and stated
 
 
 def windows(events: list[tuple[int, str]], span: int) -> Iterator[dict[str, int]]:

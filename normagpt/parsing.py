@@ -381,6 +381,9 @@ class Query:
     clauses: list[ClauseRef]
     words: dict[str, str] = field(default_factory=dict)  # each stem as first written
     quantity: str = ""  # the stem of the quantity asked («высот»), '' when none
+    # every quantity the asking words name, the first `quantity` («прочность … соединений»,
+    # «значение разрушающей нагрузки»: a clause on either says what is asked)
+    quantities: tuple[str, ...] = ()
     # the stems norms use for a stem of the query (a lay word's, a quantity's): each counts
     # as the stem itself (`normagpt.questions`)
     said_as: dict[str, tuple[str, ...]] = field(default_factory=dict)

@@ -38,7 +38,11 @@ class Lexicon:
     def quantity(self, stems: list[str]) -> str:
         """The quantity `stems` (a question's, in order) ask for: the first quantity stem;
         '' when none."""
-        return next((s for s in stems if s in self.quantities), "")
+        return next(iter(self.quantities_named(stems)), "")
+
+    def quantities_named(self, stems: list[str]) -> tuple[str, ...]:
+        """Every quantity stem of `stems`, in order, each once."""
+        return tuple(dict.fromkeys(s for s in stems if s in self.quantities))
 
     def said_as(self, stem: str) -> tuple[str, ...]:
         """The stems norms use for what `stem` says, besides itself (a quantity's and a lay
@@ -77,7 +81,8 @@ def question_read(keywords: list[str]) -> Query:
     query = query_parse(pieces)
     words = lexicon()
     phrases = [[s for s in phrase if s not in words.filler] or phrase for phrase in query.phrases]
-    query.quantity = words.quantity([stem for phrase in phrases for stem in phrase])
+    query.quantities = words.quantities_named([stem for phrase in phrases for stem in phrase])
+    query.quantity = next(iter(query.quantities), "")
     if told:
         story = query_parse(told)
         for stem, word in story.words.items():

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from django.core.management import call_command
@@ -22,6 +23,8 @@ from normagpt import services
 from normagpt.agent.nodes import NOT_IN_CORPUS
 from normagpt.agent.runner import run_advance
 from normagpt.ingest import document_texts_ingest
+from normagpt.judging import Judge
+from normagpt.parsing import search_stems, stem
 from normagpt.questions import question_read
 from normagpt.search import clauses_search, pages_search
 from normagpt.verification import Checker
@@ -276,6 +279,50 @@ def test_a_keyword_phrase_s_head_noun_is_what_it_asks() -> None:
     )
     assert first(["стоянка на газоне"]) == [("СП 113.13330.2016", "4.9", True)]
     assert first(["штраф за стоянку на газоне"]) == [("СП 113.13330.2016", "4.9", False)]
+
+
+# ГОСТ 30673-2013 пп. 3.20, 4.2.13, table 6 and п. 6.18, as the dataset's text layer gives them
+# (development set 2's question gost30673-sash-corner-weld-load)
+GOST30673_TABLE_6 = (
+    "3.20 прочность угловых сварных соединений: Способность угловых соединений профилей\n"
+    "воспринимать внешние механические нагрузки без разрушения.\n"
+    "4.2.13 Сварные угловые соединения профилей должны обладать необходимой прочностью и\n"
+    "выдерживать действие разрушающих нагрузок, рассчитанных согласно приложению В и "
+    "приведенных в\nтехнической документации изготовителя, при этом значения нагрузок должны "
+    "быть не менее значений,\nприведенных в таблице 6 (схема приложения нагрузок приведена на "
+    "рисунке 4). Для испытаний используют незачищенные угловые соединения.\n"
+    "Т а б л и ц а  6 — Значения разрушающих нагрузок при испытаниях сварных соединений\n"
+    "Наименование свариваемого элемента\nЗначение разрушающей нагрузки. Н. не менее\n"
+    "Створка оконного (балконного дверного) блока\n2600\n"
+    "Коробка оконного или дверного блока\n2000\nОбвязка дверного полотна\n4600\n"
+    "П р и м е ч а н и е  — Значения разрушающих нагрузок для угловых соединений профилей "
+    "раздвижных и\nспециальных оконных конструкций (например, с вклеиваемыми стеклопакетами) "
+    "устанавливают в технической\nдокументации изготовителя.\n"
+    "6.18 Прочность сцепления\nПрочность сцепления декоративного ламинированного покрытия с "
+    "профилем-основой испытывают по ГОСТ 19111.\n"
+)
+
+
+def test_a_clause_stating_any_quantity_the_keywords_ask_answers() -> None:
+    """«прочность угловых сварных соединений» and «значение разрушающей нагрузки» ask two
+    quantities of one thing: table 6 gives the load the strength is tested by. Before, only
+    the first («прочность») counted, and the table did not answer (the judge on the table's
+    own words, each weighing the same); asked the strength alone, it still does not."""
+    table = GOST30673_TABLE_6.split("Т а б л и ц а")[1].split("6.18")[0]
+    stems = search_stems(table)
+
+    def answers(keywords: list[str]) -> bool:
+        query = question_read(keywords)
+        found = {t: [i for i, s in enumerate(stems) if s == t] for t in query.terms}
+        row = SimpleNamespace(
+            positions={t: at for t, at in found.items() if at}, heading=0, titled=frozenset()
+        )
+        return Judge(query, dict.fromkeys(query.terms, 1.0)).answers(row, named=False)
+
+    both = ["прочность угловых сварных соединений", "значение разрушающей нагрузки"]
+    assert question_read(both).quantities == (stem("прочность"), stem("нагрузки"))
+    assert answers([*both, "створка оконного блока"])
+    assert not answers(["прочность угловых сварных соединений", "створка оконного блока"])
 
 
 REDEVELOPMENT = ["самовольная перепланировка помещения", "без согласования"]
