@@ -17,6 +17,7 @@ from django.apps import apps
 
 from normagpt import claims as c
 from normagpt import indexing, services
+from normagpt.conditions import value_condition
 from normagpt.grades import grades_find
 from normagpt.models import NormDocumentAlias, NormPage
 from normagpt.parsing import code_aliases
@@ -292,6 +293,28 @@ def test_a_product_s_designation_is_no_value() -> None:
     assert not held(claim.replace("5 сут", "3 сут"), GOST25129_A_1)
     assert [v.text for v in c.values_find("эмаль ПФ-115, не менее 24 ч")] == ["24 ч"]
     assert [v.text for v in c.values_find("вискозиметр ВЗ-246, с, не менее 45")] == ["45"]
+
+
+# ГОСТ 30673-2013 п. 4.2.12, its second sentence (p. 10)
+GOST30673_4_2_12 = (
+    "Долговечность профилей, определяемая по ГОСТ 30973, должна быть не менее 40 условных лет "
+    "эксплуатации\nдля белых профилей, а для цветных — не менее 20 условных лет."
+)
+
+
+def test_a_durability_s_conventional_years_are_years() -> None:
+    # «20 условных лет» was a bare 20: no condition was asked of it (development set 2)
+    assert [(v.number, v.unit) for v in c.values_find(GOST30673_4_2_12)] == [
+        (40, "год"),
+        (20, "год"),
+    ]
+    white = "Белый ПВХ-профиль должен иметь долговечность не меньше {} условных лет эксплуатации"
+    [right] = c.values_find(white.format(40))
+    assert value_condition(white.format(40), right, [(GOST30673_4_2_12, False)]) is None
+    [other] = c.values_find(white.format(20))
+    mismatch = value_condition(white.format(20), other, [(GOST30673_4_2_12, False)])
+    assert mismatch is not None
+    assert "цветных" in mismatch.given_for
 
 
 def test_documents_known_by_name_have_their_short_names_as_aliases() -> None:
