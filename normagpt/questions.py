@@ -35,13 +35,9 @@ class Lexicon:
     # stems of a document's title that tell what kind of document it is, not what it is for
     document_kind: frozenset[str] = frozenset()
 
-    def quantity(self, stems: list[str]) -> str:
-        """The quantity `stems` (a question's, in order) ask for: the first quantity stem;
-        '' when none."""
-        return next(iter(self.quantities_named(stems)), "")
-
     def quantities_named(self, stems: list[str]) -> tuple[str, ...]:
-        """Every quantity stem of `stems`, in order, each once."""
+        """The quantities `stems` (a question's, in order) ask for: every quantity stem, in
+        order, each once (the first is the quantity asked)."""
         return tuple(dict.fromkeys(s for s in stems if s in self.quantities))
 
     def said_as(self, stem: str) -> tuple[str, ...]:
