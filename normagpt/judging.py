@@ -115,7 +115,7 @@ class Judge:
         self.share = ANSWERS_SENTENCE if query.sentence else ANSWERS
         self.total = sum(self.weights.values())
         # the quantities asked: a clause stating any of them says what is asked
-        self.quantities = frozenset(query.quantities or [query.quantity] * bool(query.quantity))
+        self.quantities = frozenset(query.quantities)
         self.words = query.words
         # a keyword phrase's word another query word's forms stand for in the corpus
         # (`vocabulary`'s `variants`: «звука» of «звуковые»; «архив», stemmed «арх», said as

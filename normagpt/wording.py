@@ -231,10 +231,11 @@ def _read_otherwise(word: str, stem: str, source: str) -> bool:
     parsed = morphology().parse(word)[0]
     if parsed.normal_form in _lemmas(source):
         return True
-    return any(
+    bases = _oblique_bases(parsed)
+    return bool(bases) and any(
         adjective.startswith(base) and len(adjective) - len(base) <= ADJECTIVE_ENDING
-        for base in _oblique_bases(parsed)
         for adjective in _adjectives(source)
+        for base in bases
     )
 
 
@@ -259,12 +260,9 @@ def _oblique_bases(parsed: Any) -> tuple[str, ...]:
 _ALTERNATING = {"к": "ч", "г": "ж", "х": "ш", "ц": "ч"}
 
 
-@functools.lru_cache(maxsize=64)
 def _adjectives(source: str) -> frozenset[str]:
     """The lemmas of the adjectives of `source` (their likeliest reading)."""
-    parse = morphology().parse
-    words = set(re.findall(r"[а-яё]{4,}", source.lower()))
-    return frozenset(p.normal_form for w in words if (p := parse(w)[0]).tag.POS == "ADJF")
+    return frozenset(lemma for lemma, part in _readings(source) if part == "ADJF")
 
 
 @functools.lru_cache(maxsize=64)
@@ -272,13 +270,18 @@ def _joined(source: str) -> str:
     return "".join(c.flat(source).split())
 
 
-@functools.lru_cache(maxsize=64)
 def _lemmas(source: str) -> frozenset[str]:
-    """The lemmas of the words of `source` (pymorphy3): asked only when a claim's word is not
-    found by its stem (rare), once per text."""
+    """The lemmas of the words of `source` (pymorphy3)."""
+    return frozenset(lemma for lemma, _ in _readings(source))
+
+
+@functools.lru_cache(maxsize=64)
+def _readings(source: str) -> frozenset[tuple[str, str]]:
+    """Each word of `source` read (its likeliest reading): its lemma and part of speech;
+    asked only when a claim's word is not found by its stem (rare), once per text."""
     parse = morphology().parse
     words = set(re.findall(r"[а-яё]{3,}", source.lower()))
-    return frozenset(parse(word)[0].normal_form for word in words)
+    return frozenset((p.normal_form, str(p.tag.POS)) for w in words if (p := parse(w)[0]))
 
 
 def _abbreviated(sentence: str, source: str) -> set[str]:
