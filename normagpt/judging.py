@@ -114,8 +114,16 @@ class Judge:
         # a whole question's words are many, few of them the norm's: a lower share answers
         self.share = ANSWERS_SENTENCE if query.sentence else ANSWERS
         self.total = sum(self.weights.values())
-        # the quantities asked: a clause stating any of them says what is asked
-        self.quantities = frozenset(query.quantities)
+        # the quantities asked: a clause stating any of them says what is asked, in its
+        # own word or in one norms use for it that the query says too («толщина» said as
+        # «слой»: «С какой толщины слоя …» is answered by «… слоем более 20 мм»; a word
+        # the query does not say stands for the quantity in the vocabulary already)
+        self.quantities = frozenset(query.quantities) | frozenset(
+            said
+            for quantity in query.quantities
+            for said in query.said_as.get(quantity, ())
+            if said in self.weights
+        )
         self.words = query.words
         # a keyword phrase's word another query word's forms stand for in the corpus
         # (`vocabulary`'s `variants`: «звука» of «звуковые»; «архив», stemmed «арх», said as

@@ -23,7 +23,7 @@ from normagpt import services
 from normagpt.agent.nodes import NOT_IN_CORPUS
 from normagpt.agent.runner import run_advance
 from normagpt.ingest import document_texts_ingest
-from normagpt.judging import Judge
+from normagpt.judging import CONTEXT, Judge
 from normagpt.parsing import search_stems, stem
 from normagpt.questions import question_read
 from normagpt.search import clauses_search, pages_search
@@ -323,6 +323,49 @@ def test_a_clause_stating_any_quantity_the_keywords_ask_answers() -> None:
     assert question_read(both).quantities == (stem("прочность"), stem("нагрузки"))
     assert answers([*both, "створка оконного блока"])
     assert not answers(["прочность угловых сварных соединений", "створка оконного блока"])
+
+
+# СП 71.13330.2017 п. 7.2.7 as the dataset's text layer gives it (development set's
+# question sp71-gypsum-ceiling-mesh)
+SP71_7_2_7 = (
+    "7.2.7 При выполнении внутренних штукатурных работ растворами на гипсовой основе\n"
+    "допускается проводить работы без использования штукатурной сетки. Штукатурные\n"
+    "растворы на гипсовой основе наносят в один слой, если иное не установлено\n"
+    "производителем материала. При оштукатуривании потолков слоем более 20 мм\n"
+    "необходимо установить оцинкованную штукатурную армирующую сетку."
+)
+
+
+def test_a_quantity_said_in_the_norms_word_the_question_says_too_is_stated() -> None:
+    """«С какой толщины слоя нужна сетка?» asks a thickness; the norm says «слоем более
+    20 мм» (the lexicon: «толщина» is said as «слой»). The question says «слоя» too, so the
+    clause's «слой» was read as that word only, and the clause stated no thickness. A clause
+    on the mesh with no layer says none still."""
+    question = (
+        "Выравниваем потолок гипсовой штукатуркой, в углу слой получится толстый. "
+        "С какой толщины слоя обязательно нужна сетка?"
+    )
+
+    def answers(text: str) -> bool:
+        stems = search_stems(text)
+        query = question_read([question])
+        found = {t: [i for i, s in enumerate(stems) if s == t] for t in query.terms}
+        row = SimpleNamespace(
+            positions={t: at for t, at in found.items() if at}, heading=0, titled=frozenset()
+        )
+        return Judge(query, weights).answers(row, named=False)
+
+    # each stem's idf on the benchmark's mixed corpus, the story's halved (as the search
+    # weighs them)
+    asked = {"сетк": 4.49, "толщин": 3.18, "сло": 3.07}
+    told = {"толст": 3.91, "гипсов": 3.68, "штукатурк": 2.85, "угл": 1.72, "потолок": 1.26}
+    weights = {**asked, **{t: w * CONTEXT for t, w in told.items()}}
+    assert set(weights) == set(question_read([question]).terms)
+    assert question_read([question]).quantities == (stem("толщины"),)
+    assert answers(SP71_7_2_7)
+    assert not answers(
+        SP71_7_2_7.replace("слоем более 20 мм", "по маякам").replace(" в один слой", "")
+    )
 
 
 REDEVELOPMENT = ["самовольная перепланировка помещения", "без согласования"]
