@@ -251,6 +251,8 @@ def search_norms(
         as_of=editions.day_of(as_of),
     )
     data = formatting.search_as_dict(keywords, expected_documents, hits)
+    if response_format != "markdown":  # the text is the data's JSON: no page written
+        return respond(data, "", response_format)
     empty = not hits and not selectors.document_list().exists()
     text = formatting.search_markdown(data["hits"], corpus_empty=empty, searched=data)
     return respond(data, text, response_format)

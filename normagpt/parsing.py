@@ -265,6 +265,7 @@ _VOWELS = frozenset("аеиоуыэюяё")
 _BEFORE_N = {"к": "ч"}  # a consonant as it stands before the adjective's «н» («сутки», «суточный»)
 
 
+@functools.lru_cache(maxsize=65_536)  # a search tries its words against hundreds of stems
 def stems_kin(term: str, stem: str) -> bool:
     """Whether two stems are forms of one word (`stems_related`) or a noun and its adjective
     that puts a vowel in its stem (`_fleeting_adjective`): what a search and a claim's word
