@@ -16,10 +16,10 @@ among clauses that repeat its words. Three ways in, best first:
 The candidates are then ranked here, the same on every database: the weight (idf) of each
 query stem the clause (or its document's title) holds, more when neighbouring stems of a
 phrase are neighbours in the clause (the phrase, or the phrase with a word between), less
-for what the clause's first sentence says beyond the query (another subject or condition:
-a clause about something else). Clauses of documents in force come before those of
-replaced ones, unless the search names the replaced one. How many clauses hold a stem is
-read from `NormTerm`, kept by indexing: no search counts the corpus.
+for a scope its document's title names and the query does not. Clauses of documents in
+force come before those of replaced ones, unless the search names the replaced one. How
+many clauses hold a stem is read from `NormTerm`, kept by indexing: no search counts the
+corpus.
 
 This module answers (the hits, their tables, marks and pages); the candidates and the
 stems' weights come from `normagpt.search_candidates`, the ranking from

@@ -103,9 +103,8 @@ def vocabulary_read(
 class _TermCounts:
     """How many clauses hold each stem, as this process read them, while the counts'
     generation (`terms.GENERATION`, read with every search's vocabulary) is the one they
-    were read in: the stems a candidate's statement says beyond the query are hundreds per
-    search, mostly the same words (reading them cost a search 2.6 ms of 16 on the mixed
-    benchmark corpus). Another generation, or more than LIMIT stems, starts anew; a stem
+    were read in: the words of scope of the candidates' documents' titles are dozens per
+    search, mostly the same words. Another generation, or more than LIMIT stems, starts anew; a stem
     the corpus does not count is left out, as the table leaves it. Their weights (`idfs`)
     are kept alike, for the generation and the number of clauses they were weighed at."""
 

@@ -1,8 +1,10 @@
 """The search's own ranking, the same on every database: the candidates' rows loaded
 (`rows_load`) and scored (`rows_ranked`): the weight of each query stem a clause (or its
 document's title) holds, more when a phrase's stems are neighbours in it, less for what its
-statement says beyond the query and for what its document is for that the query does not
-name (its title's scope); a stem every candidate holds weighs less among them.
+document is for that the query does not name (its title's scope); a stem every candidate
+holds weighs less among them. (What a clause says beyond the query is not held against it:
+a penalty for its statement's other stems, weighed on every question set, put as many
+answering clauses below as it put above.)
 `normagpt.search` asks; `normagpt.search_candidates` gives the candidates and the stems'
 weights.
 """
@@ -25,7 +27,6 @@ from normagpt.terms import PART, TABLE_MARK
 PHRASE, NEAR = 1.0, 0.5  # the bonus for neighbours in a phrase, of their mean weight
 LOCAL, LOCAL_MIN_ROWS = 0.5, 20  # a stem every candidate holds weighs LOCAL of one none holds
 COVERAGE = 0.5  # a phrase half covered counts 0.7 of it: every concept of the query matters
-BEYOND = 1.0  # the penalty for the statement's other stems (their mean weight)
 # a whole question's words the clause holds are those of its best this many stems (and its
 # headings'): a question's many words are held by a long text (a table, a list) here and
 # there, by the clause answering together
@@ -36,7 +37,6 @@ SPAN = 40
 # the query does not name. A person who asks of a building's entrance lighting asks of the
 # lighting norm's, not of the kindergartens' norm repeating it
 SCOPE = 2.0
-_ZEROS = itertools.repeat(0.0)  # the weight of a stem the corpus does not count
 
 
 @dataclass(slots=True)
@@ -47,8 +47,6 @@ class _Row:
     document: int
     page: int
     replaced: bool
-    beyond: set[str]  # its statement's stems its heading does not hold
-    said: int  # how many stems its statement holds
     positions: dict[str, list[int]]  # where each query stem (by its variants) stands
     heading: int  # how many of the positions are its heading's (they come first)
     titled: frozenset[str]  # the query stems its document's title holds
@@ -97,14 +95,11 @@ def rows_load(ids: list[int], variants: dict[str, str], day: str) -> dict[int, _
                 positions[term].append(index)
             else:
                 positions[term] = [index]
-        said = set(stated)
         out[pk] = _Row(
             pk,
             document,
             page,
             replaced[document],
-            said.difference(heading),
-            len(said),
             positions,
             len(heading) + (len(stated) + _table_head(rest) if heading[-1:] == _TABLE else 0),
             *titles[document],
@@ -167,8 +162,6 @@ def rows_ranked(
 ) -> list[tuple[float, _Row]]:
     """The clauses best first: named ones, then those of the expected documents, then those
     of documents in force, then those answering the query (`judging.Judge`), each by score."""
-    beyond = set().union(*(row.beyond for row in rows.values())) - vocabulary.variants.keys()
-    other = TERM_COUNTS.idfs(beyond, vocabulary.generation, vocabulary.total)
     scopes = set().union(*(row.scope for row in rows.values()))
     titles = TERM_COUNTS.idfs(scopes, vocabulary.generation, vocabulary.total)
     local = _locally_weighted(rows, vocabulary)
@@ -176,7 +169,7 @@ def rows_ranked(
     known = vocabulary.weights.values()
     unit = SCOPE * sum(known) / len(known) if known else 0.0  # a scope not named at all
     scoped = _scoped(rows, titles, vocabulary.never, unit)
-    scoring = _Scoring(_phrases(query, local), other, spanned, scoped)
+    scoring = _Scoring(_phrases(query, local), spanned, scoped)
     scored = [(_score(row, scoring), row) for row in rows.values()]
     # a replaced edition named is not put below, unless an edition in force is named too
     # («СП 63.13330» names every edition: the one in force on the day comes first)
@@ -244,20 +237,18 @@ def _phrases(query: Query, vocabulary: Vocabulary) -> list[_Phrase]:
 
 
 class _Scoring:
-    """`_score`'s view of one search: the phrases, their neighbour pairs in one tuple, the
-    statement stems' weights, and the coverage of each set of query stems met so far (the
+    """`_score`'s view of one search: the phrases, their neighbour pairs in one tuple, and
+    the coverage of each set of query stems met so far (the
     candidates hold few distinct sets: most share the rarest stems they were found by)."""
 
     def __init__(
         self,
         phrases: list[_Phrase],
-        other: dict[str, float],
         spanned: dict[str, float] | None = None,
         scoped: dict[int, float] | None = None,
     ) -> None:
         self.phrases = phrases
         self.pairs = tuple(pair for phrase in phrases for pair in phrase.pairs)
-        self.other = other
         self.covered: dict[frozenset[str], float] = {}
         self.spanned = spanned  # a whole question's stems' weights: held within SPAN
         self.scoped = scoped or {}  # by document: its penalty for its scope (`_scoped`)
@@ -299,9 +290,8 @@ def _score(row: _Row, scoring: _Scoring) -> float:
     """The weight of the query's stems the clause holds (a whole question's: within SPAN
     stems) or its document's title does (a person names the kind of building a norm is
     for: «частный дом» is «Дома жилые одноквартирные», whose clauses do not say «дом»), plus
-    the neighbour bonus, less the weight of what its statement says beyond the query
-    (another subject, another condition: the clause is about something else) and its
-    document's penalty for a scope the query does not name (`_scoped`)."""
+    the neighbour bonus, less its document's penalty for a scope the query does not name
+    (`_scoped`)."""
     positions = row.positions
     spanned = scoring.spanned
     held = frozenset(positions) if spanned is None else _spanned(row, spanned)
@@ -324,6 +314,4 @@ def _score(row: _Row, scoring: _Scoring) -> float:
             score += PHRASE * weight
         elif gap <= 3:
             score += NEAR * weight
-    if row.said:  # `other` weighs no query stem
-        score -= BEYOND * sum(map(scoring.other.get, row.beyond, _ZEROS)) / row.said
     return score - scoring.scoped.get(row.document, 0.0)
