@@ -7,6 +7,7 @@ it passes are the question's stems' (idf, a question's story's already at CONTEX
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Protocol
 
@@ -27,6 +28,23 @@ class Found(Protocol):
 ANSWERS, ANSWERS_SENTENCE, WINDOW = 0.6, 0.4, 24
 NAMED = 0.5  # the share of a keyword phrase's nouns' weight a clause answering holds
 CONTEXT = 0.5  # the weight of the words of a question's story, of their own
+
+# a unit of each dimension a quantity's answer is in (the lexicon's `dimensions`), as a
+# clause's text writes it: a word of time, or «ч» and «с» after a number («24 ч», «10 с»);
+# «м2», «м²», «га», «кв. м», or a share («15 % площади»); «°С», «градусов», and the text
+# layer's «*С» for «°С» (ГОСТ 30547 п. 4.1.17). A word of a table's head counts: its rows
+# give the numbers
+_UNITS = {
+    "time": re.compile(
+        r"(?<![а-яё])(?:сут(?:ки|ок|кам|ках)?|лет|год(?:а|у|ом|ы|ов|ам)?|мес(?:яц(?:а|ев|ы|ам)?)?"
+        r"|недел(?:я|и|ю|ь|ей|ям)|дн(?:я|ей|ям)?|день|час(?:а|ов|ы|ам)?|мин(?:ут[аыу]?)?"
+        r"|сек(?:унд[аыу]?)?|еже(?:годн|месячн|недельн|дневн|квартальн)\w*)(?![а-яё])"
+        r"|\d\s?[чс](?![а-яё])",
+        re.IGNORECASE,
+    ),
+    "area": re.compile(r"м\s?2(?!\d)|м²|(?<![а-яё])га(?![а-яё])|кв\.\s?м|%", re.IGNORECASE),
+    "temperature": re.compile(r"[°º]|(?<![а-яё])град|\*\s?[сc](?![а-яё])", re.IGNORECASE),
+}
 
 
 def _named(stems: frozenset[str], words: dict[str, str]) -> frozenset[str]:
@@ -114,6 +132,14 @@ class Judge:
         # a whole question's words are many, few of them the norm's: a lower share answers
         self.share = ANSWERS_SENTENCE if query.sentence else ANSWERS
         self.total = sum(self.weights.values())
+        # a time, an area or a temperature asked (every quantity asked one of them): the
+        # units a clause answering states one of (`states_unit`)
+        dimensions = [lexicon().dimensions.get(q) for q in query.quantities]
+        self.units = (
+            tuple(_UNITS[d] for d in dict.fromkeys(dimensions) if d)
+            if dimensions and all(dimensions)
+            else ()
+        )
         # the quantities asked: a clause stating any of them says what is asked, in its
         # own word or in one norms use for it that the query says too («толщина» said as
         # «слой»: «С какой толщины слоя …» is answered by «… слоем более 20 мм»; a word
@@ -183,6 +209,12 @@ class Judge:
             if sum(weight for term, weight in nouns.items() if term in held) < need:
                 return False  # a thing asked about it says (next to) nothing of
         return self._window_holds(row, self.context(row))
+
+    def states_unit(self, text: str) -> bool:
+        """Whether a clause's `text` writes a unit of the dimension asked («Через сколько
+        лет …» is answered in years, months or days, not by how a house is declared unsafe);
+        True when the quantity asked has none here (`units`)."""
+        return not self.units or any(pattern.search(text) for pattern in self.units)
 
     def lacks(self, row: Found) -> tuple[str, ...]:
         """The query's words (as written) the clause, its headings and title do not hold."""

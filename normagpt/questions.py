@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,8 @@ class Lexicon:
     synonyms: dict[str, tuple[str, ...]]  # a lay stem → the stems norms use for it
     # stems of a document's title that tell what kind of document it is, not what it is for
     document_kind: frozenset[str] = frozenset()
+    # a quantity's stem → the dimension its answer is in («time», «area», «temperature»)
+    dimensions: dict[str, str] = field(default_factory=dict)
 
     def quantities_named(self, stems: list[str]) -> tuple[str, ...]:
         """The quantities `stems` (a question's, in order) ask for: every quantity stem, in
@@ -48,6 +50,13 @@ class Lexicon:
 
 
 def question_read(keywords: list[str]) -> Query:
+    """`keywords` read as a search (`_question_read`); a copy of its own to change: the
+    search and its result's reader both read the same keywords, the same words recur."""
+    return replace(_question_read(tuple(keywords)))
+
+
+@functools.lru_cache(maxsize=512)
+def _question_read(keywords: tuple[str, ...]) -> Query:
     """`keywords` (a list of phrases, or a whole question) read as a search
     (`parsing.query_parse`): the lexicon's filler left out, the quantity asked found, and
     each stem's norm wordings attached. A phrase of filler alone is kept as it is (the
@@ -321,6 +330,11 @@ def lexicon() -> Lexicon:
         quantities=_stemmed(data["quantities"]),
         synonyms=_stemmed(data["synonyms"]),
         document_kind=frozenset(search_stems(data["document_kind"])),
+        dimensions={
+            stem: dimension
+            for dimension, said in data["dimensions"].items()
+            for stem in search_stems(" ".join(said))
+        },
     )
 
 

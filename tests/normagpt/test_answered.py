@@ -29,6 +29,7 @@ from normagpt.questions import question_read
 from normagpt.search import clauses_search, pages_search
 from normagpt.verification import Checker
 from tests.normagpt.scripted_llm import final, plan, step, verdict
+from tests.normagpt.test_laws_real import pages_of
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "norms"
 EXCERPTS = FIXTURES / "answering"
@@ -366,6 +367,73 @@ def test_a_quantity_said_in_the_norms_word_the_question_says_too_is_stated() -> 
     assert not answers(
         SP71_7_2_7.replace("слоем более 20 мм", "по маякам").replace(" в один слой", "")
     )
+
+
+# ГОСТ 31937-2024 п. 4.2 (its start), as the dataset's text layer gives it; with
+# Градостроительный кодекс ch. 6.2 (tests/fixtures/norms/grk-rf-ch6-2.json) the benchmark's
+# trap trap-house-declared-unsafe-age
+INSPECTION = (
+    "4.2 Первое обследование технического состояния зданий (сооружений) рекомендуется "
+    "проводить не позднее чем через два года после их ввода в эксплуатацию.\n"
+    "В дальнейшем обследование технического состояния зданий (сооружений) рекомендуется "
+    "проводить не реже одного раза в 10 лет и не реже одного раза в пять лет для зданий "
+    "(сооружений) или\nих отдельных элементов, работающих в неблагоприятных условиях.\n"
+)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_time_asked_is_answered_by_a_clause_writing_a_time() -> None:
+    """«Срок эксплуатации до признания дома аварийным»: the code's article on declaring a
+    building unsafe holds every word asked («… порядок и сроки принятия решения о признании
+    …»), but writes no time: says how, not how long, and the corpus does not answer. The
+    standard's inspection clause, asked how often, answers in years («местного», «части»
+    are no months or hours)."""
+    code = services.document_save(
+        code="Градостроительный кодекс Российской Федерации",
+        title="Градостроительный кодекс Российской Федерации",
+    )
+    # (with the code's pages of grk-rf.json: a law is read as one once ten articles open a line)
+    texts = pages_of("grk-rf.json") + pages_of("grk-rf-ch6-2.json")
+    document_texts_ingest(document_id=code.pk, texts=texts)
+    page_stored("ГОСТ 31937-2024", "Здания и сооружения. Правила обследования", INSPECTION)
+    unsafe = ["признание дома аварийным", "срок эксплуатации до признания аварийным"]
+    found = clauses_search(keywords=unsafe, limit=5)
+    assert (found[0].clause.document_id, found[0].clause.number) == (code.pk, "ст. 55.26-1")
+    assert not any(h.answers for h in found)
+    often = ["Раз в сколько лет проводить обследование технического состояния зданий?"]
+    assert first(often) == [("ГОСТ 31937-2024", "4.2", True)]
+
+
+@pytest.mark.parametrize(
+    ("quantity", "text", "states"),
+    [
+        ("срок", "уполномоченным органом местного самоуправления в случаях части 2", False),
+        ("срок", "распалубка через 24 ч после укладки", True),
+        ("срок", "время самостоятельного горения не более 10 с", True),
+        ("срок", "не реже одного раза в год", True),
+        ("срок", "осматривают ежегодно", True),
+        ("площадь", "не менее 15 % площади предприятия", True),
+        ("площадь", "площадь участка 0,5 га", True),
+        ("площадь", "площадь озеленения определяют по проекту", False),
+        ("температура", "не выше минус 25 *С", True),
+        ("температура", "при температуре наружного воздуха ниже 5 °С", True),
+        ("температура", "температуру принимают по проекту", False),
+    ],
+)
+def test_a_time_an_area_or_a_temperature_is_told_by_its_unit(
+    quantity: str, text: str, states: bool
+) -> None:
+    query = question_read([f"{quantity} обследования"])
+    judge = Judge(query, dict.fromkeys(query.terms, 1.0))
+    assert judge.units
+    assert judge.states_unit(text) is states
+
+
+def test_a_length_or_a_class_asked_needs_no_unit() -> None:
+    """«м» is too short to tell a length by; a class or a mark has no unit at all."""
+    for asked in ("высота ограждения", "класс бетона", "срок и класс"):
+        query = question_read([asked])
+        assert not Judge(query, dict.fromkeys(query.terms, 1.0)).units
 
 
 REDEVELOPMENT = ["самовольная перепланировка помещения", "без согласования"]
