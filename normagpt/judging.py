@@ -45,6 +45,9 @@ _UNITS = {
     "area": re.compile(r"м\s?2(?!\d)|м²|(?<![а-яё])га(?![а-яё])|кв\.\s?м|%", re.IGNORECASE),
     "temperature": re.compile(r"[°º]|(?<![а-яё])град|\*\s?[сc](?![а-яё])", re.IGNORECASE),
 }
+# a quantity in the genitive after these names their difference, another quantity
+# («перепад высот до 0,2 м» is no height of what the clause is about)
+_DIFFERENCE = ("перепад", "разност", "разниц")
 
 
 def _named(stems: frozenset[str], words: dict[str, str]) -> frozenset[str]:
@@ -71,6 +74,12 @@ def _heads(query: Query, weights: dict[str, float]) -> frozenset[str]:
             heads.append(term)
             break
     return frozenset(heads)
+
+
+def _a_difference(text: str, at: int) -> bool:
+    """Whether the word at `at` of `text` follows a word naming a difference."""
+    before = text[max(0, at - 16) : at].split()
+    return bool(before) and before[-1].lower().startswith(_DIFFERENCE)
 
 
 def _telling_weights(
@@ -139,6 +148,17 @@ class Judge:
             tuple(_UNITS[d] for d in dict.fromkeys(dimensions) if d)
             if dimensions and all(dimensions)
             else ()
+        )
+        # the quantities asked as the text writes them (not asked as a difference): a clause
+        # writing one only as a difference does not state it (`states_quantity`)
+        asked_difference = any(t.startswith(_DIFFERENCE) for t in query.terms)
+        self.written = (
+            ()
+            if asked_difference
+            else tuple(
+                re.compile(rf"(?<![а-яё]){re.escape(q)}[а-яё]*", re.IGNORECASE)
+                for q in query.quantities
+            )
         )
         # the quantities asked: a clause stating any of them says what is asked, in its
         # own word or in one norms use for it that the query says too («толщина» said as
@@ -209,6 +229,19 @@ class Judge:
             if sum(weight for term, weight in nouns.items() if term in held) < need:
                 return False  # a thing asked about it says (next to) nothing of
         return self._window_holds(row, self.context(row))
+
+    def states(self, text: str) -> bool:
+        """Whether a clause's `text`, judged answering by its words, states what is asked: a
+        unit of the dimension asked (`states_unit`) and a quantity asked not only as a
+        difference (`states_quantity`)."""
+        return self.states_unit(text) and self.states_quantity(text)
+
+    def states_quantity(self, text: str) -> bool:
+        """Whether `text` writes a quantity asked other than as a difference («перепад
+        высот», «разность температур»); True when it writes none asked in its own word (it
+        says them in the norms' other words) or one elsewhere."""
+        found = [m for pattern in self.written for m in pattern.finditer(text)]
+        return not found or any(not _a_difference(text, m.start()) for m in found)
 
     def states_unit(self, text: str) -> bool:
         """Whether a clause's `text` writes a unit of the dimension asked («Через сколько

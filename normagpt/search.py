@@ -173,8 +173,8 @@ def clauses_search(
     judge = Judge(query, vocabulary.weights, vocabulary.variants, never=vocabulary.never)
     for row in rows.values():
         row.answers = judge.answers(row, named=row.id in named)
-    if judge.units:
-        _units_judged(rows, judge, set(named))
+    if judge.units or judge.written:
+        _texts_judged(rows, judge, set(named))
     best = rows_ranked(rows, query, vocabulary, set(named), set(expected))[:limit]
     if pages:
         first = list(dict.fromkeys(row.page for _, row in best))[:pages]
@@ -196,15 +196,16 @@ def clauses_search(
     return _with_marks(_with_tables(hits, day)[:limit], day)
 
 
-def _units_judged(rows: dict[int, Any], judge: Judge, named: set[int]) -> None:
-    """The candidates judged answering, not named, that write no unit of the dimension the
-    query asks (`Judge.states_unit`) judged not to: their texts read in one query."""
+def _texts_judged(rows: dict[int, Any], judge: Judge, named: set[int]) -> None:
+    """The candidates judged answering, not named, whose text does not state what is asked
+    (`Judge.states`: no unit of the dimension asked, the quantity only as a difference)
+    judged not to: their texts read in one query."""
     ids = [pk for pk, row in rows.items() if row.answers and pk not in named]
     if not ids:
         return
     where, params = sql_within("id", ids)
     for pk, text in sql_rows(f"SELECT id, text FROM normagpt_normclause WHERE {where}", params):  # noqa: S608
-        if not judge.states_unit(text):
+        if not judge.states(text):
             rows[pk].answers = False
 
 
