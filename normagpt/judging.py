@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Protocol
 
 from normagpt.parsing import Query
-from normagpt.questions import is_noun, lexicon, may_be_adjective
+from normagpt.questions import distance_ends, is_noun, lexicon, may_be_adjective
 
 
 class Found(Protocol):
@@ -74,6 +74,18 @@ def _heads(query: Query, weights: dict[str, float]) -> frozenset[str]:
             heads.append(term)
             break
     return frozenset(heads)
+
+
+def _one_side(
+    start: frozenset[str], end: frozenset[str], asked: tuple[frozenset[str], frozenset[str]]
+) -> bool:
+    """Whether both ends `asked` stand at one end of a distance given (from `start` to
+    `end`), and neither at the other."""
+    a, b = asked
+    for here, there in ((start, end), (end, start)):
+        if a & here and b & here and not (a & there or b & there):
+            return True
+    return False
 
 
 def _a_difference(text: str, at: int) -> bool:
@@ -160,6 +172,8 @@ class Judge:
                 for q in query.quantities
             )
         )
+        # the distances asked between two things (`states_distance`)
+        self.ends = query.ends
         # the quantities asked: a clause stating any of them says what is asked, in its
         # own word or in one norms use for it that the query says too («толщина» said as
         # «слой»: «С какой толщины слоя …» is answered by «… слоем более 20 мм»; a word
@@ -234,7 +248,20 @@ class Judge:
         """Whether a clause's `text`, judged answering by its words, states what is asked: a
         unit of the dimension asked (`states_unit`) and a quantity asked not only as a
         difference (`states_quantity`)."""
-        return self.states_unit(text) and self.states_quantity(text)
+        return self.states_unit(text) and self.states_quantity(text) and self.states_distance(text)
+
+    def states_distance(self, text: str) -> bool:
+        """Whether `text` gives a distance asked between two things («от перекрытия до
+        натяжного потолка»): not when every distance «от … до …» it gives has both ends
+        asked on one side of it («Расстояние от уровня перекрытия (уровня подвесного или
+        натяжного потолка) до чувствительного элемента ИП» measures from the two to a third
+        thing). True when it gives no distance so written, or asks none."""
+        if not self.ends:
+            return True
+        given = distance_ends(text)
+        return not given or not all(
+            _one_side(start, end, asked) for start, end in given for asked in self.ends
+        )
 
     def states_quantity(self, text: str) -> bool:
         """Whether `text` writes a quantity asked other than as a difference («перепад

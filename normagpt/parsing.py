@@ -391,6 +391,9 @@ class Query:
     # stems only the story around a question holds, not its asking sentence: they weigh less
     context: frozenset[str] = frozenset()
     sentence: bool = False  # a keyword is a whole question, not the norms' words
+    # a distance asked between two things («расстояние от перекрытия до натяжного потолка»):
+    # the stems of each end (`normagpt.questions.distance_ends`)
+    ends: tuple[tuple[frozenset[str], frozenset[str]], ...] = ()
 
     @property
     def terms(self) -> list[str]:

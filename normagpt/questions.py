@@ -102,12 +102,30 @@ def _question_read(keywords: tuple[str, ...]) -> Query:
         query.clauses = list(dict.fromkeys([*query.clauses, *story.clauses]))
     query.phrases = phrases
     query.sentence = any(_is_sentence(keyword) for keyword in keywords)
+    query.ends = tuple(end for keyword in keywords for end in distance_ends(keyword))
     query.said_as = {
         stem: said
         for stem in query.terms
         if (said := _said_as(stem, query.words.get(stem, stem), words, cut=not query.sentence))
     }
     return query
+
+
+# «расстояние от A до B» (a word or three between: «расстояние по горизонтали от …»), each
+# end up to a comma, a bracket's end or the sentence's
+DISTANCE = re.compile(
+    r"расстояни[а-яё]*\s+(?:[а-яё]+\s+){0,3}?от\s+(?P<a>[^,;:.?!]+?)\s+до\s+"
+    r"(?P<b>[^,;:.?!()]+)",
+    re.IGNORECASE,
+)
+
+
+def distance_ends(text: str) -> list[tuple[frozenset[str], frozenset[str]]]:
+    """The stems of the two ends of each distance «от A до B» `text` names; [] for none."""
+    return [
+        (frozenset(search_stems(m.group("a"))), frozenset(search_stems(m.group("b"))))
+        for m in DISTANCE.finditer(text)
+    ]
 
 
 def _said_as(stem: str, word: str, words: Lexicon, *, cut: bool) -> tuple[str, ...]:

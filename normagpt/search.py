@@ -173,7 +173,7 @@ def clauses_search(
     judge = Judge(query, vocabulary.weights, vocabulary.variants, never=vocabulary.never)
     for row in rows.values():
         row.answers = judge.answers(row, named=row.id in named)
-    if judge.units or judge.written:
+    if judge.units or judge.written or judge.ends:
         _texts_judged(rows, judge, set(named))
     best = rows_ranked(rows, query, vocabulary, set(named), set(expected))[:limit]
     if pages:
