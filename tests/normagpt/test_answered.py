@@ -834,34 +834,3 @@ def test_a_distance_asked_between_two_things_is_not_given_from_both_to_a_third()
 def test_the_ends_of_a_distance_are_read_as_written(asked: str, text: str, gives: bool) -> None:
     query = question_read([asked])
     assert Judge(query, dict.fromkeys(query.terms, 1.0)).states_distance(text) is gives
-
-
-# СП 73.13330.2016 пп. 6.5.7, 6.5.8 as the dataset's text layer gives them (6.5.7 with its
-# word a line of the justified PDF)
-SP73_6_5_7 = (
-    "6.5.7 Крепления\nвертикальных\nметаллических\nвоздуховодов\nследует\n"
-    "устанавливать на расстоянии не более 4,5 м друг от друга.\n"
-    "Крепление вертикальных металлических воздуховодов внутри\nпомещений\n"
-    "многоэтажных корпусов с высотой этажа до 4,5 м следует выполнять в междуэтажных\n"
-    "перекрытях.\n"
-    "Крепление вертикальных металлических воздуховодов внутри помещений с\n"
-    "высотой этажа более 4,5 м и на кровле здания следует выполнять согласно требованиям\n"
-    "рабочей документации.\n"
-    "Крепление растяжек и подвесок непосредственно к фланцам воздуховода не\n"
-    "допускается. Натяжение регулируемых подвесок должно быть равномерным.\n"
-    "6.5.8 Свободно подвешиваемые воздуховоды должны быть расчалены путем\n"
-    "установки двойных подвесок через каждые две одинарные подвески при длине\n"
-    "подвески от 0,5 до 1,5 м.\n"
-)
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_ceiling_is_no_height_when_the_keywords_name_a_ceiling() -> None:
-    """«Натяжной потолок» names a ceiling: the ducts' clause on floors' heights («высотой
-    этажа») and the hangers' «Натяжение» holds no ceiling, and does not answer. (The
-    lexicon said «потолок» as «высота» for «низкий потолок»: «низкий» says it already.)"""
-    page_stored("СП 73.13330.2016", "Внутренние санитарно-технические системы зданий", SP73_6_5_7)
-    ceiling = ["натяжной потолок", "расстояние от перекрытия до натяжного потолка"]
-    assert not any(h.answers for h in clauses_search(keywords=ceiling, limit=5))
-    assert "высот" not in question_read(ceiling).said_as.get(stem("потолок"), ())
-    assert "высот" in question_read(["низкий потолок"]).said_as[stem("низкий")]
