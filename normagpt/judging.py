@@ -76,6 +76,40 @@ def _heads(query: Query, weights: dict[str, float]) -> frozenset[str]:
     return frozenset(heads)
 
 
+def _twins(
+    query: Query, weights: dict[str, float], variants: dict[str, str]
+) -> dict[str, set[str]]:
+    """Each query word's twins: the other query words its forms (or its norm words') stand
+    for in the corpus (`variants`)."""
+    return {
+        term: twins
+        for term in weights
+        if (
+            twins := {variants[s] for s in (term, *query.said_as.get(term, ())) if s in variants}
+            - {term}
+        )
+    }
+
+
+def _units(query: Query) -> tuple[re.Pattern[str], ...]:
+    """The units of the dimension of each quantity asked (a time, an area, a temperature:
+    the lexicon's `dimensions`), when every quantity asked has one; () otherwise."""
+    dimensions = [lexicon().dimensions.get(q) for q in query.quantities]
+    if not dimensions or not all(dimensions):
+        return ()
+    return tuple(_UNITS[d] for d in dict.fromkeys(dimensions) if d)
+
+
+def _written(query: Query) -> tuple[re.Pattern[str], ...]:
+    """Each quantity asked as a text writes it (any ending), unless the query asks a
+    difference itself («перепад высот»): then a difference states it."""
+    if any(t.startswith(_DIFFERENCE) for t in query.terms):
+        return ()
+    return tuple(
+        re.compile(rf"(?<![а-яё]){re.escape(q)}[а-яё]*", re.IGNORECASE) for q in query.quantities
+    )
+
+
 def _one_side(
     start: frozenset[str], end: frozenset[str], asked: tuple[frozenset[str], frozenset[str]]
 ) -> bool:
@@ -153,26 +187,11 @@ class Judge:
         # a whole question's words are many, few of them the norm's: a lower share answers
         self.share = ANSWERS_SENTENCE if query.sentence else ANSWERS
         self.total = sum(self.weights.values())
-        # a time, an area or a temperature asked (every quantity asked one of them): the
-        # units a clause answering states one of (`states_unit`)
-        dimensions = [lexicon().dimensions.get(q) for q in query.quantities]
-        self.units = (
-            tuple(_UNITS[d] for d in dict.fromkeys(dimensions) if d)
-            if dimensions and all(dimensions)
-            else ()
-        )
-        # the quantities asked as the text writes them (not asked as a difference): a clause
-        # writing one only as a difference does not state it (`states_quantity`)
-        asked_difference = any(t.startswith(_DIFFERENCE) for t in query.terms)
-        self.written = (
-            ()
-            if asked_difference
-            else tuple(
-                re.compile(rf"(?<![а-яё]){re.escape(q)}[а-яё]*", re.IGNORECASE)
-                for q in query.quantities
-            )
-        )
-        # the distances asked between two things (`states_distance`)
+        # what a clause's text states of what is asked (`states`): the units of a time, an
+        # area or a temperature asked, the quantities asked as the text writes them, the
+        # distances asked between two things
+        self.units = _units(query)
+        self.written = _written(query)
         self.ends = query.ends
         # the quantities asked: a clause stating any of them says what is asked, in its
         # own word or in one norms use for it that the query says too («толщина» said as
@@ -189,17 +208,7 @@ class Judge:
         # (`vocabulary`'s `variants`: «звука» of «звуковые»; «архив», stemmed «арх», said as
         # «архиву»'s «архив»): held where that word is (not a whole question's: its many
         # words would hold more of a clause that does not answer)
-        variants = {} if query.sentence else (variants or {})
-        self.twins = {
-            term: twins
-            for term in self.weights
-            if (
-                twins := {
-                    variants[s] for s in (term, *query.said_as.get(term, ())) if s in variants
-                }
-                - {term}
-            )
-        }
+        self.twins = _twins(query, self.weights, {} if query.sentence else (variants or {}))
         # each keyword phrase names a thing asked about (a sentence's words do not): its
         # nouns, with their weights and NAMED of their weight, a clause answering holds
         self.concepts = (
