@@ -255,8 +255,9 @@ class Judge:
 
     def states(self, text: str) -> bool:
         """Whether a clause's `text`, judged answering by its words, states what is asked: a
-        unit of the dimension asked (`states_unit`) and a quantity asked not only as a
-        difference (`states_quantity`)."""
+        unit of the dimension asked (`states_unit`), a quantity asked not only as a
+        difference (`states_quantity`), a distance asked not from both its ends to a third
+        thing (`states_distance`)."""
         return self.states_unit(text) and self.states_quantity(text) and self.states_distance(text)
 
     def states_distance(self, text: str) -> bool:

@@ -323,6 +323,14 @@ def search_terms(keywords: list[str]) -> list[str]:
     return list(dict.fromkeys(terms))
 
 
+# a distance between two things: «от уровня перекрытия (…натяжного потолка) до
+# воздухозаборного отверстия»; not a range («от 3 до 5 м»: digits in its near end)
+FROM_TO = re.compile(
+    r"(?<![а-яё])от\s+(?P<near>[^.;:\d]{3,90}?)\s+до\s+(?P<far>[а-яё]+(?:[\s-]+[а-яё]+){0,2})",
+    re.I,
+)
+
+
 def search_stems(text: str) -> list[str]:
     """The stems of the words of `text`, in order, stop words and one-letter words left
     out; words hyphenated across a line break joined. What clause search indexes (a

@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 
 from core.russian import morphology
-from normagpt.parsing import Query, query_parse, search_stems, word_stem
+from normagpt.parsing import FROM_TO, Query, query_parse, search_stems, word_stem
 
 LEXICON = Path(__file__).with_name("lexicon.yaml")
 
@@ -111,19 +111,15 @@ def _question_read(keywords: tuple[str, ...]) -> Query:
     return query
 
 
-# «расстояние от A до B» (a word or three between: «расстояние по горизонтали от …»), each
-# end up to a comma, a bracket's end or the sentence's
-DISTANCE = re.compile(
-    r"расстояни[а-яё]*\s+(?:[а-яё]+\s+){0,3}?от\s+(?P<a>[^,;:.?!]+?)\s+до\s+"
-    r"(?P<b>[^,;:.?!()]+)",
-    re.IGNORECASE,
-)
+# «расстояние от A до B» (a word or three between: «расстояние по горизонтали от …»), its
+# ends read as the claims' check reads a distance (`parsing.FROM_TO`)
+DISTANCE = re.compile(r"расстояни[а-яё]*\s+(?:[а-яё]+\s+){0,3}?" + FROM_TO.pattern, re.I)
 
 
 def distance_ends(text: str) -> list[tuple[frozenset[str], frozenset[str]]]:
     """The stems of the two ends of each distance «от A до B» `text` names; [] for none."""
     return [
-        (frozenset(search_stems(m.group("a"))), frozenset(search_stems(m.group("b"))))
+        (frozenset(search_stems(m.group("near"))), frozenset(search_stems(m.group("far"))))
         for m in DISTANCE.finditer(text)
     ]
 

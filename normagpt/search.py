@@ -198,8 +198,9 @@ def clauses_search(
 
 def _texts_judged(rows: dict[int, Any], judge: Judge, named: set[int]) -> None:
     """The candidates judged answering, not named, whose text does not state what is asked
-    (`Judge.states`: no unit of the dimension asked, the quantity only as a difference)
-    judged not to: their texts read in one query."""
+    (`Judge.states`: no unit of the dimension asked, the quantity only as a difference, a
+    distance from both ends asked to a third thing) judged not to: their texts read in one
+    query."""
     ids = [pk for pk, row in rows.items() if row.answers and pk not in named]
     if not ids:
         return

@@ -104,9 +104,10 @@ class _TermCounts:
     """How many clauses hold each stem, as this process read them, while the counts'
     generation (`terms.GENERATION`, read with every search's vocabulary) is the one they
     were read in: the words of scope of the candidates' documents' titles are dozens per
-    search, mostly the same words. Another generation, or more than LIMIT stems, starts anew; a stem
-    the corpus does not count is left out, as the table leaves it. Their weights (`idfs`)
-    are kept alike, for the generation and the number of clauses they were weighed at."""
+    search, mostly the same words. Another generation, or more than LIMIT stems, starts
+    anew; a stem the corpus does not count is left out, as the table leaves it. Their
+    weights (`idfs`) are kept alike, for the generation and the number of clauses they were
+    weighed at."""
 
     LIMIT = 300_000
 

@@ -42,7 +42,14 @@ from normagpt import claims as c
 from normagpt.conditions import generic, table_segments
 from normagpt.conditions.words import BRICK_THICKNESS, abbreviated, bricks_thickness
 from normagpt.models import NormClause
-from normagpt.parsing import TABLE_MENTION, number_normal, search_stems, stems_kin, stems_related
+from normagpt.parsing import (
+    FROM_TO,
+    TABLE_MENTION,
+    number_normal,
+    search_stems,
+    stems_kin,
+    stems_related,
+)
 from normagpt.questions import lexicon, word_of_talk
 
 RARE_SHARE = 0.05  # a claim's word held by fewer clauses than this share tells what it is about
@@ -112,14 +119,6 @@ def says_something(sentence: str) -> bool:
     return bool(claim_words(sentence))
 
 
-# the one distance a clause measures between two things: «от уровня перекрытия (…натяжного
-# потолка) до воздухозаборного отверстия»; not a range («от 3 до 5 м»: digits in its near end)
-_FROM_TO = re.compile(
-    r"(?<![а-яё])от\s+(?P<near>[^.;:\d]{3,90}?)\s+до\s+(?P<far>[а-яё]+(?:[\s-]+[а-яё]+){0,2})",
-    re.I,
-)
-
-
 def far_end(claim: str, text: str, value: c.Value) -> str:
     """The far end of the distance «от … до …» the cited `text` gives `value` for, when the
     `claim` names its near end and nothing of its far one («Натяжной потолок монтируют с
@@ -136,7 +135,7 @@ def far_end(claim: str, text: str, value: c.Value) -> str:
     measured = sentences[at[0]]
     if not _FROM_OR_TO.search(measured) and at[0] > 0:
         measured = sentences[at[0] - 1]
-    pairs = list(_FROM_TO.finditer(measured))
+    pairs = list(FROM_TO.finditer(measured))
     others = [v for v in c.values_find(measured) if c.value_held(value, [v]) is None]
     if len(pairs) != 1 or any(v.dimension == value.dimension for v in others):
         return ""  # several distances, or values for several: which is which is not read here
