@@ -36,16 +36,19 @@ class Lexicon:
     document_kind: frozenset[str] = frozenset()
     # a quantity's stem → the dimension its answer is in («time», «area», «temperature»)
     dimensions: dict[str, str] = field(default_factory=dict)
+    # a lay stem → the norms' stems that hold a claim's word but do not find a clause
+    claims_only: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def quantities_named(self, stems: list[str]) -> tuple[str, ...]:
         """The quantities `stems` (a question's, in order) ask for: every quantity stem, in
         order, each once (the first is the quantity asked)."""
         return tuple(dict.fromkeys(s for s in stems if s in self.quantities))
 
-    def said_as(self, stem: str) -> tuple[str, ...]:
+    def said_as(self, stem: str, *, claims: bool = False) -> tuple[str, ...]:
         """The stems norms use for what `stem` says, besides itself (a quantity's and a lay
-        word's)."""
+        word's); with `claims`, those too broad to find a clause by (`claims_only`)."""
         found = [*self.quantities.get(stem, ()), *self.synonyms.get(stem, ())]
+        found += self.claims_only.get(stem, ()) if claims else ()
         return tuple(dict.fromkeys(s for s in found if s != stem))
 
 
@@ -343,6 +346,7 @@ def lexicon() -> Lexicon:
         generic=frozenset(search_stems(data["generic"])),
         quantities=_stemmed(data["quantities"]),
         synonyms=_stemmed(data["synonyms"]),
+        claims_only=_stemmed(data["claims_only"]),
         document_kind=frozenset(search_stems(data["document_kind"])),
         dimensions={
             stem: dimension

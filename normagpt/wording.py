@@ -80,7 +80,8 @@ def words_absent(
     own = "\n".join(f"{x.heading} {x.text} {x.document.title}" for x in clauses)
     held = set(search_stems(own))
     near = set(search_stems(beside(clauses, tables)))  # the same word only: a scope is long
-    said_as = lexicon().said_as  # a lay word is held by the norms' words for it
+    # a lay word is held by the norms' words for it
+    said_as = functools.partial(lexicon().said_as, claims=True)
     absent = {
         word: stem
         for word, stem in stems.items()

@@ -25,7 +25,7 @@ from normagpt.agent.runner import run_advance
 from normagpt.ingest import document_texts_ingest
 from normagpt.judging import CONTEXT, Judge
 from normagpt.parsing import search_stems, stem
-from normagpt.questions import question_read
+from normagpt.questions import lexicon, question_read
 from normagpt.search import clauses_search, pages_search
 from normagpt.verification import Checker
 from tests.normagpt.scripted_llm import final, plan, step, verdict
@@ -434,6 +434,38 @@ def test_a_length_or_a_class_asked_needs_no_unit() -> None:
     for asked in ("высота ограждения", "класс бетона", "срок и класс"):
         query = question_read([asked])
         assert not Judge(query, dict.fromkeys(query.terms, 1.0)).units
+
+
+# СП 73.13330.2016 пп. 6.5.7–6.5.8 as the dataset's text layer gives them (6.5.7: the
+# benchmark's trap trap-stretch-ceiling-gap)
+SP73_6_5_7 = (
+    "6.5.7 Крепления\nвертикальных\nметаллических\nвоздуховодов\nследует\n"
+    "устанавливать на расстоянии не более 4,5 м друг от друга.\n"
+    "Крепление вертикальных металлических воздуховодов внутри\nпомещений\n"
+    "многоэтажных корпусов с высотой этажа до 4,5 м следует выполнять в междуэтажных\n"
+    "перекрытях.\nКрепление вертикальных металлических воздуховодов внутри помещений с\n"
+    "высотой этажа более 4,5 м и на кровле здания следует выполнять согласно требованиям\n"
+    "рабочей документации.\nКрепление растяжек и подвесок непосредственно к фланцам "
+    "воздуховода не\nдопускается. Натяжение регулируемых подвесок должно быть равномерным.\n"
+    "6.5.8 Свободно подвешиваемые воздуховоды должны быть расчалены путем\n"
+    "установки двойных подвесок через каждые две одинарные подвески при длине\n"
+    "подвески от 0,5 до 1,5 м.\n"
+)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_height_is_no_ceiling_for_the_search() -> None:
+    """«Расстояние от перекрытия до натяжного потолка»: the duct clause holds a distance, a
+    floor slab («перекрытях»), «Натяжение» and «высотой этажа». The lexicon said «потолок» as
+    «высота», so any height held the ceiling and the clause answered. A height holds a
+    ceiling's in a claim only (`claims_only`); asked the ducts, the clause answers."""
+    page_stored("СП 73.13330.2016", "Внутренние санитарно-технические системы зданий", SP73_6_5_7)
+    stretch = ["натяжной потолок", "расстояние от перекрытия до натяжного потолка"]
+    assert first(stretch) == [("СП 73.13330.2016", "6.5.7", False)]
+    ducts = ["расстояние между креплениями вертикальных металлических воздуховодов"]
+    assert first(ducts) == [("СП 73.13330.2016", "6.5.7", True)]
+    assert stem("высота") not in lexicon().said_as(stem("потолок"))
+    assert stem("высота") in lexicon().said_as(stem("потолок"), claims=True)
 
 
 # СП 59.13330.2020 пп. 5.1.4–5.1.6 as the dataset's text layer gives them (5.1.5: the
