@@ -173,8 +173,9 @@ class Judge:
     others' mean, nothing in a question's story) within WINDOW stems. A clause looked up by
     its number answers. A word of several keyword phrases («цемент» of «срок хранения цемента»,
     «гарантийный срок хранения цемента») is what they ask about, and a phrase's head
-    («штраф» of «штраф за стоянку на газоне»: `_heads`) what it names: a clause answering
-    holds them (where the corpus uses them).
+    («штраф» of «штраф за стоянку на газоне»: `_heads`) what it names, and a quantity another
+    is asked per («мощность … на площадь»: `Query.per`) part of what is asked: a clause
+    answering holds them (where the corpus uses them).
     """
 
     def __init__(
@@ -230,6 +231,8 @@ class Judge:
         self.topic = frozenset(
             t for t in set(used) if used.count(t) > 1 and t in self.weights and weights.get(t)
         ) | (frozenset() if query.sentence else _heads(query, self.weights))
+        # a quantity asked per another: a clause answering holds the other too
+        self.topic |= frozenset(t for t in query.per if t in self.weights)
 
     def context(self, row: Found) -> frozenset[str]:
         """The query stems the clause's headings and its document's title hold."""

@@ -402,6 +402,8 @@ class Query:
     # a distance asked between two things («расстояние от перекрытия до натяжного потолка»):
     # the stems of each end (`normagpt.questions.distance_ends`)
     ends: tuple[tuple[frozenset[str], frozenset[str]], ...] = ()
+    # the quantities another is asked per («мощность котла на площадь дома»: «площад»)
+    per: tuple[str, ...] = ()
 
     @property
     def terms(self) -> list[str]:

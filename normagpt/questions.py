@@ -91,6 +91,7 @@ def _question_read(keywords: tuple[str, ...]) -> Query:
     phrases = [[s for s in phrase if s not in words.filler] or phrase for phrase in query.phrases]
     query.quantities = words.quantities_named([stem for phrase in phrases for stem in phrase])
     query.quantity = next(iter(query.quantities), "")
+    query.per = tuple(dict.fromkeys(s for keyword in keywords for s in _per(keyword, words)))
     if told:
         story = query_parse(told)
         for stem, word in story.words.items():
@@ -117,6 +118,21 @@ def _question_read(keywords: tuple[str, ...]) -> Query:
 # «расстояние от A до B» (a word or three between: «расстояние по горизонтали от …»), its
 # ends read as the claims' check reads a distance (`parsing.FROM_TO`)
 DISTANCE = re.compile(r"расстояни[а-яё]*\s+(?:[а-яё]+\s+){0,3}?" + FROM_TO.pattern, re.I)
+
+
+# a quantity per another («мощность котла на площадь дома»): what the second is a
+# denominator of
+_PER = re.compile(r"([а-яё]+)\s+(?:[а-яё]+\s+){0,3}?на\s+(?:[а-яё]+\s+)??([а-яё]+)", re.I)
+
+
+def _per(text: str, words: Lexicon) -> list[str]:
+    """The stems of the quantities `text` asks another quantity per («на площадь»)."""
+    found = []
+    for m in _PER.finditer(text):
+        first, second = (search_stems(m.group(i))[:1] for i in (1, 2))
+        if first and second and first[0] in words.quantities and second[0] in words.quantities:
+            found.append(second[0])
+    return found
 
 
 def distance_ends(text: str) -> list[tuple[frozenset[str], frozenset[str]]]:

@@ -477,6 +477,52 @@ def test_a_fine_is_a_sum_of_money_asked() -> None:
     assert not answers(fined.format("в размере, установленном законом"))
 
 
+# СП 60.13330.2020 п. 8.4 as the dataset's text layer gives it (the development set's trap
+# trap-ac-power-per-room)
+SP60_8_4 = (
+    "8.4 Для\nсистем\nхолодоснабжения\nследует\nпредусматривать\nне\nменее\nдвух\n"
+    "холодильных машин или одну машину с двумя и более компрессорами и испарительными\n"
+    "контурами, обеспечивающими не менее 50% холодопроизводительности каждый.\n"
+    "Допускается\nпредусматривать\nодну\nодноконтурную,\nс\nодним\nкомпрессором\n"
+    "холодильную машину мощностью до 500 кВт с регулируемой холодопроизводительностью\n"
+    "до 25% и менее."
+)
+
+
+def test_a_quantity_asked_per_another_is_answered_with_both() -> None:
+    """«Мощность кондиционера на площадь помещения» asks a power per area: the clause on
+    chillers states a power and a cooling capacity, no area, and does not answer. One that
+    gives the power per square metre does."""
+    keywords = [
+        "холодопроизводительность кондиционера",
+        "мощность кондиционера на площадь помещения",
+    ]
+    query = question_read(keywords)
+    assert query.per == (stem("площадь"),)
+    assert question_read(["мощность котла", "площадь котельной"]).per == ()
+    # each stem's idf on the benchmark's mixed corpus
+    weights = {"холодопроизводительн": 8.96, "кондиционер": 4.35, "мощност": 3.81,
+               "площад": 2.46, "помещен": 2.29}  # fmt: skip
+    assert set(weights) == set(query.terms)
+    judge = Judge(query, weights)
+
+    def answers(text: str) -> bool:
+        stems = search_stems(text)
+        found = {t: [i for i, s in enumerate(stems) if s == t] for t in query.terms}
+        row = SimpleNamespace(  # the document's title («… и кондиционирование воздуха»)
+            positions={t: at for t, at in found.items() if at},
+            heading=0,
+            titled=frozenset({"кондиционер"}),
+        )
+        return judge.answers(row, named=False)
+
+    assert not answers(SP60_8_4)
+    assert answers(
+        "Холодопроизводительность кондиционера принимают из расчета мощности 0,1 кВт на 1 м2 "
+        "площади помещения."
+    )
+
+
 def test_a_length_or_a_class_asked_needs_no_unit() -> None:
     """«м» is too short to tell a length by; a class or a mark has no unit at all."""
     for asked in ("высота ограждения", "класс бетона", "срок и класс"):
