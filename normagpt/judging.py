@@ -32,8 +32,8 @@ CONTEXT = 0.5  # the weight of the words of a question's story, of their own
 # a unit of each dimension a quantity's answer is in (the lexicon's `dimensions`), as a
 # clause's text writes it: a word of time, or «ч» and «с» after a number («24 ч», «10 с»);
 # «м2», «м²», «га», «кв. м», or a share («15 % площади»); «°С», «градусов», and the text
-# layer's «*С» for «°С» (ГОСТ 30547 п. 4.1.17); rubles. A word of a table's head counts:
-# its rows give the numbers
+# layer's «*С» for «°С» (ГОСТ 30547 п. 4.1.17); rubles; degrees or a slope («уклон», «1:3»)
+# for an angle. A word of a table's head counts: its rows give the numbers
 _UNITS = {
     "time": re.compile(
         r"(?<![а-яё])(?:сут(?:ки|ок|кам|ках)?|лет|год(?:а|у|ом|ы|ов|ам)?|мес(?:яц(?:а|ев|ы|ам)?)?"
@@ -45,6 +45,7 @@ _UNITS = {
     "area": re.compile(r"м\s?2(?!\d)|м²|(?<![а-яё])га(?![а-яё])|кв\.\s?м|%", re.IGNORECASE),
     "temperature": re.compile(r"[°º]|(?<![а-яё])град|\*\s?[сc](?![а-яё])", re.IGNORECASE),
     "money": re.compile(r"(?<![а-яё])руб|₽", re.IGNORECASE),
+    "angle": re.compile(r"[°º]|(?<![а-яё])град|уклон|\d\s?:\s?\d", re.IGNORECASE),
 }
 # a quantity in the genitive after these names their difference, another quantity
 # («перепад высот до 0,2 м» is no height of what the clause is about)
@@ -94,7 +95,7 @@ def _twins(
 
 def _units(query: Query) -> tuple[re.Pattern[str], ...]:
     """The units of the dimension of each quantity asked (a time, an area, a temperature, a
-    sum of money: the lexicon's `dimensions`), when every quantity asked has one; ()
+    sum of money, an angle: the lexicon's `dimensions`), when every quantity asked has one; ()
     otherwise."""
     dimensions = [lexicon().dimensions.get(q) for q in query.quantities]
     if not dimensions or not all(dimensions):
