@@ -257,13 +257,19 @@ def hit_as_dict(hit: SearchHit) -> dict[str, Any]:
         "image_url": page_image_url(page),
         "expected": hit.expected,
         "rank": hit.rank,
-        "found": [_found_label(found.clause) for found in hit.clauses],
+        "found": list(
+            dict.fromkeys(label for found in hit.clauses if (label := _found_label(found.clause)))
+        ),
         "answers": hit.answers,
         "lacks": list(dict.fromkeys(w for found in hit.clauses[:1] for w in found.lacks)),
     }
 
 
 def _found_label(clause: NormClause) -> str:
+    """A clause found as a hit names it («5.8», «таблица 5.1»); "" for a part with no
+    number (a page's text before its first clause, a table with no caption): not named."""
+    if not clause.number:
+        return ""
     return f"таблица {clause.number}" if clause.kind == NormClause.Kind.TABLE else clause.number
 
 

@@ -175,7 +175,9 @@ class SearchHitOut(BaseModel):
     image_url: str | None
     expected: bool
     rank: float
-    found: list[str]  # the clauses found on it, best first (a table: «таблица 5.1»)
+    # the clauses found on it, best first, each once (a table: «таблица 5.1»; a part with
+    # no number is not named)
+    found: list[str]
     answers: bool  # a clause found holds what the keywords ask
     lacks: list[str]  # the keywords' words its best clause does not hold
 

@@ -963,3 +963,22 @@ def test_a_distance_asked_between_two_things_is_not_given_from_both_to_a_third()
 def test_the_ends_of_a_distance_are_read_as_written(asked: str, text: str, gives: bool) -> None:
     query = question_read([asked])
     assert Judge(query, dict.fromkeys(query.terms, 1.0)).states_distance(text) is gives
+
+
+def test_a_hit_names_each_clause_found_once_and_no_unnumbered_part() -> None:
+    """СП 16.13330.2017 table 38 is read as two parts on one page (tests/fixtures/norms/
+    reading.json), and a page's text before its first clause has no number: the hit named
+    «таблица 38» twice and a clause «»."""
+    from normagpt import formatting
+    from normagpt.models import NormClause, NormDocument, NormPage
+    from normagpt.search import ClauseHit, SearchHit
+
+    document = NormDocument(code="СП 16.13330.2017", title="Стальные конструкции")
+    page = NormPage(document=document, number=94, clauses=["14.1.5", "14.1.6"])
+    parts = [("table", "38"), ("table", "38"), ("clause", ""), ("clause", "14.1.6")]
+    found = [
+        ClauseHit(NormClause(document=document, page=page, kind=k, number=n), 1.0, False, False)
+        for k, n in parts
+    ]
+    hit = SearchHit(page=page, rank=1.0, expected=False, snippet="…", clauses=found)
+    assert formatting.hit_as_dict(hit)["found"] == ["таблица 38", "14.1.6"]
