@@ -171,8 +171,10 @@ def clauses_search(
     ids = list(dict.fromkeys([*named, *candidates_find(vocabulary, expected, query.context)]))
     rows = rows_load(ids, vocabulary.variants, day)
     judge = Judge(query, vocabulary.weights, vocabulary.variants, never=vocabulary.never)
-    for row in rows.values():
-        row.answers = judge.answers(row, named=row.id in named)
+    for row in rows.values():  # a document's front matter answers nothing (`_Row.front`)
+        row.answers = judge.answers(row, named=row.id in named) and (
+            row.id in named or not row.front
+        )
     if judge.units or judge.written or judge.ends:
         _texts_judged(rows, judge, set(named))
     best = rows_ranked(rows, query, vocabulary, set(named), set(expected))[:limit]

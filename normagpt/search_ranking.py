@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 from normagpt.editions import document_in_force, holds_on
 from normagpt.judging import windows
+from normagpt.models import NormClause
 from normagpt.parsing import Query, search_stems
 from normagpt.questions import lexicon
 from normagpt.search_candidates import TERM_COUNTS, Vocabulary, sql_rows, sql_within
@@ -53,6 +54,10 @@ class _Row:
     scope: frozenset[str]  # its document's title's words of scope (`_title_scope`)
     unnamed: frozenset[str]  # those of them the query does not name
     answers: bool = True  # whether it holds what the query asks (`judging.Judge`)
+    # text with no number before the document's first heading (its cover, preface, contents,
+    # introduction) or under «Область применения», «Нормативные ссылки»: what the document
+    # is, what it cites, never what a norm asks
+    front: bool = False
 
 
 def rows_load(ids: list[int], variants: dict[str, str], day: str) -> dict[int, _Row]:
@@ -61,7 +66,7 @@ def rows_load(ids: list[int], variants: dict[str, str], day: str) -> dict[int, _
     where, params = sql_within("c.id", ids)
     sql = f"""
         SELECT c.id, c.document_id, c.page_id, c.search_text, c.valid_from, c.valid_to,
-               d.status, d.in_force_from, d.in_force_to, d.title
+               d.status, d.in_force_from, d.in_force_to, d.title, c.kind
         FROM normagpt_normclause c JOIN normagpt_normdocument d ON d.id = c.document_id
         WHERE {where}
     """  # noqa: S608 (only placeholders are interpolated)
@@ -71,7 +76,9 @@ def rows_load(ids: list[int], variants: dict[str, str], day: str) -> dict[int, _
     term_of = variants.get
     # a heading's stems and their query stems (or None), split once: clauses share headings
     headings: dict[str, tuple[list[str], list[Any]]] = {}
-    for pk, document, page, text, start, end, status, since, until, title in sql_rows(sql, params):
+    for pk, document, page, text, start, end, status, since, until, title, kind in sql_rows(
+        sql, params
+    ):
         if (start is not None or end is not None) and not holds_on(day, start, end):
             continue  # another day's text of the clause (an amendment's, or the one it changed)
         if document not in replaced:
@@ -103,11 +110,28 @@ def rows_load(ids: list[int], variants: dict[str, str], day: str) -> dict[int, _
             positions,
             len(heading) + (len(stated) + _table_head(rest) if heading[-1:] == _TABLE else 0),
             *titles[document],
+            front=kind == NormClause.Kind.TEXT and _front(parts[0]),
         )
     return out
 
 
 _TABLE = [TABLE_MARK]
+# the stems of the headings of a document's scope and its references (sections 1 and 2 of
+# every СП and ГОСТ)
+_ABOUT = (
+    frozenset(search_stems("Область применения")),
+    frozenset(search_stems("Нормативные ссылки")),
+)
+
+
+@functools.lru_cache(maxsize=4096)
+def _front(heading: str) -> bool:
+    """Whether an unnumbered text under `heading` (its stems, "" for none) is the document's
+    front matter (`_Row.front`)."""
+    stems = frozenset(heading.split(" ")) if heading else frozenset()
+    return not stems or any(about <= stems for about in _ABOUT)
+
+
 TABLE_HEAD = 16  # a table's head (its column headings) is at most this many stems
 
 

@@ -982,3 +982,23 @@ def test_a_hit_names_each_clause_found_once_and_no_unnumbered_part() -> None:
     ]
     hit = SearchHit(page=page, rank=1.0, expected=False, snippet="…", clauses=found)
     assert formatting.hit_as_dict(hit)["found"] == ["таблица 38", "14.1.6"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_document_s_front_matter_answers_nothing() -> None:
+    """СП 31-106-2002's introduction lists what the document covers («… отопления,
+    вентиляции и кондиционирования воздуха …»), its section 2 the titles of the documents it
+    cites («СНиП 2.04.05-91* Отопление, вентиляция и кондиционирование»): they held a
+    question's words, and answered it. Its numbered clauses are judged by what they say."""
+    document = services.document_save(
+        code="СП 31-106-2002",
+        title="Проектирование и строительство инженерных систем одноквартирных жилых домов",
+    )
+    document_texts_ingest(document_id=document.pk, texts=pages_of("sp-31-106-2002-front.json"))
+    systems = ["инженерные системы одноквартирных домов", "отопление вентиляция кондиционирование"]
+    found = clauses_search(keywords=systems, limit=5)
+    front = [h for h in found if not h.clause.number]
+    assert {h.clause.heading for h in front} >= {"", "2 НОРМАТИВНЫЕ ССЫЛКИ"}
+    assert not any(h.answers for h in front)
+    chosen = ["выбор систем инженерного обеспечения дома"]
+    assert first(chosen) == [("СП 31-106-2002", "3.1", True)]
