@@ -373,9 +373,36 @@ def lexicon() -> Lexicon:
 
 
 def _stemmed(entries: dict[str, list[str]]) -> dict[str, tuple[str, ...]]:
+    """Each entry keyed by the stems of its word's forms (`_forms_stemmed`), the stems of
+    its norm words for each."""
     out: dict[str, tuple[str, ...]] = {}
     for word, said in entries.items():
-        for key in search_stems(word)[:1]:
-            stems = [stem for phrase in said for stem in search_stems(phrase)]
+        stems = [stem for phrase in said for stem in search_stems(phrase)]
+        for key in _forms_stemmed(word):
             out[key] = tuple(dict.fromkeys([*out.get(key, ()), *stems]))
     return out
+
+
+# the forms of a noun's or an adjective's that say the same (no comparative, superlative)
+_SAME = {"NOUN": frozenset(), "ADJF": frozenset({"Supr", "COMP", "Cmp2"})}
+
+
+def _forms_stemmed(word: str) -> list[str]:
+    """The stems of `word` and, a noun's or an adjective's written in its dictionary form,
+    of its other forms the stemmer cuts otherwise («объём», «объёма»: «объ», «объем»;
+    «котёл», «котла»): a question's «Какого объёма» is asked in the lexicon's word."""
+    stems = search_stems(word)[:1]
+    parsed = morphology().parse(word)[0]
+    unlike = _SAME.get(parsed.tag.POS)
+    if (
+        not stems
+        or unlike is None
+        or parsed.normal_form.replace("ё", "е") != word.replace("ё", "е")
+    ):
+        return stems
+    forms = (
+        f.word
+        for f in parsed.lexeme
+        if f.tag.POS == parsed.tag.POS and not unlike & f.tag.grammemes
+    )
+    return list(dict.fromkeys([*stems, *(s for form in forms for s in search_stems(form)[:1])]))

@@ -70,6 +70,31 @@ def test_a_question_is_read_down_to_what_it_asks() -> None:
     assert stem("содержание") in radon.said_as[stem("концентрация")]
 
 
+@pytest.mark.parametrize(
+    ("question", "asked", "said"),
+    [
+        # «объём» stems «объ» (a verb's ending cut), «объёма» «объем»
+        ("Какого объёма должна быть кухня с газовой плитой?", "объёма", ()),
+        ("Какую нагрузку по нормам выдерживают перекрытия?", "нагрузку", ()),
+        ("Сколько времени сохнет грунтовка?", "времени", ("продолжительность", "срок")),
+    ],
+)
+def test_a_lexicon_word_is_read_in_any_of_its_forms(
+    question: str, asked: str, said: tuple[str, ...]
+) -> None:
+    query = question_read([question])
+    assert query.quantities[:1] == (stem(asked),)
+    assert {stem(word) for word in said} <= set(query.said_as.get(stem(asked), ()))
+
+
+def test_a_lay_word_is_said_as_the_norms_in_any_of_its_forms() -> None:
+    """«котёл» stems «котел», «котла» «котл»: the lexicon's «котёл» is the norms'
+    «теплогенератор» in either."""
+    for boiler in ("котёл", "котла"):
+        said = question_read([f"Какой мощности нужен газовый {boiler}?"]).said_as[stem(boiler)]
+        assert stem("теплогенератор") in said
+
+
 def test_a_question_told_with_its_story_asks_its_last_sentence() -> None:
     """A person's question in several sentences: the words of talk (verbs, pronouns,
     adverbs) left out; the asking sentence is what is asked, the others its story."""
