@@ -171,9 +171,9 @@ def clauses_search(
     ids = list(dict.fromkeys([*named, *candidates_find(vocabulary, expected, query.context)]))
     rows = rows_load(ids, vocabulary.variants, day)
     judge = Judge(query, vocabulary.weights, vocabulary.variants, never=vocabulary.never)
-    for row in rows.values():  # a document's front matter answers nothing (`_Row.front`)
+    for row in rows.values():  # front matter gives no quantity asked (`_Row.front`)
         row.answers = judge.answers(row, named=row.id in named) and (
-            row.id in named or not row.front
+            row.id in named or not (row.front and judge.quantities)
         )
     if judge.units or judge.written or judge.ends:
         _texts_judged(rows, judge, set(named))

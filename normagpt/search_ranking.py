@@ -55,8 +55,9 @@ class _Row:
     unnamed: frozenset[str]  # those of them the query does not name
     answers: bool = True  # whether it holds what the query asks (`judging.Judge`)
     # text with no number before the document's first heading (its cover, preface, contents,
-    # introduction) or under «Область применения», «Нормативные ссылки»: what the document
-    # is, what it cites, never what a norm asks
+    # introduction) or under «Область применения», «Нормативные ссылки», or a clause saying
+    # what the document or its part is for («Настоящий подраздел содержит требования к …»):
+    # what the document is, what it cites, no value a norm sets (`normagpt.search`)
     front: bool = False
 
 
@@ -110,7 +111,7 @@ def rows_load(ids: list[int], variants: dict[str, str], day: str) -> dict[int, _
             positions,
             len(heading) + (len(stated) + _table_head(rest) if heading[-1:] == _TABLE else 0),
             *titles[document],
-            front=kind == NormClause.Kind.TEXT and _front(parts[0]),
+            front=(kind == NormClause.Kind.TEXT and _front(parts[0])) or _scope_statement(stated),
         )
     return out
 
@@ -122,6 +123,16 @@ _ABOUT = (
     frozenset(search_stems("Область применения")),
     frozenset(search_stems("Нормативные ссылки")),
 )
+
+
+_THIS = search_stems("Настоящий")[0]
+_OF_DOCUMENT = frozenset(search_stems("свод правил стандарт раздел подраздел документ приложение"))
+
+
+def _scope_statement(stated: list[str]) -> bool:
+    """Whether a clause's statement (its stems) opens saying what the document or its part
+    is for («Настоящий свод правил распространяется на …», «Настоящий подраздел …»)."""
+    return stated[:1] == [_THIS] and bool(_OF_DOCUMENT.intersection(stated[1:3]))
 
 
 @functools.lru_cache(maxsize=4096)
