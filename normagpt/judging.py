@@ -30,16 +30,17 @@ NAMED = 0.5  # the share of a keyword phrase's nouns' weight a clause answering 
 CONTEXT = 0.5  # the weight of the words of a question's story, of their own
 
 # a unit of each dimension a quantity's answer is in (the lexicon's `dimensions`), as a
-# clause's text writes it: a word of time, or «ч» and «с» after a number («24 ч», «10 с»);
+# clause's text writes it: a word of time (not a year's «года» of a date: «30 декабря 2004
+# года»), or «ч» and «с» after a number («24 ч», «10 с»; not a law's part, «п. 13 ч. 3»);
 # «м2», «м²», «га», «кв. м», or a share («15 % площади»); «°С», «градусов», and the text
 # layer's «*С» for «°С» (ГОСТ 30547 п. 4.1.17); rubles; degrees or a slope («уклон», «1:3»)
 # for an angle. A word of a table's head counts: its rows give the numbers
 _UNITS = {
     "time": re.compile(
-        r"(?<![а-яё])(?:сут(?:ки|ок|кам|ках)?|лет|год(?:а|у|ом|ы|ов|ам)?|мес(?:яц(?:а|ев|ы|ам)?)?"
-        r"|недел(?:я|и|ю|ь|ей|ям)|дн(?:я|ей|ям)?|день|час(?:а|ов|ы|ам)?|мин(?:ут[аыу]?)?"
-        r"|сек(?:унд[аыу]?)?|еже(?:годн|месячн|недельн|дневн|квартальн)\w*)(?![а-яё])"
-        r"|\d\s?[чс](?![а-яё])",
+        r"(?<![а-яё])(?:сут(?:ки|ок|кам|ках)?|лет|(?<!\d{4}\s)(?<!\d{4})год(?:а|у|ом|ы|ов|ам)?"
+        r"|мес(?:яц(?:а|ев|ы|ам)?)?|недел(?:я|и|ю|ь|ей|ям)|дн(?:я|ей|ям)?|день|час(?:а|ов|ы|ам)?"
+        r"|мин(?:ут[аыу]?)?|сек(?:унд[аыу]?)?|еже(?:годн|месячн|недельн|дневн|квартальн)\w*)"
+        r"(?![а-яё])|\d\s?[чс](?![а-яё])(?!\.\s?\d)",
         re.IGNORECASE,
     ),
     "area": re.compile(r"м\s?2(?!\d)|м²|(?<![а-яё])га(?![а-яё])|кв\.\s?м|%", re.IGNORECASE),
