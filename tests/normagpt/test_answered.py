@@ -24,7 +24,7 @@ from normagpt.agent.nodes import NOT_IN_CORPUS
 from normagpt.agent.runner import run_advance
 from normagpt.ingest import document_texts_ingest
 from normagpt.judging import CONTEXT, Judge
-from normagpt.parsing import search_stems, stem
+from normagpt.parsing import Query, search_stems, stem
 from normagpt.questions import lexicon, question_read
 from normagpt.search import clauses_search, pages_search
 from normagpt.verification import Checker
@@ -48,6 +48,16 @@ def page_stored(code: str, title: str, text: str) -> None:
     """A document of one page, ingested as the corpus's are."""
     document = services.document_save(code=code, title=title)
     document_texts_ingest(document_id=document.pk, texts=[text])
+
+
+def clause_read(text: str, query: Query, titled: frozenset[str] = frozenset()) -> SimpleNamespace:
+    """A clause's `text` as the judge reads it (`judging.Found`): where each query stem
+    stands in it, no heading; `titled`: the query stems its document's title holds."""
+    stems = search_stems(text)
+    found = {t: [i for i, s in enumerate(stems) if s == t] for t in query.terms}
+    return SimpleNamespace(
+        positions={t: at for t, at in found.items() if at}, heading=0, titled=titled
+    )
 
 
 def first(keywords: list[str], n: int = 1) -> list[tuple[str, str, bool]]:
@@ -338,14 +348,10 @@ def test_a_clause_stating_any_quantity_the_keywords_ask_answers() -> None:
     the first («прочность») counted, and the table did not answer (the judge on the table's
     own words, each weighing the same); asked the strength alone, it still does not."""
     table = GOST30673_TABLE_6.split("Т а б л и ц а")[1].split("6.18")[0]
-    stems = search_stems(table)
 
     def answers(keywords: list[str]) -> bool:
         query = question_read(keywords)
-        found = {t: [i for i, s in enumerate(stems) if s == t] for t in query.terms}
-        row = SimpleNamespace(
-            positions={t: at for t, at in found.items() if at}, heading=0, titled=frozenset()
-        )
+        row = clause_read(table, query)
         return Judge(query, dict.fromkeys(query.terms, 1.0)).answers(row, named=False)
 
     both = ["прочность угловых сварных соединений", "значение разрушающей нагрузки"]
@@ -376,13 +382,8 @@ def test_a_quantity_said_in_the_norms_word_the_question_says_too_is_stated() -> 
     )
 
     def answers(text: str) -> bool:
-        stems = search_stems(text)
         query = question_read([question])
-        found = {t: [i for i, s in enumerate(stems) if s == t] for t in query.terms}
-        row = SimpleNamespace(
-            positions={t: at for t, at in found.items() if at}, heading=0, titled=frozenset()
-        )
-        return Judge(query, weights).answers(row, named=False)
+        return Judge(query, weights).answers(clause_read(text, query), named=False)
 
     # each stem's idf on the benchmark's mixed corpus, the story's halved (as the search
     # weighs them)
@@ -496,12 +497,7 @@ def test_a_fine_is_a_sum_of_money_asked() -> None:
     judge = Judge(query, weights)
 
     def answers(text: str) -> bool:
-        stems = search_stems(text)
-        found = {t: [i for i, s in enumerate(stems) if s == t] for t in query.terms}
-        row = SimpleNamespace(
-            positions={t: at for t, at in found.items() if at}, heading=0, titled=frozenset()
-        )
-        return judge.answers(row, named=False) and judge.states(text)
+        return judge.answers(clause_read(text, query), named=False) and judge.states(text)
 
     assert not answers(SP59_7_2_2)
     fined = "За перепланировку квартиры без согласования налагается штраф {}."
@@ -539,13 +535,8 @@ def test_a_quantity_asked_per_another_is_answered_with_both() -> None:
     judge = Judge(query, weights)
 
     def answers(text: str) -> bool:
-        stems = search_stems(text)
-        found = {t: [i for i, s in enumerate(stems) if s == t] for t in query.terms}
-        row = SimpleNamespace(  # the document's title («… и кондиционирование воздуха»)
-            positions={t: at for t, at in found.items() if at},
-            heading=0,
-            titled=frozenset({"кондиционер"}),
-        )
+        # the document's title («… и кондиционирование воздуха») holds the conditioner
+        row = clause_read(text, query, titled=frozenset({"кондиционер"}))
         return judge.answers(row, named=False)
 
     assert not answers(SP60_8_4)
