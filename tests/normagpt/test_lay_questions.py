@@ -97,6 +97,55 @@ def test_a_lay_whole_question_finds_what_the_norms_words_find(real_pages) -> Non
     assert border in found([shed], 2)
 
 
+@pytest.mark.parametrize(
+    ("question", "norms_word"),
+    [
+        ("Насколько узкой можно сделать дверь?", "ширина"),
+        ("Какой самый тонкий слой стяжки?", "толщина"),
+        ("Насколько коротким может быть нахлест?", "длина"),
+        ("Какой уровень громкости сирены должен быть?", "звука"),
+        ("Какую производительность вытяжки должна обеспечивать вентиляция?", "воздухообмен"),
+    ],
+)
+def test_a_lay_word_of_size_asks_its_quantity(question: str, norms_word: str) -> None:
+    """How narrow, thin or short a thing may be asks its width, thickness or length; how loud
+    a siren, its sound level; a hood's capacity, the air exchange norms set (the lexicon's
+    `quantities`)."""
+    query = question_read([question])
+    assert stem(norms_word) in query.said_as[query.quantity]
+
+
+def test_lay_names_of_things_are_said_as_the_norms_name_them() -> None:
+    """A fire engine is «пожарная техника» in the norms, a siren an «оповещатель» of a
+    warning system's «звуковые сигналы» (the lexicon's `synonyms`)."""
+    query = question_read(["Какой ширины проезд для пожарных машин?"])
+    assert stem("техники") in query.said_as[stem("машин")]
+    query = question_read(["Сирены еле слышны. Какой уровень громкости сирены?"])
+    assert stem("оповещателя") in query.said_as[stem("сирены")]
+
+
+def test_words_of_talk_of_when_and_where_are_left_out() -> None:
+    """«до того, как замёрзнет», «вдоль него»: a pronoun's form and a preposition, no word
+    of what is asked (searched, their rare stems took the candidates' places)."""
+    query = question_read(["Какую прочность должен набрать бетон до того, как замёрзнет?"])
+    assert stem("того") not in query.terms
+    query = question_read(["Какой ширины нужно делать проезд вдоль него?"])
+    assert stem("вдоль") not in query.terms
+
+
+@pytest.mark.django_db(transaction=True)
+def test_how_narrow_an_exit_may_be_finds_its_width(real_pages) -> None:  # type: ignore[no-untyped-def]
+    """«Насколько узкой её можно сделать?» of a storeroom's door asks the width of an exit:
+    СП 1.13130.2020 п. 4.2.19 («Из технических помещений и кладовых площадью не более 20 м2
+    без постоянных рабочих мест … шириной не менее 0,6 м»), not п. 4.2.22, on the same page,
+    which holds more of the question's words (its doors, exits, storerooms) and no width."""
+    question = (
+        "Дверь из маленькой кладовки (метров десять, без постоянных рабочих мест) считается "
+        "эвакуационным выходом. Насколько узкой её можно сделать?"
+    )
+    assert found([question]) == [("СП 1.13130.2020", "4.2.19", True)]
+
+
 TITLES = EXCERPTS.parent / "titles"
 
 
