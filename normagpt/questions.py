@@ -38,11 +38,26 @@ class Lexicon:
     dimensions: dict[str, str] = field(default_factory=dict)
     # a lay stem → the norms' stems that hold a claim's word but do not find a clause
     claims_only: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # «сколько квадратных метров» and the like → the quantity a unit asked is of
+    asked_in: tuple[tuple[re.Pattern[str], str], ...] = ()
+
+    def units_read(self, text: str) -> str:
+        """`text` with each «сколько <unit>» (`asked_in`) as the quantity it asks."""
+        for pattern, quantity in self.asked_in:
+            text = pattern.sub(quantity, text)
+        return text
 
     def quantities_named(self, stems: list[str]) -> tuple[str, ...]:
-        """The quantities `stems` (a question's, in order) ask for: every quantity stem, in
-        order, each once (the first is the quantity asked)."""
-        return tuple(dict.fromkeys(s for s in stems if s in self.quantities))
+        """The quantities `stems` (a phrase's, in order) ask for: every quantity stem, in
+        order, each once (the first is the quantity asked); not one after a number, a value
+        given («ребёнка 4–5 лет», «через 3 дня»), not asked."""
+        return tuple(
+            dict.fromkeys(
+                s
+                for before, s in zip(["", *stems], stems, strict=False)
+                if s in self.quantities and not before.isdigit()
+            )
+        )
 
     def said_as(self, stem: str, *, claims: bool = False) -> tuple[str, ...]:
         """The stems norms use for what `stem` says, besides itself (a quantity's and a lay
@@ -74,6 +89,8 @@ def _question_read(keywords: tuple[str, ...]) -> Query:
     pieces: list[str] = []
     told: list[str] = []
     spoken_of: set[str] = set()  # the stems of what the asking sentences' pronouns stand for
+    words = lexicon()
+    keywords = tuple(words.units_read(keyword) for keyword in keywords)
     for keyword in keywords:
         sentences = [p.strip() for p in _SENTENCE.split(keyword) if p.strip()]
         if len(sentences) < 2:
@@ -87,9 +104,10 @@ def _question_read(keywords: tuple[str, ...]) -> Query:
         spoken_of.update(search_stems(" ".join(meant)))
         told += [p for i, p in enumerate(plain) if i not in asking]
     query = query_parse(pieces)
-    words = lexicon()
     phrases = [[s for s in phrase if s not in words.filler] or phrase for phrase in query.phrases]
-    query.quantities = words.quantities_named([stem for phrase in phrases for stem in phrase])
+    query.quantities = tuple(
+        dict.fromkeys(q for phrase in phrases for q in words.quantities_named(phrase))
+    )
     query.quantity = next(iter(query.quantities), "")
     query.per = tuple(dict.fromkeys(s for keyword in keywords for s in _per(keyword, words)))
     if told:
@@ -149,6 +167,12 @@ def _said_as(stem: str, word: str, words: Lexicon, *, cut: bool) -> tuple[str, .
     stem alone misses them) and the lexicon's words for it."""
     found = [*_noun_forms(word, cut=cut), *words.said_as(stem)]
     return tuple(dict.fromkeys(s for s in found if s != stem))
+
+
+@functools.lru_cache(maxsize=4096)
+def lemma(word: str) -> str:
+    """`word`'s dictionary form (its likeliest reading), «ё» as «е»."""
+    return str(morphology().parse(word)[0].normal_form).replace("ё", "е")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -364,12 +388,21 @@ def lexicon() -> Lexicon:
         synonyms=_stemmed(data["synonyms"]),
         claims_only=_stemmed(data["claims_only"]),
         document_kind=frozenset(search_stems(data["document_kind"])),
+        asked_in=tuple(
+            (re.compile(rf"(?<![а-яё])сколько\s+{_spaced(unit)}(?![а-яё])", re.I), quantity)
+            for unit, quantity in data["asked_in"].items()
+        ),
         dimensions={
             stem: dimension
             for dimension, said in data["dimensions"].items()
             for stem in search_stems(" ".join(said))
         },
     )
+
+
+def _spaced(words: str) -> str:
+    """A pattern of `words` as written, any spaces between them (none after a dot)."""
+    return r"\s*".join(re.escape(part) for part in words.split()).replace(r"\.", r"\.?")
 
 
 def _stemmed(entries: dict[str, list[str]]) -> dict[str, tuple[str, ...]]:

@@ -116,11 +116,13 @@ def test_a_question_told_with_its_story_asks_its_last_sentence() -> None:
     )
     asked = {query.words[t] for t in query.terms if t not in query.context}
     story = {query.words[t] for t in query.context}
-    # «она»: the pipe, asked about (the roof it goes through is where, not what)
-    assert asked == {"кровлей", "фановую", "трубу"}
+    # «она»: the pipe, asked about (the roof it goes through is where, not what); how far
+    # it sticks out, its height (the lexicon's quantity «торчать»)
+    assert asked == {"кровлей", "фановую", "трубу", "торчать"}
     assert ["фанов", "труб"] in query.phrases
+    assert query.quantity == search_stems("торчать")[0]
     assert {"канализации", "скатную", "крышу"} <= story
-    assert not {"выводим", "строим", "торчать", "она", "насколько"} & (asked | story)
+    assert not {"выводим", "строим", "она", "насколько"} & (asked | story)
     assert query.sentence
     assert not question_read(["расстояние до границы соседнего участка"]).sentence
 

@@ -133,6 +133,63 @@ def test_words_of_talk_of_when_and_where_are_left_out() -> None:
     assert stem("вдоль") not in query.terms
 
 
+def test_a_value_given_is_not_the_quantity_asked() -> None:
+    """«детей 3–7 лет» gives an age: the area asked after it is what the question asks, not
+    a time (a quantity's word after a number is a value given)."""
+    query = question_read(["Для детей 3–7 лет какая площадь групповой комнаты нужна?"])
+    assert query.quantity == stem("площадь")
+    assert stem("лет") not in query.quantities
+
+
+@pytest.mark.parametrize(
+    ("question", "quantity"),
+    [
+        ("Сколько квадратных метров игровой площадки нужно на ребёнка?", "площадь"),
+        ("Сколько кв. м нужно на одного ребёнка 4–5 лет?", "площадь"),
+        ("Сколько кубометров должен быть септик?", "объём"),
+        ("Насколько труба должна торчать над кровлей?", "торчать"),
+        ("Насколько дымоход должен подниматься над коньком?", "подниматься"),
+    ],
+)
+def test_a_unit_or_a_verb_asked_names_the_quantity(question: str, quantity: str) -> None:
+    """«Сколько квадратных метров» asks an area, «сколько кубометров» a volume (the
+    lexicon's `asked_in`); how far a pipe sticks out over a roof, a height."""
+    query = question_read([question])
+    assert query.quantity == stem(quantity)
+    if quantity in {"торчать", "подниматься"}:
+        assert stem("высота") in query.said_as[query.quantity]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_area_asked_in_square_metres_is_answered_by_an_area(real_pages) -> None:  # type: ignore[no-untyped-def]
+    """«Сколько квадратных метров должна быть кухня в частном доме?» asks an area: СП
+    55.13330.2016 п. 6.1 («Площади помещений … кухни — 6 м2») answers it; п. 6.2 beside it,
+    the kitchen's height, and a garden house's kitchen clause of СП 53 do not."""
+    hits = clauses_search(
+        keywords=["Сколько квадратных метров должна быть кухня в частном доме?"], limit=5
+    )
+    answers = {(hit.clause.document.code, hit.clause.number): hit.answers for hit in hits}
+    assert answers[("СП 55.13330.2016", "6.1")] is True
+    assert [hit.clause.number for hit in hits][:1] == ["6.1"]
+    assert answers.get(("СП 55.13330.2016", "6.2")) is not True
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_word_kin_to_the_quantity_asked_is_still_its_own_word(real_pages) -> None:  # type: ignore[no-untyped-def]
+    """«Сколько квадратных метров … площадка для мусорных контейнеров» asks the area
+    («площадь») of a platform («площадка»): the two words share a stem's start, and the
+    platform is not to be read as the area. The note under СП 53.13330.2019's table 5.1
+    («Площадь площадки для контейнеров … не менее 10 м2», its end on the next page) answers
+    first; СП 55.13330.2016
+    п. 5.7 (platforms for waste, no area) does not answer."""
+    question = "Сколько квадратных метров должна занимать площадка для мусорных контейнеров в СНТ?"
+    hits = clauses_search(keywords=[question], limit=5)
+    first = hits[0]
+    assert (first.clause.document.code, first.answers) == ("СП 53.13330.2019", True)
+    assert "не менее 10 м2" in first.clause.text  # the note, run on to the next page
+    assert all(not hit.answers for hit in hits if hit.clause.document.code == "СП 55.13330.2016")
+
+
 @pytest.mark.django_db(transaction=True)
 def test_how_narrow_an_exit_may_be_finds_its_width(real_pages) -> None:  # type: ignore[no-untyped-def]
     """«Насколько узкой её можно сделать?» of a storeroom's door asks the width of an exit:
