@@ -105,8 +105,11 @@ def _question_read(keywords: tuple[str, ...]) -> Query:
         told += [p for i, p in enumerate(plain) if i not in asking]
     query = query_parse(pieces)
     phrases = [[s for s in phrase if s not in words.filler] or phrase for phrase in query.phrases]
+    rates = {s for keyword in keywords for s in (*_rates(keyword), *_attributes(keyword))}
     query.quantities = tuple(
-        dict.fromkeys(q for phrase in phrases for q in words.quantities_named(phrase))
+        dict.fromkeys(
+            q for phrase in phrases for q in words.quantities_named(phrase) if q not in rates
+        )
     )
     query.quantity = next(iter(query.quantities), "")
     query.per = tuple(dict.fromkeys(s for keyword in keywords for s in _per(keyword, words)))
@@ -151,6 +154,37 @@ def _per(text: str, words: Lexicon) -> list[str]:
         if first and second and first[0] in words.quantities and second[0] in words.quantities:
             found.append(second[0])
     return found
+
+
+# a time a rate is counted per («Сколько пешеходов в час …», «литров в сутки»): what the
+# quantity asked is divided by, not a time asked
+_RATE = re.compile(
+    r"(?<![а-яё])в\s+(час|сутки|день|год|месяц|неделю|смену|минуту|секунду)(?![а-яё])", re.I
+)
+
+
+def _rates(text: str) -> list[str]:
+    """The stems of the times `text` counts a rate per (`_RATE`)."""
+    return [stem for m in _RATE.finditer(text) for stem in search_stems(m.group(1))[:1]]
+
+
+# an adjective after a preposition («по длинной стороне», «в высоком здании»): a thing's
+# property told, a condition, not a quantity asked («Какой самый высокий порог …» asks it)
+_AFTER_PREPOSITION = re.compile(
+    r"(?<![а-яё])(?:по|на|в|во|с|со|у|для|из|от|до|при|под|над|за|к|о|об)\s+([а-яё]+)", re.I
+)
+
+
+def _attributes(text: str) -> list[str]:
+    """The stems of the quantity words of `text` that are adjectives after a preposition
+    (`_AFTER_PREPOSITION`)."""
+    quantities = lexicon().quantities
+    return [
+        stem
+        for m in _AFTER_PREPOSITION.finditer(text)
+        for stem in search_stems(m.group(1))[:1]
+        if stem in quantities and may_be_adjective(m.group(1)) and not is_noun(m.group(1))
+    ]
 
 
 def distance_ends(text: str) -> list[tuple[frozenset[str], frozenset[str]]]:

@@ -142,6 +142,27 @@ def test_a_value_given_is_not_the_quantity_asked() -> None:
 
 
 @pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("Сколько пешеходов в час пропускает одна полоса тротуара?", ""),
+        ("Сколько литров в сутки на человека закладывать?", ""),
+        ("Через сколько часов можно вынимать кубики из форм?", "часов"),
+        ("Какой нахлёст делать по длинной стороне полотнищ?", ""),
+        ("В высоком доме какой ширины нужна лестница?", "ширины"),
+        ("Насколько длинным может быть один марш пандуса?", "длинным"),
+        ("Какой самый высокий порог можно оставить?", "высокий"),
+    ],
+)
+def test_a_rate_s_time_or_a_thing_s_property_is_not_asked(question: str, asked: str) -> None:
+    """A time a rate is counted per («пешеходов в час») and an adjective after a preposition
+    («по длинной стороне», «в высоком доме»: a condition) are not the quantity asked; a
+    time asked («через сколько часов») and a property asked («насколько длинным», «самый
+    высокий») are."""
+    query = question_read([question])
+    assert query.quantity == (stem(asked) if asked else "")
+
+
+@pytest.mark.parametrize(
     ("question", "quantity"),
     [
         ("Сколько квадратных метров игровой площадки нужно на ребёнка?", "площадь"),
