@@ -38,13 +38,14 @@ class Lexicon:
     dimensions: dict[str, str] = field(default_factory=dict)
     # a lay stem → the norms' stems that hold a claim's word but do not find a clause
     claims_only: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    # «сколько квадратных метров» and the like → the quantity a unit asked is of
-    asked_in: tuple[tuple[re.Pattern[str], str], ...] = ()
+    # «сколько квадратных метров», «при каком морозе» → the words of the quantity asked
+    asked_as: tuple[tuple[re.Pattern[str], str], ...] = ()
 
-    def units_read(self, text: str) -> str:
-        """`text` with each «сколько <unit>» (`asked_in`) as the quantity it asks."""
-        for pattern, quantity in self.asked_in:
-            text = pattern.sub(quantity, text)
+    def asking_read(self, text: str) -> str:
+        """`text` with each way of asking a quantity of `asked_as` as its words (capitalized
+        where the way was: a sentence still starts as one)."""
+        for pattern, words in self.asked_as:
+            text = pattern.sub(functools.partial(_as_written, words), text)
         return text
 
     def quantities_named(self, stems: list[str]) -> tuple[str, ...]:
@@ -65,6 +66,11 @@ class Lexicon:
         found = [*self.quantities.get(stem, ()), *self.synonyms.get(stem, ())]
         found += self.claims_only.get(stem, ()) if claims else ()
         return tuple(dict.fromkeys(s for s in found if s != stem))
+
+
+def _as_written(words: str, match: re.Match[str]) -> str:
+    """`words` in place of `match`, capitalized where it was."""
+    return words.capitalize() if match[0][:1].isupper() else words
 
 
 def question_read(keywords: list[str]) -> Query:
@@ -90,7 +96,7 @@ def _question_read(keywords: tuple[str, ...]) -> Query:
     told: list[str] = []
     spoken_of: set[str] = set()  # the stems of what the asking sentences' pronouns stand for
     words = lexicon()
-    keywords = tuple(words.units_read(keyword) for keyword in keywords)
+    keywords = tuple(words.asking_read(keyword) for keyword in keywords)
     for keyword in keywords:
         sentences = [p.strip() for p in _SENTENCE.split(keyword) if p.strip()]
         if len(sentences) < 2:
@@ -422,9 +428,9 @@ def lexicon() -> Lexicon:
         synonyms=_stemmed(data["synonyms"]),
         claims_only=_stemmed(data["claims_only"]),
         document_kind=frozenset(search_stems(data["document_kind"])),
-        asked_in=tuple(
-            (re.compile(rf"(?<![а-яё])сколько\s+{_spaced(unit)}(?![а-яё])", re.I), quantity)
-            for unit, quantity in data["asked_in"].items()
+        asked_as=tuple(
+            (re.compile(rf"(?<![а-яё]){_spaced(asked)}(?![а-яё])", re.I), quantity)
+            for asked, quantity in data["asked_as"].items()
         ),
         dimensions={
             stem: dimension

@@ -124,6 +124,16 @@ def test_lay_names_of_things_are_said_as_the_norms_name_them() -> None:
     assert stem("оповещателя") in query.said_as[stem("сирены")]
 
 
+def test_a_way_of_asking_read_as_its_quantity_keeps_the_sentences_apart() -> None:
+    """«Сколько кубометров …» read as «Объем …» still starts its sentence: the story before
+    it stays the story (a lower-case word after a full stop would join the two)."""
+    query = question_read(
+        ["Топим дом печью. Сколько кубометров дров по нормам нужно заготовить на зиму?"]
+    )
+    assert query.quantity == stem("объём")
+    assert stem("печью") in query.context
+
+
 def test_words_of_talk_of_when_and_where_are_left_out() -> None:
     """«до того, как замёрзнет», «вдоль него»: a pronoun's form and a preposition, no word
     of what is asked (searched, their rare stems took the candidates' places)."""
@@ -170,11 +180,13 @@ def test_a_rate_s_time_or_a_thing_s_property_is_not_asked(question: str, asked: 
         ("Сколько кубометров должен быть септик?", "объём"),
         ("Насколько труба должна торчать над кровлей?", "торчать"),
         ("Насколько дымоход должен подниматься над коньком?", "подниматься"),
+        ("При каком морозе мастика ещё должна гнуться?", "температура"),
     ],
 )
 def test_a_unit_or_a_verb_asked_names_the_quantity(question: str, quantity: str) -> None:
-    """«Сколько квадратных метров» asks an area, «сколько кубометров» a volume (the
-    lexicon's `asked_in`); how far a pipe sticks out over a roof, a height."""
+    """«Сколько квадратных метров» asks an area, «сколько кубометров» a volume, «при каком
+    морозе» a temperature (the lexicon's `asked_as`); how far a pipe sticks out over a roof,
+    a height."""
     query = question_read([question])
     assert query.quantity == stem(quantity)
     if quantity in {"торчать", "подниматься"}:
