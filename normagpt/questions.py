@@ -111,10 +111,11 @@ def _question_read(keywords: tuple[str, ...]) -> Query:
         told += [p for i, p in enumerate(plain) if i not in asking]
     query = query_parse(pieces)
     phrases = [[s for s in phrase if s not in words.filler] or phrase for phrase in query.phrases]
-    rates = {s for keyword in keywords for s in (*_rates(keyword), *_attributes(keyword))}
+    # a rate's time and a thing's property are told, not asked
+    told_of = {s for keyword in keywords for s in (*_rates(keyword), *_attributes(keyword))}
     query.quantities = tuple(
         dict.fromkeys(
-            q for phrase in phrases for q in words.quantities_named(phrase) if q not in rates
+            q for phrase in phrases for q in words.quantities_named(phrase) if q not in told_of
         )
     )
     query.quantity = next(iter(query.quantities), "")
@@ -441,7 +442,8 @@ def lexicon() -> Lexicon:
 
 
 def _spaced(words: str) -> str:
-    """A pattern of `words` as written, any spaces between them (none after a dot)."""
+    """A pattern of `words` as written: any spaces between them, a dot optional («кв. м»,
+    «кв.м», «кв м»)."""
     return r"\s*".join(re.escape(part) for part in words.split()).replace(r"\.", r"\.?")
 
 
