@@ -111,13 +111,7 @@ def _question_read(keywords: tuple[str, ...]) -> Query:
         told += [p for i, p in enumerate(plain) if i not in asking]
     query = query_parse(pieces)
     phrases = [[s for s in phrase if s not in words.filler] or phrase for phrase in query.phrases]
-    # a rate's time and a thing's property are told, not asked
-    told_of = {s for keyword in keywords for s in (*_rates(keyword), *_attributes(keyword))}
-    query.quantities = tuple(
-        dict.fromkeys(
-            q for phrase in phrases for q in words.quantities_named(phrase) if q not in told_of
-        )
-    )
+    query.quantities = _quantities_asked(keywords, phrases, words)
     query.quantity = next(iter(query.quantities), "")
     query.per = tuple(dict.fromkeys(s for keyword in keywords for s in _per(keyword, words)))
     if told:
@@ -161,6 +155,16 @@ def _per(text: str, words: Lexicon) -> list[str]:
         if first and second and first[0] in words.quantities and second[0] in words.quantities:
             found.append(second[0])
     return found
+
+
+def _quantities_asked(
+    keywords: tuple[str, ...], phrases: list[list[str]], words: Lexicon
+) -> tuple[str, ...]:
+    """The quantities `phrases` (the stems of `keywords`) name, in order, each once: not a
+    rate's time nor a thing's property, told, not asked (`_rates`, `_attributes`)."""
+    told = {s for keyword in keywords for s in (*_rates(keyword), *_attributes(keyword))}
+    named = (q for phrase in phrases for q in words.quantities_named(phrase))
+    return tuple(dict.fromkeys(q for q in named if q not in told))
 
 
 # a time a rate is counted per («Сколько пешеходов в час …», «литров в сутки»): what the
