@@ -404,6 +404,9 @@ class Query:
     ends: tuple[tuple[frozenset[str], frozenset[str]], ...] = ()
     # the quantities another is asked per («мощность котла на площадь дома»: «площад»)
     per: tuple[str, ...] = ()
+    # stems kin to another of the query's (`stems_kin`) that are another word («площадк» of
+    # «площадка» beside «площад» of «площадь»): each its own, no variant of the other
+    apart: frozenset[str] = frozenset()
 
     @property
     def terms(self) -> list[str]:

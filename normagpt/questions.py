@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 
 from core.russian import morphology
-from normagpt.parsing import FROM_TO, Query, query_parse, search_stems, word_stem
+from normagpt.parsing import FROM_TO, Query, query_parse, search_stems, stems_kin, word_stem
 
 LEXICON = Path(__file__).with_name("lexicon.yaml")
 
@@ -134,6 +134,7 @@ def _question_read(keywords: tuple[str, ...]) -> Query:
         for stem in query.terms
         if (said := _said_as(stem, query.words.get(stem, stem), words, cut=not query.sentence))
     }
+    query.apart = _words_apart(query.terms, query.words)
     return query
 
 
@@ -212,6 +213,23 @@ def _said_as(stem: str, word: str, words: Lexicon, *, cut: bool) -> tuple[str, .
     stem alone misses them) and the lexicon's words for it."""
     found = [*_noun_forms(word, cut=cut), *words.said_as(stem)]
     return tuple(dict.fromkeys(s for s in found if s != stem))
+
+
+def _words_apart(terms: list[str], written: dict[str, str]) -> frozenset[str]:
+    """Those of `terms` kin to another (`stems_kin`) whose word (`written`: a stem's word
+    as the query wrote it) is another word (its dictionary form differs)."""
+    return frozenset(
+        term
+        for term in terms
+        if term in written
+        and any(
+            other != term
+            and other in written
+            and stems_kin(other, term)
+            and lemma(written[other]) != lemma(written[term])
+            for other in terms
+        )
+    )
 
 
 @functools.lru_cache(maxsize=4096)

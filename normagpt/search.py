@@ -164,7 +164,7 @@ def clauses_search(
     expected = documents_named([*(expected_documents or []), *query.documents])
     if query.documents and not expected and not query.terms and not query.clauses:
         return []  # only a document the corpus does not hold
-    vocabulary = vocabulary_read(query.terms, query.said_as, query.words)
+    vocabulary = vocabulary_read(query.terms, query.said_as, query.apart)
     for term in query.context & vocabulary.weights.keys():  # the story around a question
         vocabulary.weights[term] *= CONTEXT
     named = clauses_named(query, expected)

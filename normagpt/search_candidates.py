@@ -56,7 +56,7 @@ class Vocabulary:
 def vocabulary_read(
     terms: list[str],
     said_as: dict[str, tuple[str, ...]] | None = None,
-    written: dict[str, str] | None = None,
+    apart: frozenset[str] = frozenset(),
 ) -> Vocabulary:
     """The query's stems as the corpus knows them, each with the stems norms use for it
     (`said_as`: a lay word's, a quantity's) standing for it too; variants are found by their
@@ -88,10 +88,10 @@ def vocabulary_read(
     for stem, n in known.items():
         if n > 0:
             by_start.setdefault(stem[:3], []).append((stem, n))
-    # a query stem of a word of its own is its own, not a kin stem's variant («площадк» of
-    # «площадка» is not «площадь», asked beside it; «участок» is «участка»'s); then each
-    # term's own forms, then those of the words it is said as
-    variants = {term: term for term in _words_apart(terms, written or {}) if known.get(term)}
+    # a query stem of a word of its own (`apart`) is its own, not a kin stem's variant
+    # («площадк» of «площадка» is not «площадь», asked beside it; «участок» is «участка»'s);
+    # then each term's own forms, then those of the words it is said as
+    variants = {term: term for term in terms if term in apart and known.get(term)}
     counts = {term: known[term] for term in variants}
     pairs = [(t, t) for t in terms] + [(t, w) for t in terms for w in said_as.get(t, ())]
     for term, word in pairs:
@@ -102,25 +102,6 @@ def vocabulary_read(
                     counts[term] = counts.get(term, 0) + n
     weights = {term: idf(n, total) for term, n in counts.items()}
     return Vocabulary(weights, counts, variants, total, generation)
-
-
-def _words_apart(terms: list[str], written: dict[str, str]) -> list[str]:
-    """Those of `terms` kin to another (`stems_kin`) whose word (`written`: a stem's word
-    as the query wrote it) is another word (its dictionary form differs)."""
-    from normagpt.questions import lemma
-
-    return [
-        term
-        for term in terms
-        if term in written
-        and any(
-            other != term
-            and other in written
-            and stems_kin(other, term)
-            and lemma(written[other]) != lemma(written[term])
-            for other in terms
-        )
-    ]
 
 
 class _TermCounts:
