@@ -247,6 +247,33 @@ def test_matching_with_the_rarest_stems_finds_the_same_best_clause(
     assert top[0].clause.pk == every[0].clause.pk
 
 
+@pytest.mark.parametrize(
+    "alternatives",
+    [
+        [[["бетон"], ["арматур"]], [["бетон"], ["защитн"]], [["арматур"], ["защитн"]]],
+        [[["бетон", "бетонн"], ["плит"]], [["слой"]]],
+        [[["бетон"], ["арматур"]]],  # one alternative: ts_rank weighs how near they stand
+    ],
+)
+def test_postgres_candidates_keep_the_order_of_their_whole_query(corpus, alternatives) -> None:  # type: ignore[no-untyped-def]
+    """The candidates ranked by the stems of several alternatives come in the order
+    `ts_rank` of the whole query gives."""
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL's ranking")
+    from normagpt import search_candidates as search
+
+    query, rank = search._tsqueries(alternatives)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT id FROM normagpt_normclause WHERE search_vector @@ to_tsquery('simple', %s) "
+            "ORDER BY ts_rank(search_vector, to_tsquery('simple', %s)) DESC, id",
+            [query, query],
+        )
+        whole = [pk for (pk,) in cursor.fetchall()]
+    assert len(whole) > 1
+    assert search._postgres(query, rank, [], 50) == whole[:50]
+
+
 def test_search_limits_and_empty_results(corpus) -> None:  # type: ignore[no-untyped-def]
     assert services.pages_search(keywords=["бетон"], limit=2).__len__() == 2
     assert services.pages_search(keywords=["кирпичная кладка"]) == []
