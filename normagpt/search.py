@@ -29,6 +29,7 @@ stems' weights come from `normagpt.search_candidates`, the ranking from
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -175,9 +176,12 @@ def clauses_search(
         row.answers = judge.answers(row, named=row.id in named) and (
             row.id in named or not (row.front and judge.quantities)
         )
-    if judge.units or judge.written or judge.ends:
-        _texts_judged(rows, judge, set(named))
-    best = rows_ranked(rows, query, vocabulary, set(named), set(expected))[:limit]
+    stated = judge.units or judge.written or judge.ends  # what a text must state besides
+    check = functools.partial(_texts_judged, judge=judge) if stated else None
+    ranked = rows_ranked(
+        rows, query, vocabulary, set(named), set(expected), check=check, limit=limit
+    )
+    best = ranked[:limit]
     if pages:
         first = list(dict.fromkeys(row.page for _, row in best))[:pages]
         best = [(score, row) for score, row in best if row.page in first]
@@ -198,18 +202,16 @@ def clauses_search(
     return _with_marks(_with_tables(hits, day)[:limit], day)
 
 
-def _texts_judged(rows: dict[int, Any], judge: Judge, named: set[int]) -> None:
-    """The candidates judged answering, not named, whose text does not state what is asked
-    (`Judge.states`: no unit of the dimension asked, the quantity only as a difference, a
-    distance from both ends asked to a third thing) judged not to: their texts read in one
-    query."""
-    ids = [pk for pk, row in rows.items() if row.answers and pk not in named]
-    if not ids:
-        return
-    where, params = sql_within("id", ids)
+def _texts_judged(rows: list[Any], *, judge: Judge) -> None:
+    """Those of `rows` (judged answering by their words) whose text does not state what is
+    asked (`Judge.states`: no unit of the dimension asked, the quantity only as a
+    difference, a distance from both ends asked to a third thing) judged not to: their
+    texts read in one query."""
+    by_id = {row.id: row for row in rows}
+    where, params = sql_within("id", list(by_id))
     for pk, text in sql_rows(f"SELECT id, text FROM normagpt_normclause WHERE {where}", params):  # noqa: S608
         if not judge.states(text):
-            rows[pk].answers = False
+            by_id[pk].answers = False
 
 
 def _with_marks(hits: list[ClauseHit], day: str) -> list[ClauseHit]:

@@ -194,9 +194,15 @@ def rows_ranked(
     vocabulary: Vocabulary,
     named: set[int],
     expected: set[int],
+    *,
+    check: Callable[[list[_Row]], None] | None = None,
+    limit: int = 0,
 ) -> list[tuple[float, _Row]]:
     """The clauses best first: named ones, then those of the expected documents, then those
-    of documents in force, then those answering the query (`judging.Judge`), each by score."""
+    of documents in force, then those answering the query (`judging.Judge`), each by score.
+    With `check`, the answering ones not named among the first `limit` are checked by it
+    (it marks those not answering), until the first `limit` are all checked: the others'
+    order below them is the same whether checked or not (a text read costs)."""
     scopes = set().union(*(row.scope for row in rows.values()))
     titles = TERM_COUNTS.idfs(scopes, vocabulary.generation, vocabulary.total)
     local = _locally_weighted(rows, vocabulary)
@@ -216,7 +222,19 @@ def rows_ranked(
         replaced = row.replaced and (outside or named_in_force)
         return (row.id not in named, outside, replaced, not row.answers, -score, row.id)
 
-    return sorted(scored, key=order)
+    scored.sort(key=order)
+    checked: set[int] = set()
+    while check is not None and (
+        unchecked := [
+            row
+            for _, row in scored[:limit]
+            if row.answers and row.id not in named and row.id not in checked
+        ]
+    ):
+        checked.update(row.id for row in unchecked)
+        check(unchecked)
+        scored.sort(key=order)
+    return scored
 
 
 def _scoped(

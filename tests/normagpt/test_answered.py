@@ -1056,3 +1056,36 @@ def test_a_clause_saying_what_a_part_is_for_gives_no_quantity_asked() -> None:
     assert first(["требования к одноквартирным жилым домам малоэтажной застройки"]) == [
         ("СП 4.13130.2013", "5.3.1", True)
     ]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_only_the_first_hits_texts_are_read_to_judge_what_they_state(monkeypatch) -> None:
+    """A clause answering by its words must state what is asked (a time in a unit of time):
+    the texts of the first hits are read to judge it, and, when one does not, the next one's
+    (the others' order below is the same whether read or not). The clause that says the
+    words but gives no time goes below those giving it."""
+    from normagpt import search
+
+    page_stored(
+        "СП 995.0000.2026",
+        "Кровли",
+        "6.1 Срок службы кровли принимается по проекту.\n"  # first of equals: stored first
+        + "".join(
+            f"5.{n} Срок службы кровли из материала {n} — не менее {n}0 лет.\n"
+            for n in range(1, 13)
+        ),
+    )
+    read: list[int] = []
+
+    def rows(sql: str, params: list) -> list:  # type: ignore[type-arg]
+        found = search.sql_rows.__wrapped__(sql, params)
+        if sql.startswith("SELECT id, text"):
+            read.extend(pk for pk, _ in found)
+        return found
+
+    rows.__wrapped__ = search.sql_rows  # type: ignore[attr-defined]
+    monkeypatch.setattr(search, "sql_rows", rows)
+    hits = clauses_search(keywords=["срок службы кровли"], limit=3)
+    assert [h.answers for h in hits] == [True, True, True]
+    assert "6.1" not in [h.clause.number for h in hits]
+    assert 0 < len(read) <= 4  # 6.1 and the three answering, not all thirteen
