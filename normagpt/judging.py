@@ -220,10 +220,13 @@ class Judge:
             []
             if query.sentence
             else [
-                ({t: self.weights[t] for t in named}, NAMED * sum(self.weights[t] for t in named))
+                (nouns, NAMED * sum(nouns.values()))
                 for phrase in query.phrases
                 if (stems := frozenset(t for t in phrase if self.weights.get(t)))
                 and (named := _named(stems, query.words))
+                # in the phrase's order: a sum in a set's order differs from process to
+                # process in its last digit (and a score's tie with it)
+                and (nouns := {t: self.weights[t] for t in phrase if t in named})
             ]
         )
 
@@ -315,7 +318,7 @@ class Judge:
             for at in found
             if at >= row.heading
         )
-        base = sum(self.weights.get(t, 0.0) for t in context)
+        base = sum(self.weights.get(t, 0.0) for t in sorted(context))  # the same in any process
         need = self.share * self.total
         for inside in windows(events, WINDOW):
             if self.quantities and not self.quantities & (inside.keys() | context):

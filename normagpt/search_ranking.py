@@ -246,8 +246,10 @@ def _scoped(
     out: dict[int, float] = {}
     for row in rows.values():
         if row.unnamed and row.document not in out:
-            unnamed = sum(weights.get(stem) or never for stem in row.unnamed)
-            out[row.document] = unit * unnamed / sum(weights.get(s) or never for s in row.scope)
+            # summed in one order: a set's differs from process to process (`_phrases`)
+            unnamed = sum(weights.get(stem) or never for stem in sorted(row.unnamed))
+            scope = sum(weights.get(s) or never for s in sorted(row.scope))
+            out[row.document] = unit * unnamed / scope
     return out
 
 
@@ -279,7 +281,9 @@ def _phrases(query: Query, vocabulary: Vocabulary) -> list[_Phrase]:
     weights = vocabulary.weights
     out = []
     for phrase in query.phrases:
-        weighted = tuple((t, weights[t]) for t in frozenset(phrase) & weights.keys())
+        # in the phrase's order, not a set's: a sum's last digit would differ from process
+        # to process (Python seeds its string hashes anew), and with it a tie's order
+        weighted = tuple((t, weights[t]) for t in dict.fromkeys(phrase) if t in weights)
         pairs = tuple(
             (a, b, (weights[a] + weights[b]) / 2)
             for a, b in itertools.pairwise(phrase)
