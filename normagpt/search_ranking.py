@@ -200,9 +200,9 @@ def rows_ranked(
 ) -> list[tuple[float, _Row]]:
     """The clauses best first: named ones, then those of the expected documents, then those
     of documents in force, then those answering the query (`judging.Judge`), each by score.
-    With `check`, the answering ones not named among the first `limit` are checked by it
-    (it marks those not answering), until the first `limit` are all checked: the others'
-    order below them is the same whether checked or not (a text read costs)."""
+    With `check`, the answering ones not named among the first `limit` (all with none) are
+    checked by it (it marks those not answering), until the first `limit` are all checked:
+    those below are left unchecked (a text read costs; a caller keeps the first `limit`)."""
     scopes = set().union(*(row.scope for row in rows.values()))
     titles = TERM_COUNTS.idfs(scopes, vocabulary.generation, vocabulary.total)
     local = _locally_weighted(rows, vocabulary)
@@ -227,7 +227,7 @@ def rows_ranked(
     while check is not None and (
         unchecked := [
             row
-            for _, row in scored[:limit]
+            for _, row in scored[: limit or None]
             if row.answers and row.id not in named and row.id not in checked
         ]
     ):

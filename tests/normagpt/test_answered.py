@@ -1062,8 +1062,8 @@ def test_a_clause_saying_what_a_part_is_for_gives_no_quantity_asked() -> None:
 def test_only_the_first_hits_texts_are_read_to_judge_what_they_state(monkeypatch) -> None:
     """A clause answering by its words must state what is asked (a time in a unit of time):
     the texts of the first hits are read to judge it, and, when one does not, the next one's
-    (the others' order below is the same whether read or not). The clause that says the
-    words but gives no time goes below those giving it."""
+    (those below the hits asked for are not read). The clause that says the words but gives
+    no time goes below those giving it."""
     from normagpt import search
 
     page_stored(
