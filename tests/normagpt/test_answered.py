@@ -1076,14 +1076,14 @@ def test_only_the_first_hits_texts_are_read_to_judge_what_they_state(monkeypatch
         ),
     )
     read: list[int] = []
+    fetch = search.sql_rows
 
     def rows(sql: str, params: list) -> list:  # type: ignore[type-arg]
-        found = search.sql_rows.__wrapped__(sql, params)
+        found = fetch(sql, params)
         if sql.startswith("SELECT id, text"):
             read.extend(pk for pk, _ in found)
         return found
 
-    rows.__wrapped__ = search.sql_rows  # type: ignore[attr-defined]
     monkeypatch.setattr(search, "sql_rows", rows)
     hits = clauses_search(keywords=["срок службы кровли"], limit=3)
     assert [h.answers for h in hits] == [True, True, True]
