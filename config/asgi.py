@@ -7,33 +7,41 @@ outer app is the SDK's Starlette app with Django mounted beneath it at `/`.
 from __future__ import annotations
 
 import os
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from django.core.asgi import get_asgi_application
 
+from config.startup import collector_paused
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-django_application = get_asgi_application()
-
-from django.conf import settings  # noqa: E402 (after Django is set up)
-from starlette.routing import Mount  # noqa: E402
-from starlette.types import ASGIApp  # noqa: E402
-
-from core.mcp_http import mcp_http_app  # noqa: E402
-from core.mcp_server import build_server  # noqa: E402
 
 
 def build_application() -> ASGIApp:
+    """Django set up and mounted beneath the MCP app (each imported here: `application` is
+    built with the collector paused, config/startup.py)."""
+    django_application = get_asgi_application()
+
+    from django.conf import settings
+    from starlette.routing import Mount
+
+    from core.mcp_http import mcp_http_app
+    from core.mcp_server import build_server
+
     app = mcp_http_app(
         build_server(stateless=settings.MCP_HTTP_STATELESS),
         allowed_hosts=settings.ALLOWED_HOSTS,
         # In production the bind address is the proxy's business: no token, no MCP.
         token_required=not settings.DEBUG,
     )
-    app.router.routes.append(Mount("/", app=cast(ASGIApp, django_application)))
+    app.router.routes.append(Mount("/", app=cast("ASGIApp", django_application)))
     return app
 
 
-application = build_application()
+with collector_paused():
+    application = build_application()
 
 from core.serving import serving_started  # noqa: E402
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 import sys
 
+from config.startup import collector_paused
+
 # The short names, each a manage.py command with its options.
 SHORT = {
     "serve": (["serve"], "pages, admin, REST and MCP over HTTP (migrates the embedded database)"),
@@ -73,6 +75,8 @@ def manage(argv: list[str]) -> None:
     try:
         from django.core.management import execute_from_command_line
 
+        with collector_paused():
+            _loaded(argv)
         execute_from_command_line(argv)
     except Exception as exc:
         if early is None:
@@ -84,6 +88,26 @@ def manage(argv: list[str]) -> None:
         traceback.print_exc()
         early.refuse(f"{type(exc).__name__}: {exc}")
         raise SystemExit(1) from None
+
+
+def _loaded(argv: list[str]) -> None:
+    """Django set up and the command's module imported, as `execute_from_command_line`
+    would before running it (it finds both done): the start-up, run by `manage` with the
+    collector paused. Not for a command line naming its own settings or path, nor one
+    naming no command (help, a version, a typo: Django's own answer)."""
+    if (
+        len(argv) < 2
+        or argv[1].startswith("-")
+        or any(arg.startswith(("--settings", "--pythonpath")) for arg in argv)
+    ):
+        return
+    import django
+    from django.core.management import get_commands, load_command_class
+
+    django.setup()
+    app = get_commands().get(argv[1])
+    if isinstance(app, str):
+        load_command_class(app, argv[1])
 
 
 def celery(args: list[str]) -> None:

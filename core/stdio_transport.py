@@ -385,6 +385,8 @@ async def serve_stdio(server: MCPServer[Any], early: Early | None = None) -> Non
         wire = WireWriter(early.wire, unwritten=early.replay_id)
         send, receive = anyio.create_memory_object_stream[bytes](0)
         kept, ended = early.hand_over(send, anyio.lowlevel.current_token())
+        if ended:  # stdin ended before: the reader has stopped, and no line will come
+            send.close()
         lines = handed_lines(kept, ended, receive)
     read_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
     write_stream, write_reader = create_context_streams[SessionMessage](0)
@@ -401,10 +403,10 @@ async def handed_lines(
     kept: list[bytes], ended: bool, rest: MemoryObjectReceiveStream[bytes]
 ) -> AsyncIterator[bytes]:
     """The lines the early reader kept, then those it hands over as it reads them."""
-    for line in kept:
-        yield line
-    if ended:
-        return
     async with rest:
+        for line in kept:
+            yield line
+        if ended:
+            return
         async for line in rest:
             yield line

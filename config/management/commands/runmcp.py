@@ -12,6 +12,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from config.database import database_migrated
+from config.startup import collector_paused
 from core import stdio_early
 from core.holders import exit_on_signals
 from core.mcp_server import build_server, load_registries, tool_specs
@@ -95,7 +96,8 @@ class Command(BaseCommand):
             if options["transport"] == "stdio":
                 logger.info("MCP server on stdio (apps: %s)", ", ".join(apps or ["all"]))
                 exit_on_signals()  # stopped by its client: leases go as on an exit
-                server = build_server(apps, lifespan=stdout_to_stderr)
+                with collector_paused():  # the tools' models: made once, kept (config/startup.py)
+                    server = build_server(apps, lifespan=stdout_to_stderr)
                 if early is not None and early.tools_listed:
                     catalog_compare(early, served)
                 anyio.run(serve_stdio, server, early)
@@ -137,7 +139,8 @@ class Command(BaseCommand):
         # MCP_HTTP_TOKEN when set (a deployment of users' tokens needs no shared one).
         open_to_others = not is_loopback(host)
         allowed = [*settings.ALLOWED_HOSTS, host] if open_to_others else LOOPBACK_HOSTS
-        server = build_server(apps, stateless=settings.MCP_HTTP_STATELESS)
+        with collector_paused():
+            server = build_server(apps, stateless=settings.MCP_HTTP_STATELESS)
         app = mcp_http_app(server, allowed_hosts=allowed, token_required=open_to_others)
         display = f"[{host}]" if ":" in host else host
         if settings.MCP_HTTP_TOKEN:
