@@ -19,12 +19,14 @@ collection made is frozen when it ends, and the tests run with the collector on.
 
 from __future__ import annotations
 
-import gc
+import contextlib
 import os
 import re
 import sys
 
 import pytest
+
+from config.startup import collector_paused
 
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
@@ -35,12 +37,12 @@ if _worker.startswith("gw") and _redis:
     _base = re.sub(r"/\d*$", "", _redis.rstrip("/"))
     os.environ["REDIS_URL"] = f"{_base}/{int(_worker[2:]) + 1}"
 
-gc.disable()
+_collection = contextlib.ExitStack()
+_collection.enter_context(collector_paused())
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtestloop(session: pytest.Session) -> None:
     """Collection done (xdist's controller collects nothing; it too runs this): what it made
     frozen, the collector on for the tests."""
-    gc.freeze()
-    gc.enable()
+    _collection.close()
