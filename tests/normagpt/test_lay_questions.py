@@ -143,6 +143,16 @@ def test_words_of_talk_of_when_and_where_are_left_out() -> None:
     assert stem("вдоль") not in query.terms
 
 
+def test_a_relative_pronoun_is_no_word_of_what_is_asked() -> None:
+    """«шланг, которым плита подключена»: «который» names nothing; searched, it weighed as a
+    word of the question in every clause saying «которые» (most of them)."""
+    query = question_read(
+        ["Через сколько лет нужно менять гибкий шланг, которым газовая плита подключена к трубе?"]
+    )
+    assert stem("которым") not in query.terms
+    assert {stem("шланг"), stem("плита")} <= set(query.terms)
+
+
 def test_a_value_given_is_not_the_quantity_asked() -> None:
     """«детей 3–7 лет» gives an age: the area asked after it is what the question asks, not
     a time (a quantity's word after a number is a value given)."""
