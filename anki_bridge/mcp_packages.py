@@ -11,7 +11,6 @@ from typing import Annotated, Any
 
 from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.urls import reverse
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import BaseModel, Field, WithJsonSchema
@@ -20,7 +19,7 @@ from anki_bridge import packages, problem_cards
 from anki_bridge.schemas import NOTES_JSON_SCHEMA, NoteDetail, NoteInput
 from core.exceptions import InvalidInput
 from core.identity import mcp_caller
-from core.links import absolute_url
+from core.links import absolute_url, link_path
 from core.registry import ToolRegistry
 from core.tooling import file_attach, respond_json
 
@@ -102,7 +101,7 @@ def package_respond(built: packages.BuiltPackage, stored: Any) -> CallToolResult
         size=stored.size,
         embedded=embedded,
         resource=uri,
-        url=absolute_url(reverse("anki_bridge:package", args=[stored.public_id])),
+        url=absolute_url(link_path("anki_bridge:package", stored.public_id)),
         expires_at=stored.expires_at.isoformat(timespec="seconds"),
         details=[d for d in built.details if d.status != "ok" or d.warnings],
     )

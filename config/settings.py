@@ -122,6 +122,11 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "config.urls"
+# The part of ROOT_URLCONF the services' links point into: an answer's link is reversed there
+# (`core.links.link_path`) without loading the admin, DRF and the API docs. A deployment with
+# its own ROOT_URLCONF mounts these patterns as they are, or sets this to None (links are
+# then reversed in ROOT_URLCONF).
+LINKS_URLCONF: str | None = "config.urls_pages"
 WSGI_APPLICATION = "config.wsgi.application"
 ASGI_APPLICATION = "config.asgi.application"
 

@@ -6,7 +6,7 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.authtoken.views import ObtainAuthToken
 
-from config import views
+from config import urls_pages, views
 from config.api import ApiRootApi, McpToolListApi
 from core.parsers import JSONParser
 
@@ -14,11 +14,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
-    path("normagpt/", include("normagpt.urls")),
-    # Uploaded norm PDFs, where `FileField.url` points (MEDIA_URL is not served otherwise).
-    path("media/normagpt/", include("normagpt.media_urls")),
-    # Printed variants, at the signed links problems.sheet_links makes.
-    path("media/sheets/", include("problems.sheet_urls")),
+    *urls_pages.urlpatterns,  # the pages answers link to (normagpt, media): LINKS_URLCONF
     path("api/", ApiRootApi.as_view(), name="api-root"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

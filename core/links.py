@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.checks import CheckMessage, Error, register
+from django.urls import NoReverseMatch, get_urlconf, reverse
 
 
 def absolute_url(path: str) -> str:
@@ -20,6 +21,22 @@ def absolute_url(path: str) -> str:
     if urlsplit(path).scheme:
         return path
     return settings.SITE_URL.rstrip("/") + "/" + path.lstrip("/")
+
+
+def link_path(name: str, *args: Any) -> str:
+    """The path of the view `name` with `args`, for a link an answer carries. Outside a
+    request (an MCP call, a task) reversed in LINKS_URLCONF first: a part of ROOT_URLCONF
+    light to load (`config/urls_pages.py`), where a process's first link would otherwise
+    import the whole URLconf. Else, or for a view it does not hold, in the request's
+    URLconf or ROOT_URLCONF. NoReverseMatch when none holds it."""
+    urlconf = get_urlconf()  # a request's (Django sets it for each); None outside one
+    light = getattr(settings, "LINKS_URLCONF", None) if urlconf is None else None
+    if light:
+        try:
+            return reverse(name, urlconf=light, args=args)
+        except NoReverseMatch:
+            pass
+    return reverse(name, urlconf=urlconf, args=args)
 
 
 @register("core")

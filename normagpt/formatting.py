@@ -10,10 +10,10 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.urls import NoReverseMatch, get_script_prefix, get_urlconf, reverse
+from django.urls import NoReverseMatch, get_script_prefix, get_urlconf
 from django.utils.safestring import SafeString, mark_safe
 
-from core.links import absolute_url
+from core.links import absolute_url, link_path
 from normagpt.editions import amendment_label
 from normagpt.models import AgentRun, ClaimCheck, NormClause, NormPage, Thread
 from normagpt.parsing import clause_label
@@ -29,14 +29,14 @@ def url_or_none(name: str, *args: Any) -> str | None:
     links every hit twice: resolving each link was 15 % of its cost)."""
     if args and all(type(arg) is int for arg in args):
         pattern = _path_pattern(name, len(args), settings.ROOT_URLCONF, get_urlconf(),
-                                get_script_prefix())  # fmt: skip
+                                settings.LINKS_URLCONF, get_script_prefix())  # fmt: skip
         if pattern is None:
             return None
         for i, arg in enumerate(args):
             pattern = pattern.replace(str(_MARK + i), str(arg), 1)
         return pattern
     try:
-        return reverse(name, args=args)
+        return link_path(name, *args)
     except NoReverseMatch:
         return None
 
@@ -48,7 +48,7 @@ _MARK = 7_000_000_001  # an id no path otherwise holds; replaced by the real ids
 def _path_pattern(name: str, count: int, *urlconf: object) -> str | None:
     """`name`'s path with marker ids (the URLconf and script prefix key the cache)."""
     try:
-        return reverse(name, args=[_MARK + i for i in range(count)])
+        return link_path(name, *[_MARK + i for i in range(count)])
     except NoReverseMatch:
         return None
 

@@ -11,7 +11,8 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core import signing
-from django.urls import reverse
+
+from core.links import link_path
 
 SALT = "problems.sheet"
 
@@ -19,7 +20,7 @@ SALT = "problems.sheet"
 def sheet_link(name: str) -> str:
     """The path on this site of the stored sheet `name`."""
     token = signing.TimestampSigner(salt=SALT).sign(name)
-    return f"{reverse('problems-sheet')}?{urlencode({'t': token})}"
+    return f"{link_path('problems-sheet')}?{urlencode({'t': token})}"
 
 
 def sheet_name(token: str) -> str | None:
