@@ -23,20 +23,26 @@ def absolute_url(path: str) -> str:
     return settings.SITE_URL.rstrip("/") + "/" + path.lstrip("/")
 
 
+def links_urlconf() -> str | None:
+    """The URLconf an answer's link is reversed in first: LINKS_URLCONF outside a request
+    (an MCP call, a task), None inside one (Django sets the request's URLconf) or when a
+    deployment's settings leave it unset."""
+    return getattr(settings, "LINKS_URLCONF", None) if get_urlconf() is None else None
+
+
 def link_path(name: str, *args: Any) -> str:
-    """The path of the view `name` with `args`, for a link an answer carries. Outside a
-    request (an MCP call, a task) reversed in LINKS_URLCONF first: a part of ROOT_URLCONF
-    light to load (`config/urls_pages.py`), where a process's first link would otherwise
-    import the whole URLconf. Else, or for a view it does not hold, in the request's
-    URLconf or ROOT_URLCONF. NoReverseMatch when none holds it."""
-    urlconf = get_urlconf()  # a request's (Django sets it for each); None outside one
-    light = getattr(settings, "LINKS_URLCONF", None) if urlconf is None else None
+    """The path of the view `name` with `args`, for a link an answer carries: reversed in
+    `links_urlconf()`, a part of ROOT_URLCONF light to load (`config/urls_pages.py`), where
+    a process's first link would otherwise import the whole URLconf; else, or for a view it
+    does not hold, in the request's URLconf or ROOT_URLCONF. NoReverseMatch when none
+    holds it."""
+    light = links_urlconf()
     if light:
         try:
             return reverse(name, urlconf=light, args=args)
         except NoReverseMatch:
             pass
-    return reverse(name, urlconf=urlconf, args=args)
+    return reverse(name, urlconf=get_urlconf(), args=args)
 
 
 @register("core")

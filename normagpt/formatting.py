@@ -13,7 +13,7 @@ from django.conf import settings
 from django.urls import NoReverseMatch, get_script_prefix, get_urlconf
 from django.utils.safestring import SafeString, mark_safe
 
-from core.links import absolute_url, link_path
+from core.links import absolute_url, link_path, links_urlconf
 from normagpt.editions import amendment_label
 from normagpt.models import AgentRun, ClaimCheck, NormClause, NormPage, Thread
 from normagpt.parsing import clause_label
@@ -29,7 +29,7 @@ def url_or_none(name: str, *args: Any) -> str | None:
     links every hit twice: resolving each link was 15 % of its cost)."""
     if args and all(type(arg) is int for arg in args):
         pattern = _path_pattern(name, len(args), settings.ROOT_URLCONF, get_urlconf(),
-                                settings.LINKS_URLCONF, get_script_prefix())  # fmt: skip
+                                links_urlconf(), get_script_prefix())  # fmt: skip
         if pattern is None:
             return None
         for i, arg in enumerate(args):
