@@ -332,15 +332,20 @@ class Judge:
 def windows(events: list[tuple[int, str]], span: int) -> Iterator[dict[str, int]]:
     """The query stems within `span` stems of each of `events` (a clause's (place, stem),
     in order), ending there: each stem with how often it stands in the window (one dict,
-    updated as the window slides)."""
+    updated as the window slides). A window holding the same stems as the one yielded
+    before it is not yielded again: what a caller weighs of a window is which stems it
+    holds, and a long text repeats the same few (most windows differ only in how often)."""
     start = 0
     inside: dict[str, int] = {}
     for at, term in events:
+        changed = term not in inside
         inside[term] = inside.get(term, 0) + 1
         while events[start][0] <= at - span:
             gone = events[start][1]
             inside[gone] -= 1
             if not inside[gone]:
                 del inside[gone]
+                changed = True
             start += 1
-        yield inside
+        if changed:
+            yield inside
