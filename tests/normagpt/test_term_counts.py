@@ -48,3 +48,35 @@ def test_weights_follow_the_counts_generation() -> None:
     assert TERM_COUNTS.idfs({"кровл"}, after.generation, after.total) == {
         "кровл": idf(2, after.total)
     }
+
+
+def test_on_sqlite_the_counts_of_a_words_variants_are_read_from_the_index_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The vocabulary's ranges of stems (a word's variants by their first letters) are read
+    from an index holding the counts, with no look-up in the table per stem (migration
+    0022): on a schema made as Django makes it, whatever database the suite runs on."""
+    import importlib
+    import sqlite3
+
+    from normagpt import search_candidates
+
+    asked: list[tuple[str, list[object]]] = []
+    monkeypatch.setattr(
+        search_candidates, "sql_rows", lambda sql, params: asked.append((sql, params)) or []
+    )
+    vocabulary_read(["площад", "кухн"], {"кухн": ("кухонн",)})
+    (sql, params), *_ = asked
+
+    covered = importlib.import_module("normagpt.migrations.0022_term_counts_covered")
+    db = sqlite3.connect(":memory:")
+    db.execute(
+        'CREATE TABLE "normagpt_normterm" '
+        '("term" varchar(40) NOT NULL PRIMARY KEY, "clauses" integer NOT NULL)'
+    )
+    for statement in covered.UP["sqlite"]:
+        db.execute(statement)
+    plan = [row[-1] for row in db.execute("EXPLAIN QUERY PLAN " + sql.replace("%s", "?"), params)]
+    ranges = [step for step in plan if "term>?" in step]
+    assert len(ranges) >= 2, plan
+    assert all("COVERING INDEX" in step for step in ranges), plan
