@@ -65,6 +65,21 @@ def test_the_lexicon_data_gives_the_norms_words() -> None:
     assert stem("теплопроизводительность") in query.said_as[query.quantity]
 
 
+def test_digging_a_pipe_or_a_cable_in_is_the_norms_laying() -> None:
+    """«Закопать», «закапывать» (a pipe, a cable), «вкопать» (a post) are how people say what
+    norms call laying a line or setting a thing in the ground: «прокладка», «заложение»,
+    «заглубление». Without them the verb is a word the corpus never uses, and the depth asked
+    is of nothing."""
+    for question, verb in [
+        ("На какую глубину его закапывать?", "закапывать"),
+        ("Хотим закопать канализацию неглубоко.", "закопать"),
+        ("На какую глубину вкопать столбы забора?", "вкопать"),
+    ]:
+        query = question_read([question])
+        said = set(query.said_as.get(stem(verb), ()))
+        assert said & {stem("прокладка"), stem("заложение"), stem("заглубление")}, question
+
+
 def test_a_question_whose_last_sentence_names_nothing_asks_the_one_before() -> None:
     """«Что говорят нормы?» asks nothing of its own (a verb and the norms' boilerplate): the
     sentence before it is what is asked, its verbs left out however short it is."""
