@@ -17,7 +17,6 @@ import argparse
 import functools
 import os
 import sys
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -29,9 +28,10 @@ from unittest import mock
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import ROOT, print_table
+from bench.norm_answers import database_url
+from bench.norm_answers_mcp import server_env
 from bench.norm_answers_questions import questions_load
 
-CACHE = Path(os.environ.get("BENCH_CACHE", tempfile.gettempdir()))
 PASSES, WARM_UP = 2, 10
 # (module, attribute): the search's steps (`normagpt.search.clauses_search`), as it calls them
 STEPS = [
@@ -59,21 +59,18 @@ def main() -> None:
     parser.add_argument("--form", choices=["question", "keywords"], default="question")
     parser.add_argument("--questions", default=str(ROOT / "bench" / "norm_questions" / "*.yaml"))
     args = parser.parse_args()
-    if args.database == "sqlite":
-        path = CACHE / f"normagpt-answers-{args.corpus}.sqlite3"
-        if not path.exists():
-            parser.error(f"no corpus at {path}: run bench/norm_answers.py first")
-        os.environ["DATABASE_URL"] = f"sqlite:///{path}"
-    else:
-        name = f"normagpt_answers_{args.corpus}"
-        os.environ["DATABASE_URL"] = f"postgres://postgres@127.0.0.1:5432/{name}"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    os.environ.setdefault("DJANGO_SECRET_KEY", "bench-norm-cpu-not-a-secret")
-    os.environ["DJANGO_DEBUG"] = "0"
+    url = database_url(args.database, args.corpus, fresh=False)
+    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
+        parser.error(f"no corpus at {url}: run bench/norm_answers.py first")
+    os.environ.update(server_env(url))  # as the benchmark's server runs
     os.environ.pop("REDIS_URL", None)
     import django
 
     django.setup()
+    from normagpt.models import NormClause
+
+    if not NormClause.objects.exists():
+        parser.error(f"no corpus in {url}: run bench/norm_answers.py first")
     questions = questions_load(args.questions)
     keywords = [q.keywords if args.form == "keywords" else [q.question] for q in questions]
     for words in keywords[:WARM_UP]:

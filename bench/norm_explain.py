@@ -21,7 +21,8 @@ from unittest import mock
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.norm_answers import dataset_args, dataset_parser
-from bench.norm_answers_questions import Question, clause_key, questions_load
+from bench.norm_answers_child import clause_of
+from bench.norm_answers_questions import Question, questions_load
 from bench.norm_rank import SETS, corpus_load, pattern
 
 GOLD_WITHIN = 200  # ranked candidates looked through for the gold clause
@@ -79,10 +80,8 @@ def hits_described(rows: list[Any], question: Question, code: str, top: int) -> 
     lines, gold_seen = [], False
     for rank, (score, row) in enumerate(shown, start=1):
         clause = clauses[row.id]
-        number = (
-            f"таблица {clause.number}" if clause.kind == NormClause.Kind.TABLE else clause.number
-        )
-        gold = clause.document.code == code and clause_key(number) in question.gold
+        number = clause_of(clause)  # «таблица N» or N, as the gold is written
+        gold = clause.document.code == code and number in question.gold
         gold_seen |= gold
         if rank <= top or gold:
             text = " ".join(clause.text.split())[:110]
