@@ -19,7 +19,7 @@ from normagpt.clauses import Clause, clauses_split, document_read
 from normagpt.dataset import ATTRIBUTION
 from normagpt.models import NormClause, NormDocument, NormPage
 from normagpt.parsing import text_clean
-from normagpt.split_words import words_rejoined
+from normagpt.split_words import _LETTER_WORDS, words_rejoined
 from normagpt.terms import PART
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "norms"
@@ -302,6 +302,11 @@ def test_words_of_a_clean_page_are_never_joined(words: list[str]) -> None:
 
 
 def _known_word(word: str) -> bool:
+    """A word the dictionary knows; a letter alone only as the reader counts it a word (a
+    preposition, a conjunction, a unit): pymorphy3 also knows «е», «ж», «х» as
+    abbreviations, which are a split word's last part as often («следующи е»)."""
     from core.russian import morphology
 
+    if len(word) == 1:
+        return word.lower() in _LETTER_WORDS
     return bool(morphology().word_is_known(word.lower()))
