@@ -240,7 +240,9 @@ def _tables(alternatives: list[list[list[str]]]) -> list[int]:
     """The best TABLES tables holding one of the `alternatives`: on PostgreSQL through the
     tables' own index (migration 0010), on SQLite by the mark in their search text."""
     if connection.vendor != "postgresql":
-        return _ranked([[*groups, [TABLE_MARK]] for groups in alternatives], [], TABLES)
+        # the mark once, after the alternatives: FTS5 reads its long list (every table's)
+        # once, not once for each alternative
+        return _sqlite(f'({_sqlite_match(alternatives)}) AND "{TABLE_MARK}"', [], TABLES)
     return _postgres(*_tsqueries(alternatives), [], TABLES, tables=True)
 
 
@@ -284,11 +286,15 @@ def _ranked(alternatives: list[list[list[str]]], documents: list[int], limit: in
     limit = limit or CANDIDATES
     if connection.vendor == "postgresql":
         return _postgres(*_tsqueries(alternatives), documents, limit)
-    match = " OR ".join(
+    return _sqlite(_sqlite_match(alternatives), documents, limit)
+
+
+def _sqlite_match(alternatives: list[list[list[str]]]) -> str:
+    """FTS5's query of the `alternatives` (each: groups of a stem's forms, all of them)."""
+    return " OR ".join(
         "(" + " AND ".join("(" + " OR ".join(f'"{t}"' for t in g) + ")" for g in groups) + ")"
         for groups in alternatives
     )
-    return _sqlite(match, documents, limit)
 
 
 def _tsqueries(alternatives: list[list[list[str]]]) -> tuple[str, str]:

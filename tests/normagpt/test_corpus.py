@@ -397,3 +397,41 @@ def test_a_table_is_found_among_many_short_clauses_repeating_its_words() -> None
         limit=5,
     )
     assert (hits[0].clause.kind, hits[0].clause.number) == ("table", "5.2")
+
+
+def test_the_tables_asked_for_apart_name_the_table_mark_once() -> None:
+    """The tables holding one of the alternatives are found, and on SQLite the full-text
+    query names the mark every table holds once (FTS5 reads its list, every table's, once
+    per mention), whatever the number of alternatives."""
+    from django.db import connection as db
+    from django.test.utils import CaptureQueriesContext
+
+    from normagpt import search_candidates as search
+    from normagpt.indexing import document_index
+    from normagpt.terms import TABLE_MARK, terms_recount
+
+    lines = ["5 Требования", "5.1 Общие положения"]
+    for n, (head, row) in enumerate(
+        [
+            ("Толщина защитного слоя бетона, мм", "В закрытых помещениях   20"),
+            ("Класс бетона по прочности", "Для фундаментов   B15"),
+            ("Диаметр арматуры, мм", "Для плит перекрытия   12"),
+            ("Нагрузка на перекрытия, кПа", "Для квартир   1,5"),
+        ],
+        1,
+    ):
+        lines += [f"Таблица 5.{n} — {head}", "Условия   Значение", row]
+    document = NormDocument.objects.create(code="СП 991.13330.2099", title="Свод", page_count=1)
+    NormPage.objects.create(document=document, number=1, text="\n".join(lines))
+    document_index(document_id=document.pk)
+    terms_recount()
+    alternatives = [[[stem("бетона")], [stem("защитного")]], [[stem("арматуры")], [stem("плит")]]]
+
+    with CaptureQueriesContext(db) as queries:
+        found = search._tables(alternatives)
+
+    numbers = set(NormClause.objects.filter(pk__in=found).values_list("number", flat=True))
+    assert numbers == {"5.1", "5.3"}
+    if db.vendor != "postgresql":
+        [match] = [str(q["sql"]) for q in queries.captured_queries if "MATCH" in q["sql"]]
+        assert match.count(TABLE_MARK) == 1
