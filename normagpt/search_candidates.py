@@ -227,7 +227,7 @@ def candidates_find(
         corpus += _tiers(groups, CANDIDATES - len(corpus), few=few)
         asked = pairs
     elif not common or len(corpus) < PAIRS_FEW:
-        corpus += _ranked(pairs, [])
+        corpus += _paired(groups)
         asked = pairs
     if len(corpus) < PAIRS_FEW and len(groups) > 1:
         corpus += _ranked([[groups[0]]], [])
@@ -270,6 +270,21 @@ def _tiers(groups: list[list[str]], limit: int, *, few: bool) -> list[int]:
     params = [x for tier, query in enumerate(tiers) for x in (tier, query, limit)]
     rows = sql_rows(sql, [*params, limit])
     return [int(pk) for pk, _ in sorted(rows, key=lambda row: row[1])]  # tier order, stable
+
+
+def _paired(groups: list[list[str]]) -> list[int]:
+    """The best CANDIDATES clauses holding two of `groups` (each a stem's forms). FTS5 reads
+    a stem's list once per mention: its query names each group with those before it
+    («d AND (a OR b OR c) OR c AND (a OR b) OR b AND a»), not in each of its pairs; bm25
+    then weighs the rarer stems (first) three times, the later ones less."""
+    pairs = [[a, b] for a, b in itertools.combinations(groups, 2)] or [groups]
+    if connection.vendor == "postgresql" or len(groups) < 3:
+        return _ranked(pairs, [])
+    match = " OR ".join(
+        f"({_sqlite_match([[groups[at]]])} AND ({_sqlite_match([[g] for g in groups[:at]])}))"
+        for at in range(len(groups) - 1, 0, -1)
+    )
+    return _sqlite(match, [], CANDIDATES)
 
 
 def _pairs_matched(vocabulary: Vocabulary, terms: list[str]) -> float:

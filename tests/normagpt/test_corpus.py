@@ -435,3 +435,30 @@ def test_the_tables_asked_for_apart_name_the_table_mark_once() -> None:
     if db.vendor != "postgresql":
         [match] = [str(q["sql"]) for q in queries.captured_queries if "MATCH" in q["sql"]]
         assert match.count(TABLE_MARK) == 1
+
+
+def test_clauses_holding_two_of_the_rarest_stems_are_asked_naming_each_fewer_times(corpus) -> None:  # type: ignore[no-untyped-def]
+    """The candidates holding two of four stems are every clause holding two of them, and on
+    SQLite the full-text query names the last (the least rare) stem once, each other one at
+    most three times: not each in each of its pairs."""
+    from django.test.utils import CaptureQueriesContext
+
+    from normagpt import search_candidates as search
+
+    words = ["бетон", "арматур", "защитн", "слой"]
+    groups = [[word] for word in words]
+    holding = {
+        pk
+        for pk, text in NormClause.objects.values_list("pk", "search_text")
+        if sum(word in text.split() for word in words) >= 2
+    }
+
+    with CaptureQueriesContext(connection) as queries:
+        found = search._paired(groups)
+
+    assert 1 < len(holding) < search.CANDIDATES
+    assert set(found) == holding
+    if connection.vendor != "postgresql":
+        [match] = [str(q["sql"]) for q in queries.captured_queries if "MATCH" in q["sql"]]
+        assert match.count('"слой"') == 1
+        assert max(match.count(f'"{word}"') for word in words) <= 3
