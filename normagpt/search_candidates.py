@@ -227,7 +227,7 @@ def candidates_find(
         corpus += _tiers(groups, CANDIDATES - len(corpus), few=few)
         asked = pairs
     elif not common or len(corpus) < PAIRS_FEW:
-        corpus += _paired(groups)
+        corpus += _ranked(pairs, [])
         asked = pairs
     if len(corpus) < PAIRS_FEW and len(groups) > 1:
         corpus += _ranked([[groups[0]]], [])
@@ -272,21 +272,6 @@ def _tiers(groups: list[list[str]], limit: int, *, few: bool) -> list[int]:
     return [int(pk) for pk, _ in sorted(rows, key=lambda row: row[1])]  # tier order, stable
 
 
-def _paired(groups: list[list[str]]) -> list[int]:
-    """The best CANDIDATES clauses holding two of `groups` (each a stem's forms). FTS5 reads
-    a stem's list once per mention: its query names each group with those before it
-    («d AND (a OR b OR c) OR c AND (a OR b) OR b AND a»), not in each of its pairs; bm25
-    then weighs the rarer stems (first) three times, the later ones less."""
-    pairs = [[a, b] for a, b in itertools.combinations(groups, 2)] or [groups]
-    if connection.vendor == "postgresql" or len(groups) < 3:
-        return _ranked(pairs, [])
-    match = " OR ".join(
-        f"({_sqlite_match([[groups[at]]])} AND ({_sqlite_match([[g] for g in groups[:at]])}))"
-        for at in range(len(groups) - 1, 0, -1)
-    )
-    return _sqlite(match, [], CANDIDATES)
-
-
 def _pairs_matched(vocabulary: Vocabulary, terms: list[str]) -> float:
     """About how many clauses hold two of `terms` (stems of one text go together more often
     than by chance: CORRELATED times)."""
@@ -305,11 +290,25 @@ def _ranked(alternatives: list[list[list[str]]], documents: list[int], limit: in
 
 
 def _sqlite_match(alternatives: list[list[list[str]]]) -> str:
-    """FTS5's query of the `alternatives` (each: groups of a stem's forms, all of them)."""
+    """FTS5's query of the `alternatives` (each: groups of a stem's forms, all of them). FTS5
+    reads a stem's list once per mention: the pairs of three groups or more name each group
+    with those before it («d AND (a OR b OR c) OR c AND (a OR b) OR b AND a»), not in each of
+    its pairs (9 mentions of four groups, not 12); bm25 then weighs the first (the rarer)
+    groups more."""
+    groups = list(dict.fromkeys(tuple(group) for groups in alternatives for group in groups))
+    paired = [[list(a), list(b)] for a, b in itertools.combinations(groups, 2)]
+    if len(groups) > 2 and alternatives == paired:
+        return " OR ".join(
+            f"({_sqlite_any(groups[at])} AND ({' OR '.join(map(_sqlite_any, groups[:at]))}))"
+            for at in range(len(groups) - 1, 0, -1)
+        )
     return " OR ".join(
-        "(" + " AND ".join("(" + " OR ".join(f'"{t}"' for t in g) + ")" for g in groups) + ")"
-        for groups in alternatives
+        "(" + " AND ".join(map(_sqlite_any, groups)) + ")" for groups in alternatives
     )
+
+
+def _sqlite_any(forms: Iterable[str]) -> str:
+    return "(" + " OR ".join(f'"{form}"' for form in forms) + ")"
 
 
 def _tsqueries(alternatives: list[list[list[str]]]) -> tuple[str, str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 from pathlib import Path
 
 import pytest
@@ -454,7 +455,7 @@ def test_clauses_holding_two_of_the_rarest_stems_are_asked_naming_each_fewer_tim
     }
 
     with CaptureQueriesContext(connection) as queries:
-        found = search._paired(groups)
+        found = search._ranked([[a, b] for a, b in itertools.combinations(groups, 2)], [])
 
     assert 1 < len(holding) < search.CANDIDATES
     assert set(found) == holding
