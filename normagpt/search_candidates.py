@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -257,9 +257,10 @@ def _tiers(groups: list[list[str]], limit: int, *, few: bool) -> list[int]:
     database does not rank (`ts_rank` puts first the clauses that repeat the words, most
     often long ones on another subject, as the benchmark shows): the ranking here does.
     When `few` clauses are likely to hold two, one query takes them all."""
-    a, b, c = ["(" + " | ".join(g) + ")" for g in groups]
     if few:
-        return _postgres(f"({a} & {b}) | ({a} & {c}) | ({b} & {c})", None, [], limit)
+        pairs = [[x, y] for x, y in itertools.combinations(groups, 2)]
+        return _postgres(_written(pairs, "&", "|", str), None, [], limit)
+    a, b, c = ["(" + " | ".join(g) + ")" for g in groups]
     tiers = [f"{a} & {b} & {c}", f"{a} & {b} & !{c}", f"{a} & {c} & !{b}", f"{b} & {c} & !{a}"]
     # one statement: PostgreSQL runs the branches in turn and stops once `limit` rows came
     branch = (
@@ -290,25 +291,32 @@ def _ranked(alternatives: list[list[list[str]]], documents: list[int], limit: in
 
 
 def _sqlite_match(alternatives: list[list[list[str]]]) -> str:
-    """FTS5's query of the `alternatives` (each: groups of a stem's forms, all of them). FTS5
-    reads a stem's list once per mention: the pairs of three groups or more name each group
-    with those before it («d AND (a OR b OR c) OR c AND (a OR b) OR b AND a»), not in each of
-    its pairs (9 mentions of four groups, not 12); bm25 then weighs the first (the rarer)
-    groups more."""
+    """FTS5's query of the `alternatives` (each: groups of a stem's forms, all of them)."""
+    return _written(alternatives, "AND", "OR", lambda form: f'"{form}"')
+
+
+def _written(
+    alternatives: list[list[list[str]]], both: str, either: str, quoted: Callable[[str], str]
+) -> str:
+    """A full-text query of the `alternatives` (each: groups of a stem's forms, all of them),
+    in the operators `both` and `either`. An index reads a stem's list once per mention: the
+    pairs of three groups or more name each group with those before it («d AND (a OR b OR c)
+    OR c AND (a OR b) OR b AND a»), not in each of its pairs (9 mentions of four groups, not
+    12: the same clauses; SQLite's bm25 then weighs the first, rarer, groups more)."""
+
+    def anyone(forms: Iterable[str]) -> str:
+        return "(" + f" {either} ".join(map(quoted, forms)) + ")"
+
     groups = list(dict.fromkeys(tuple(group) for groups in alternatives for group in groups))
     paired = [[list(a), list(b)] for a, b in itertools.combinations(groups, 2)]
     if len(groups) > 2 and alternatives == paired:
-        return " OR ".join(
-            f"({_sqlite_any(groups[at])} AND ({' OR '.join(map(_sqlite_any, groups[:at]))}))"
+        return f" {either} ".join(
+            f"({anyone(groups[at])} {both} ({f' {either} '.join(map(anyone, groups[:at]))}))"
             for at in range(len(groups) - 1, 0, -1)
         )
-    return " OR ".join(
-        "(" + " AND ".join(map(_sqlite_any, groups)) + ")" for groups in alternatives
+    return f" {either} ".join(
+        "(" + f" {both} ".join(map(anyone, groups)) + ")" for groups in alternatives
     )
-
-
-def _sqlite_any(forms: Iterable[str]) -> str:
-    return "(" + " OR ".join(f'"{form}"' for form in forms) + ")"
 
 
 def _tsqueries(alternatives: list[list[list[str]]]) -> tuple[str, str]:
@@ -316,9 +324,7 @@ def _tsqueries(alternatives: list[list[list[str]]]) -> tuple[str, str]:
     several alternatives (a «|» on top) `ts_rank` weighs each stem once, whatever the
     operators under it: the stems alone give the same order, parsed and sorted for each row
     in half the time (a whole question's pairs name each stem three times)."""
-    query = " | ".join(
-        "(" + " & ".join("(" + " | ".join(g) + ")" for g in groups) + ")" for groups in alternatives
-    )  # stems are [0-9a-zа-я]+: nothing to escape
+    query = _written(alternatives, "&", "|", str)  # stems are [0-9a-zа-я]+: nothing to escape
     if len(alternatives) < 2:
         return query, query  # all of them at once: ts_rank weighs how near they stand
     stems = dict.fromkeys(stem for groups in alternatives for group in groups for stem in group)
