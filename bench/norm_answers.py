@@ -83,17 +83,18 @@ REAL_NOT_FOUND_MAX, TRAPS_NOT_FOUND_MIN = 0.03, 0.90
 # --- databases and children -------------------------------------------------------------
 
 
-def database_url(backend: str, corpus: str, fresh: bool) -> str:
-    """The corpus's cached database (anew with `fresh`)."""
+def database_url(backend: str, corpus: str, fresh: bool, *, of: str = "answers") -> str:
+    """The corpus's cached database (anew with `fresh`), this benchmark's or another's
+    (`of`: `bench/norm_rank.py`'s is "rank")."""
     if backend == "sqlite":
-        path = CACHE / f"normagpt-answers-{corpus}.sqlite3"
+        path = CACHE / f"normagpt-{of}-{corpus}.sqlite3"
         for stale in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
             if fresh:
                 stale.unlink(missing_ok=True)
         return f"sqlite:///{path}"
     import psycopg
 
-    name = f"normagpt_answers_{corpus}"
+    name = f"normagpt_{of}_{corpus}"
     with psycopg.connect(POSTGRES, autocommit=True) as connection:
         if fresh:
             connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -3,10 +3,11 @@ to tune ranking and the "not in the corpus" judgement by (`bench/norm_answers.py
 measure: through MCP stdio, on SQLite and PostgreSQL, with the answers checked).
 
     .venv/bin/python bench/norm_rank.py [DATASET_DIR] [--sets benchmark,dev,dev2,holdout,holdout2]
-        [--misses] [--fresh]
+        [--database sqlite|postgres] [--misses] [--fresh]
 
-One SQLite corpus (BENCH_CACHE, default the temporary directory:
-`normagpt-rank-mixed.sqlite3`, kept while it holds the same documents) is loaded by the
+One corpus (on SQLite in BENCH_CACHE, default the temporary directory:
+`normagpt-rank-mixed.sqlite3`; on PostgreSQL the database `normagpt_rank_mixed` of
+BENCH_POSTGRES_URL's server; kept while it holds the same documents) is loaded by the
 project's loader, as `bench/norm_answers.py` loads its mixed corpus: the documents every set's
 questions name (and those the traps' confabulations cite), mixed with the dataset's other
 documents until 10,000 other pages. Each set's questions are searched the way the tool
@@ -36,6 +37,7 @@ from bench.common import ROOT, percentile, print_table
 from bench.norm_answers import (
     REAL_NOT_FOUND_MAX,
     TRAPS_NOT_FOUND_MIN,
+    database_url,
     dataset_args,
     dataset_parser,
     share,
@@ -57,14 +59,11 @@ def pattern(folder: str) -> str:
     return str(ROOT / "bench" / folder / "*.yaml")
 
 
-def corpus_load(dataset: Path, fresh: bool) -> dict[str, Any]:
-    """The corpus of every set (see the module's text); the load's result."""
+def corpus_load(dataset: Path, fresh: bool, database: str = "sqlite") -> dict[str, Any]:
+    """The corpus of every set (see the module's text) in `database`; the load's result."""
     from bench import norm_answers_child as child
 
-    path = CACHE / "normagpt-rank-mixed.sqlite3"
-    if fresh:
-        path.unlink(missing_ok=True)
-    os.environ["DATABASE_URL"] = f"sqlite:///{path}"
+    os.environ["DATABASE_URL"] = database_url(database, "mixed", fresh, of="rank")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ.setdefault("DJANGO_SECRET_KEY", "bench-norm-rank-not-a-secret")
     os.environ["DJANGO_DEBUG"] = "0"  # as in production: no SQL kept per query
@@ -132,11 +131,12 @@ def set_misses(name: str, asked: list[Asked], codes: dict[str, str]) -> list[str
 def main() -> None:
     parser = dataset_parser(__doc__.split("\n\n")[0])
     parser.add_argument("--sets", default=",".join(SETS), help=f"of {', '.join(SETS)}")
+    parser.add_argument("--database", choices=["sqlite", "postgres"], default="sqlite")
     args = dataset_args(parser)
     unknown = [s for s in args.sets.split(",") if s not in SETS]
     if unknown:
         parser.error(f"--sets: {', '.join(unknown)} not of {', '.join(SETS)}")
-    loaded = corpus_load(args.dataset, args.fresh)
+    loaded = corpus_load(args.dataset, args.fresh, args.database)
     codes = loaded["codes"]
     rows, misses = [], []
     for name in args.sets.split(","):
@@ -153,7 +153,8 @@ def main() -> None:
         rows,
     )  # fmt: skip
     print(
-        f"\n{loaded['pages']} pages, {loaded['documents']} documents (SQLite). Targets: hit@1 ≥ "
+        f"\n{loaded['pages']} pages, {loaded['documents']} documents ({args.database}). "
+        f"Targets: hit@1 ≥ "
         f"85 %, hit@5 ≥ 97 %, real «not in corpus» ≤ {REAL_NOT_FOUND_MAX:.0%}, traps ≥ "
         f"{TRAPS_NOT_FOUND_MIN:.0%}. CPU: this thread's, in process (no transport)."
     )

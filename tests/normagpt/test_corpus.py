@@ -267,8 +267,8 @@ def test_postgres_candidates_keep_the_order_of_their_whole_query(corpus, alterna
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT id FROM normagpt_normclause WHERE search_vector @@ to_tsquery('simple', %s) "
-            "ORDER BY ts_rank(search_vector, to_tsquery('simple', %s)) DESC, id",
-            [query, query],
+            "ORDER BY ts_rank(search_vector, to_tsquery('simple', %s), %s) DESC, id",
+            [query, query, search.RANK_NORMALIZATION],
         )
         whole = [pk for (pk,) in cursor.fetchall()]
     assert len(whole) > 1
@@ -465,3 +465,39 @@ def test_clauses_holding_two_of_the_rarest_stems_are_asked_naming_each_fewer_tim
         [query] = [str(q["sql"]) for q in queries.captured_queries if "MATCH" in q["sql"]]
     assert query.count("слой") == 1
     assert max(query.count(word) for word in words) <= 3
+
+
+def test_a_long_text_repeating_the_query_does_not_outrank_a_short_one_stating_it() -> None:
+    """The database's candidates, best first: a clause stating the query's words once comes
+    before a long table repeating them in some of its rows (bm25 on SQLite; on PostgreSQL
+    `ts_rank` divided by the log of the text's length)."""
+    from normagpt import search_candidates as search
+    from normagpt.indexing import document_index
+    from normagpt.terms import terms_recount
+
+    rows = [
+        f"Плита серии {n} с защитным слоем бетона   {20 + n % 3 * 5}"
+        if n % 10 == 0
+        else f"Плита серии {n} марки ПК-{n} пустотная   {n}"
+        for n in range(60)
+    ]
+    others = [f"4.{n} Марку {n} применяют для перекрытий пролётом до {n} м." for n in range(3, 40)]
+    lines = [
+        "4 Требования",
+        "4.1 Толщину защитного слоя бетона принимают не менее 20 мм.",
+        *others,
+        "Таблица 4.2 — Изделия серий и их марки",
+        "Изделие   Значение",
+        *rows,
+    ]
+    document = NormDocument.objects.create(code="СП 992.13330.2099", title="Свод", page_count=1)
+    NormPage.objects.create(document=document, number=1, text="\n".join(lines))
+    document_index(document_id=document.pk)
+    terms_recount()
+    kinds = dict(NormClause.objects.values_list("pk", "kind"))
+    assert set(kinds.values()) == {"clause", "table"}
+
+    a, b, c = ([stem(word)] for word in ["защитного", "слоя", "бетона"])
+    [first] = search._ranked([[a, b], [a, c], [b, c]], [], 1)  # two of three
+
+    assert kinds[first] == "clause"
