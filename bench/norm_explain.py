@@ -33,12 +33,13 @@ def main() -> None:
     parser.add_argument("questions", nargs="+", metavar="QUESTION_ID")
     parser.add_argument("--keywords", action="store_true", help="search the keywords instead")
     parser.add_argument("--top", type=int, default=6, help="hits shown")
+    parser.add_argument("--database", choices=["sqlite", "postgres"], default="sqlite")
     args = dataset_args(parser)
     every = {q.id: q for folder in SETS.values() for q in questions_load(pattern(folder))}
     unknown = [name for name in args.questions if name not in every]
     if unknown:
         parser.error(f"no question {', '.join(unknown)} in {', '.join(SETS.values())}")
-    codes = corpus_load(args.dataset, args.fresh)["codes"]
+    codes = corpus_load(args.dataset, args.fresh, args.database)["codes"]
     for name in args.questions:
         question = every[name]
         explain(question, codes.get(question.id, question.document), args)
