@@ -154,9 +154,9 @@ def main() -> None:
     )  # fmt: skip
     print(
         f"\n{loaded['pages']} pages, {loaded['documents']} documents ({args.database}). "
-        f"Targets: hit@1 ≥ "
-        f"85 %, hit@5 ≥ 97 %, real «not in corpus» ≤ {REAL_NOT_FOUND_MAX:.0%}, traps ≥ "
-        f"{TRAPS_NOT_FOUND_MIN:.0%}. CPU: this thread's, in process (no transport)."
+        f"Targets: hit@1 ≥ 85 %, hit@5 ≥ 97 %, real «not in corpus» ≤ "
+        f"{REAL_NOT_FOUND_MAX:.0%}, traps ≥ {TRAPS_NOT_FOUND_MIN:.0%}. "
+        "CPU: this thread's, in process (no transport)."
     )
     if args.misses:
         print("\nMissed:")

@@ -10,6 +10,7 @@ import pytest
 from django.core.files import File
 from django.core.management import call_command
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from PIL import Image, ImageDraw, ImageFont
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.utils import ImageReader
@@ -404,9 +405,6 @@ def test_the_tables_asked_for_apart_name_the_table_mark_once() -> None:
     """The tables holding one of the alternatives are found, and on SQLite the full-text
     query names the mark every table holds once (FTS5 reads its list, every table's, once
     per mention), whatever the number of alternatives."""
-    from django.db import connection as db
-    from django.test.utils import CaptureQueriesContext
-
     from normagpt import search_candidates as search
     from normagpt.indexing import document_index
     from normagpt.terms import TABLE_MARK, terms_recount
@@ -428,12 +426,12 @@ def test_the_tables_asked_for_apart_name_the_table_mark_once() -> None:
     terms_recount()
     alternatives = [[[stem("бетона")], [stem("защитного")]], [[stem("арматуры")], [stem("плит")]]]
 
-    with CaptureQueriesContext(db) as queries:
+    with CaptureQueriesContext(connection) as queries:
         found = search._tables(alternatives)
 
     numbers = set(NormClause.objects.filter(pk__in=found).values_list("number", flat=True))
     assert numbers == {"5.1", "5.3"}
-    if db.vendor != "postgresql":
+    if connection.vendor != "postgresql":
         [match] = [str(q["sql"]) for q in queries.captured_queries if "MATCH" in q["sql"]]
         assert match.count(TABLE_MARK) == 1
 
@@ -442,8 +440,6 @@ def test_clauses_holding_two_of_the_rarest_stems_are_asked_naming_each_fewer_tim
     """The candidates holding two of four stems are every clause holding two of them, and
     the full-text query (FTS5's, PostgreSQL's) names the last, least rare, stem once, each
     other one at most three times: not each in each of its pairs."""
-    from django.test.utils import CaptureQueriesContext
-
     from normagpt import search_candidates as search
 
     words = ["бетон", "арматур", "защитн", "слой"]
