@@ -12,7 +12,7 @@ from typing import Any
 
 import json_repair
 
-from normagpt.split_words import words_rejoined
+from normagpt.split_words import letter_spaced_joined, words_rejoined
 
 _stemmers = threading.local()
 # «5.1.3 Толщину…», «8.3.2. Для…», «п. 10.3.2»: clause numbers with two to five parts that
@@ -239,6 +239,9 @@ def _stemmer() -> Any:
 
 VARIANT_MIN = 5  # stems this long or longer match their variants
 _ADJECTIVE = {"н", "ьн", "ан", "ян", "енн", "ов", "ев", "ск"}  # a noun's adjective
+# an adjective saying what a thing is made of, has or looks like, made of the noun with its
+# own suffix: «глина»/«глинистый», «климат»/«климатический», «пыль»/«пылевидный»
+_DERIVED = ("ист", "ическ", "евидн", "овидн")
 
 
 def stems_related(term: str, stem: str) -> bool:
@@ -267,14 +270,18 @@ _BEFORE_N = {"к": "ч"}  # a consonant as it stands before the adjective's «н
 
 @functools.lru_cache(maxsize=65_536)  # a search tries its words against hundreds of stems
 def stems_kin(term: str, stem: str) -> bool:
-    """Whether two stems are forms of one word (`stems_related`) or a noun and its adjective
-    that puts a vowel in its stem (`_fleeting_adjective`): what a search and a claim's word
-    check accept (a condition's words are told apart by their forms only: a claim's subject
-    said in another form there would tie it to a neighbouring value's condition). Kin stems
-    share their first three letters or those of one of the noun's `fleeting_bases`."""
+    """Whether two stems are forms of one word (`stems_related`), a noun and its adjective
+    that puts a vowel in its stem (`_fleeting_adjective`) or one made with a suffix of its
+    own (`_DERIVED`: «глин»/«глинист»): what a search and a claim's word check accept (a
+    condition's words are told apart by their forms only: a claim's subject said in another
+    form there would tie it to a neighbouring value's condition; «глины» are one row of
+    «глинистые грунты»). Kin stems share their first three letters or those of one of the
+    noun's `fleeting_bases`."""
     if stems_related(term, stem):
         return True
     short, long = (term, stem) if len(term) <= len(stem) else (stem, term)
+    if len(short) >= 3 and long.startswith(short) and long[len(short) :] in _DERIVED:
+        return True
     # (the bases keep all but the noun's last letter: most stems fail that at once)
     return long.startswith(short[:-1]) and _fleeting_adjective(short, long)
 
@@ -333,8 +340,9 @@ FROM_TO = re.compile(
 
 def search_stems(text: str) -> list[str]:
     """The stems of the words of `text`, in order, stop words and one-letter words left
-    out; words hyphenated across a line break joined. What clause search indexes (a
-    space-separated string of them) and how a query is read, on every database alike."""
+    out; words hyphenated across a line break joined, and those set letter-spaced
+    (`letter_spaced_joined`). What clause search indexes (a space-separated string of them)
+    and how a query is read, on every database alike."""
     return [_stem(word) for word in search_stems_words(text)]
 
 
@@ -457,6 +465,7 @@ def search_stems_words(text: str) -> list[str]:
     text = text.lower().replace("ё", "е")
     if "-" in text:
         text = _HYPHENATED.sub(r"\1\2", text)
+    text = letter_spaced_joined(text)
     if _DIGIT.search(text):  # clause numbers, codes and grades hold digits
         text = _DOTTED.sub(" ", _GRADE.sub(r"\1\2\3", text))
     return [

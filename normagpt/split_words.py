@@ -2,7 +2,9 @@
 than their advance makes the text layer read a gap after them («освещ енность», «ж илы х»,
 «М инистерство»: СП 52.13330.2016, СП 121.13330.2019, СП 12.13130.2009, СП 52-105-2009 and a
 dozen more documents of the public dataset). `normagpt.parsing.text_clean` joins them as it
-reads a page; whether a part is a word is pymorphy3's dictionary's say (`core.russian`)."""
+reads a page; whether a part is a word is pymorphy3's dictionary's say (`core.russian`).
+Words set letter-spaced (captions, table heads) are joined for search only
+(`letter_spaced_joined`): the page keeps them as it sets them."""
 
 from __future__ import annotations
 
@@ -30,6 +32,69 @@ def words_rejoined(text: str) -> str:
     if " " not in text:
         return text
     return _SPACED_RUN.sub(_run_rejoined, text)
+
+
+# pieces one space apart on a line (lower case): where a word set letter-spaced may be
+_PIECES = re.compile(r"(?<![0-9a-zа-яё])[а-яё]+(?: [а-яё]+)+(?![0-9a-zа-яё])")
+_PROSE_LETTERS = frozenset("вксоуиая")  # a letter alone that is a word of running text
+_ODD_LONE = re.compile(r"(?<![а-яё])[бгдежзйлмнпртфхцчшщъыьэюё](?![а-яё])")  # another one
+_LONE_THREE = re.compile(r"(?<![а-яё])[а-яё] [а-яё] [а-яё](?![а-яё])")
+SPACED_MIN = 4  # a word joined from letter-spaced pieces is this long at least
+PIECE_MAX = 3  # and each of its pieces this long at most («пр и м е ч ан и е»)
+_PIECES_MAX = 60  # a longer run is left as it is
+_WORD_PIECES = 20  # a word is joined from this many pieces at most
+
+
+def letter_spaced_joined(text: str) -> str:
+    """`text` (lower case) with the words set letter-spaced joined, whole or in pieces, as
+    table heads and captions are («с о д е р ж а н и е  п ы л е в и д н ы х» → «содержание
+    пылевидных», «и гл и н и сты х ч а сти ц» → «и глинистых частиц», «кр уп н о сть ю»:
+    ГОСТ 8736-2014's table 4), where a run of pieces holds three letters alone one after
+    another or two that are no word of running text (not «в», «и», «с»…). The run is split
+    into the fewest words (`_spaced_word`), a piece left alone where no word holds it, the
+    longer words first where two splits are as few («и глинистых», not «игл инистых»).
+    Search reads this (`normagpt.parsing.search_stems`); the text is left as the page
+    sets it."""
+    if " " not in text or (len(_ODD_LONE.findall(text)) < 2 and not _LONE_THREE.search(text)):
+        return text  # (most texts: no run can hold a word set so)
+    return _PIECES.sub(_pieces_joined, text)
+
+
+def _pieces_joined(match: re.Match[str]) -> str:
+    pieces = match.group(0).split(" ")
+    odd = sum(1 for piece in pieces if len(piece) == 1 and piece not in _PROSE_LETTERS)
+    if (odd < 2 and not _LONE_THREE.search(match.group(0))) or len(pieces) > _PIECES_MAX:
+        return match.group(0)
+    # best[i]: the fewest words pieces[:i] make, then the most of their squared lengths
+    best: list[tuple[int, int] | None] = [(0, 0)] + [None] * len(pieces)
+    start = [0] * (len(pieces) + 1)
+    for end in range(1, len(pieces) + 1):
+        for first in range(max(0, end - _WORD_PIECES), end):
+            before = best[first]
+            if before is None:
+                continue
+            word = "".join(pieces[first:end])
+            if end - first > 1 and not _spaced_word(pieces[first:end], word):
+                continue
+            score = (before[0] + 1, before[1] - len(word) ** 2)
+            current = best[end]
+            if current is None or score < current:
+                best[end], start[end] = score, first
+    words = []
+    end = len(pieces)
+    while end:
+        words.append("".join(pieces[start[end] : end]))
+        end = start[end]
+    return " ".join(reversed(words))
+
+
+def _spaced_word(pieces: list[str], word: str) -> bool:
+    """Whether `pieces` set letter-spaced make `word`: a word the dictionary knows, of
+    pieces no longer than PIECE_MAX (running text's «по данным» is no «поданным», «в
+    водных» no «вводных»)."""
+    if len(word) < SPACED_MIN or any(len(piece) > PIECE_MAX for piece in pieces):
+        return False
+    return _known(word)
 
 
 def _run_rejoined(match: re.Match[str]) -> str:

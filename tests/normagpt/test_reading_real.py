@@ -19,7 +19,7 @@ from normagpt.clauses import Clause, clauses_split, document_read
 from normagpt.dataset import ATTRIBUTION
 from normagpt.models import NormClause, NormDocument, NormPage
 from normagpt.parsing import text_clean
-from normagpt.split_words import _LETTER_WORDS, words_rejoined
+from normagpt.split_words import _LETTER_WORDS, letter_spaced_joined, words_rejoined
 from normagpt.terms import PART
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "norms"
@@ -310,3 +310,59 @@ def _known_word(word: str) -> bool:
     if len(word) == 1:
         return word.lower() in _LETTER_WORDS
     return bool(morphology().word_is_known(word.lower()))
+
+
+def _stored(code: str, title: str, fixture: str, first: int) -> NormDocument:
+    """The fixture's pages stored from page `first` on, and indexed as the corpus's are."""
+    document = services.document_save(code=code, title=title)
+    texts = pages_of(fixture)
+    NormPage.objects.bulk_create(
+        [NormPage(document=document, number=n, text=t) for n, t in enumerate(texts, first)]
+    )
+    indexing.document_index(document_id=document.pk)
+    return document
+
+
+@pytest.mark.django_db
+def test_a_table_head_set_letter_spaced_is_searched_by_its_words() -> None:
+    """ГОСТ 8736-2014 sets its tables' column heads letter-spaced, whole or in pieces («С о д
+    е р ж а н и е  зе р е н  кр уп н о сть ю», «и гл и н и сты х ч а сти ц»): read as
+    written, their words were in no table's search text: a search for the grains under 0,16
+    mm found clause 4.2.10 (the fractions sold) before table 3, which gives their share."""
+    document = _stored(
+        "ГОСТ 8736-2014", "Песок для строительных работ", "gost-8736-2014-spaced-heads.json", 9
+    )
+    table = NormClause.objects.get(document=document, kind="table", number="4")
+    held = set(table.search_text.split())
+    assert {"содержан", "пылевидн", "глинист", "частиц", "комк"} <= held
+    hits = services.clauses_search(keywords=["содержание зерен крупностью менее 0,16 мм"])
+    assert (hits[0].clause.kind, hits[0].clause.number) == ("table", "3")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [  # running text of the dataset that a join to the fewest words would have run together
+        "по данным лабораторных испытаний в соответствии с п",  # «поданным»
+        "конструкций и сооружений в земле и в водных объектах",  # «вводных»
+        "питающие линии к распределительным щиткам и групповые линии к консолям и",
+        "не регистрируются и не принимаются для исполнения",  # «ине»
+        "работ в ходе полевого дешифрирования",  # «входе»
+        "помещениями категорий г и д",  # «гид»
+    ],
+)
+def test_running_text_is_not_read_as_letter_spaced(text: str) -> None:
+    assert letter_spaced_joined(text) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("с о д е р ж а н и е  п ы л е в и д н ы х", "содержание  пылевидных"),
+        ("и гл и н и сты х ч а сти ц", "и глинистых частиц"),  # not «игл инистых»
+        ("с о д е р ж а н и е  зе р е н  кр уп н о сть ю", "содержание  зерен  крупностью"),
+        ("в ко м ка х", "в комках"),
+        ("к л а сс", "класс"),
+    ],
+)
+def test_words_set_letter_spaced_are_joined_for_search(text: str, read: str) -> None:
+    assert letter_spaced_joined(text) == read

@@ -90,3 +90,18 @@ def _stemmer_of_this_thread() -> object:
 
     parsing.word_stem("дом")
     return parsing._stemmers.russian
+
+
+def test_a_noun_s_adjective_made_with_a_suffix_of_its_own_is_its_kin_not_its_form() -> None:
+    """«Сколько пыли и глины в щебне?» is answered by «Содержание пылевидных и глинистых
+    частиц в щебне …» (ГОСТ 26633-2015 п. 4.7.11): a search and a claim's word check take
+    the adjective for the noun; a condition does not («глины» are one row of «глинистые
+    грунты»)."""
+    for noun, adjective in [("глин", "глинист"), ("пыл", "пылевидн"), ("климат", "климатическ"),
+                            ("пор", "порист"), ("зерн", "зернист")]:  # fmt: skip
+        assert stems_kin(noun, adjective), (noun, adjective)
+        assert stems_kin(adjective, noun), (noun, adjective)
+        assert not stems_related(noun, adjective), (noun, adjective)
+    # the suffix follows the whole noun: a shorter root is another word
+    for a, b in [("глин", "глиняст"), ("клим", "климатическ"), ("пыл", "пылесос")]:
+        assert not stems_kin(a, b), (a, b)
