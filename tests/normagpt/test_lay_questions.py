@@ -344,3 +344,15 @@ def test_a_shortened_lay_word_is_said_as_the_norms_say_it(
     keyword the clause answering must hold. Real pages (tests/fixtures/norms/SOURCES.md)."""
     call_command("normagpt_ingest_dataset", str(SHORTENED))
     assert found(keywords) == [(*first, True)]
+
+
+def test_a_skyscraper_and_an_expanded_clay_block_are_said_as_the_norms_say_them() -> None:
+    """«Небоскрёб» is what СП 253.1325800.2016 calls «высотное здание» (the heating outage of
+    a tall block of flats was found in СП 60 before), «керамзитоблок» a «керамзитобетонный»
+    block (ГОСТ 33126-2014): words the corpus never uses."""
+    for question, lay, norm in [
+        ("Живём в жилом небоскрёбе. Какая температура в квартирах?", "небоскрёбе", "высотный"),
+        ("Привезли керамзитоблоки. Какая прочность?", "керамзитоблоки", "керамзитобетонный"),
+    ]:
+        query = question_read([question])
+        assert stem(norm) in query.said_as.get(stem(lay), ()), question
