@@ -66,20 +66,17 @@ def _pieces_joined(match: re.Match[str]) -> str:
     if (odd < 2 and not _LONE_THREE.search(match.group(0))) or len(pieces) > _PIECES_MAX:
         return match.group(0)
     # best[i]: the fewest words pieces[:i] make, then the most of their squared lengths
-    best: list[tuple[int, int] | None] = [(0, 0)] + [None] * len(pieces)
-    start = [0] * (len(pieces) + 1)
+    # (negated); start[i]: where the last of them starts
+    best, start = [(0, 0)], [0]
     for end in range(1, len(pieces) + 1):
-        for first in range(max(0, end - _WORD_PIECES), end):
-            before = best[first]
-            if before is None:
-                continue
-            word = "".join(pieces[first:end])
-            if end - first > 1 and not _spaced_word(pieces[first:end], word):
-                continue
-            score = (before[0] + 1, before[1] - len(word) ** 2)
-            current = best[end]
-            if current is None or score < current:
-                best[end], start[end] = score, first
+        score, first = min(
+            ((best[first][0] + 1, best[first][1] - len(word) ** 2), first)
+            for first in range(max(0, end - _WORD_PIECES), end)
+            for word in ("".join(pieces[first:end]),)
+            if end - first == 1 or _spaced_word(pieces[first:end], word)
+        )
+        best.append(score)
+        start.append(first)
     words = []
     end = len(pieces)
     while end:
