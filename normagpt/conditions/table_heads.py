@@ -5,6 +5,7 @@ each); or a row of numbers under the heading («4-5 | 6-10 | 11-16», «1— 5 |
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 
@@ -219,9 +220,13 @@ def names_unit(line: str) -> bool:
 def _unit_alone(piece: str) -> Unit | None:
     """The unit a piece of a heading's line is, alone (brackets and spaces aside), if any."""
     bare = re.sub(r"[()\s]", "", piece)
-    if 1 < len(bare) <= 14 and _UNIT_ALONE.fullmatch(bare):
+    if 1 < len(bare) <= 14 and _unit_alone_pattern().fullmatch(bare):
         return unit_read(bare)
     return None
 
 
-_UNIT_ALONE = re.compile(UNIT_PATTERN, re.I)
+@functools.cache
+def _unit_alone_pattern() -> re.Pattern[str]:
+    """Every unit's spelling, compiled on first use: a tenth of a second of each process's
+    start (an MCP session's) that no search needs; claims and tables being read do."""
+    return re.compile(UNIT_PATTERN, re.I)
