@@ -7,6 +7,7 @@ import functools
 import json
 import re
 import threading
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -244,6 +245,11 @@ _ADJECTIVE = {"н", "ьн", "ан", "ян", "енн", "ов", "ев", "ск"}  #
 _DERIVED = ("ист", "ическ", "евидн", "овидн")
 
 
+def _suffixed(short: str, long: str, suffixes: Collection[str]) -> bool:
+    """Whether `long` is the stem `short` (three letters at least) and one of `suffixes`."""
+    return len(short) >= 3 and long.startswith(short) and long[len(short) :] in suffixes
+
+
 def stems_related(term: str, stem: str) -> bool:
     """Whether two stems are forms of one word: equal, or sharing VARIANT_MIN letters and
     all but the last two of the shorter («подва»/«подвальн», «утепля»/«утеплен»; not
@@ -252,7 +258,7 @@ def stems_related(term: str, stem: str) -> bool:
     if term == stem:
         return True
     short, long = sorted((term, stem), key=len)
-    if len(short) >= 3 and long.startswith(short) and long[len(short) :] in _ADJECTIVE:
+    if _suffixed(short, long, _ADJECTIVE):
         return True  # «стал»/«стальн», «плит»/«плитн», «стен»/«стенов»
     if len(short) < VARIANT_MIN or len(long) - len(short) > 3:
         return False
@@ -280,7 +286,7 @@ def stems_kin(term: str, stem: str) -> bool:
     if stems_related(term, stem):
         return True
     short, long = (term, stem) if len(term) <= len(stem) else (stem, term)
-    if len(short) >= 3 and long.startswith(short) and long[len(short) :] in _DERIVED:
+    if _suffixed(short, long, _DERIVED):
         return True
     # (the bases keep all but the noun's last letter: most stems fail that at once)
     return long.startswith(short[:-1]) and _fleeting_adjective(short, long)

@@ -1,12 +1,16 @@
 """Real norm clauses kept as test material (tests/fixtures/norms/*.json, SOURCES.md): stored
-as the checker finds them, and the ids of the cases written against them."""
+as the checker finds them, and the ids of the cases written against them; excerpts of the
+dataset's pages, read and stored as ingestion reads and stores them."""
 
 from __future__ import annotations
 
 import json
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from normagpt.models import NormDocument
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "norms"
 
@@ -15,6 +19,30 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "norms"
 def material(name: str) -> dict[str, Any]:
     """The material of tests/fixtures/norms/`name`."""
     return json.loads((FIXTURES / name).read_text(encoding="utf-8"))
+
+
+def pages_of(name: str) -> list[str]:
+    """The pages of the dataset excerpt tests/fixtures/norms/`name`, as ingestion reads them."""
+    from normagpt.parsing import text_clean
+
+    return [text_clean(page["page_content"]) for page in material(name)["pages"]]
+
+
+def pages_stored(code: str, title: str, fixture: str, first: int = 1) -> NormDocument:
+    """The excerpt's pages stored from page `first` on and indexed as the corpus's are; the
+    document."""
+    from normagpt import indexing, services
+    from normagpt.models import NormPage
+
+    document = services.document_save(code=code, title=title)
+    NormPage.objects.bulk_create(
+        [
+            NormPage(document=document, number=n, text=t)
+            for n, t in enumerate(pages_of(fixture), first)
+        ]
+    )
+    indexing.document_index(document_id=document.pk)
+    return document
 
 
 def texts(name: str, document: str, number: str) -> list[tuple[str, bool]]:

@@ -28,8 +28,8 @@ from normagpt.parsing import Query, search_stems, stem
 from normagpt.questions import lexicon, question_read
 from normagpt.search import clauses_search, pages_search
 from normagpt.verification import Checker
+from tests.normagpt.material import pages_of
 from tests.normagpt.scripted_llm import final, plan, step, verdict
-from tests.normagpt.test_laws_real import pages_of
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "norms"
 EXCERPTS = FIXTURES / "answering"

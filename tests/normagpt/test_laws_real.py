@@ -4,25 +4,16 @@ two codes of the public dataset Akumsk/russian-construction-standards
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
-from normagpt import indexing, services
+from normagpt import services
 from normagpt.clauses import Clause, clauses_split, number_key
-from normagpt.models import NormClause, NormPage
-from normagpt.parsing import number_normal, query_parse, text_clean, title_aliases
+from normagpt.models import NormClause
+from normagpt.parsing import number_normal, query_parse, title_aliases
 from normagpt.references import references_find
 from normagpt.search import documents_named
 from normagpt.verification import Checker
-
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "norms"
-
-
-def pages_of(name: str) -> list[str]:
-    data = json.loads((FIXTURES / name).read_text(encoding="utf-8"))
-    return [text_clean(page["page_content"]) for page in data["pages"]]
+from tests.normagpt.material import pages_of, pages_stored
 
 
 def articles(name: str) -> dict[str, Clause]:
@@ -103,23 +94,14 @@ def test_an_article_is_cited_as_a_person_cites_it() -> None:
     ]  # fmt: skip
 
 
-def _stored(code: str, title: str, fixture: str) -> None:
-    document = services.document_save(code=code, title=title)
-    texts = pages_of(fixture)
-    NormPage.objects.bulk_create(
-        [NormPage(document=document, number=n, text=t) for n, t in enumerate(texts, 1)]
-    )
-    indexing.document_index(document_id=document.pk)
-
-
 @pytest.mark.django_db(transaction=True)
 def test_a_cited_article_is_found_in_the_code_it_names() -> None:
-    _stored(
+    pages_stored(
         "Кодекс Жилищный кодекс Российской Федерации",
         "Жилищный кодекс Российской Федерации",
         "zhk-rf.json",
     )
-    _stored(
+    pages_stored(
         "Градостроительный кодекс Российской Феедерации",
         "Градостроительный кодекс Российской Федерации",
         "grk-rf.json",

@@ -5,7 +5,6 @@ number alone on its line, letter-spaced captions, integer cells, a clause over t
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -18,16 +17,9 @@ from normagpt import indexing, services
 from normagpt.clauses import Clause, clauses_split, document_read
 from normagpt.dataset import ATTRIBUTION
 from normagpt.models import NormClause, NormDocument, NormPage
-from normagpt.parsing import text_clean
 from normagpt.split_words import _LETTER_WORDS, letter_spaced_joined, words_rejoined
 from normagpt.terms import PART
-
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "norms"
-
-
-def pages_of(name: str) -> list[str]:
-    data = json.loads((FIXTURES / name).read_text(encoding="utf-8"))
-    return [text_clean(page["page_content"]) for page in data["pages"]]
+from tests.normagpt.material import FIXTURES, pages_of, pages_stored
 
 
 def by_number(units: list[Clause], kind: str = "clause") -> dict[str, Clause]:
@@ -173,12 +165,9 @@ def test_a_clause_over_two_pages_is_one_unit_that_knows_both() -> None:
 def test_a_clause_running_on_is_on_both_pages_and_search_brings_both(settings) -> None:  # type: ignore[no-untyped-def]
     """Stored and indexed, 10.3.2 knows its second page: that page lists it, and a search
     that finds it brings the page it runs on to, for the agent to read."""
-    document = services.document_save(code="СП 63.13330.2018", title="Бетонные конструкции")
-    texts = pages_of("sp-63-13330-2018.json")
-    NormPage.objects.bulk_create(
-        [NormPage(document=document, number=n, text=t) for n, t in enumerate(texts, 104)]
+    document = pages_stored(
+        "СП 63.13330.2018", "Бетонные конструкции", "sp-63-13330-2018.json", 104
     )
-    indexing.document_index(document_id=document.pk)
     clause = NormClause.objects.get(document=document, number="10.3.2")
     assert (clause.page.number, clause.span) == (105, 1)
     assert "10.3.2" in NormPage.objects.get(document=document, number=106).clauses
@@ -312,24 +301,13 @@ def _known_word(word: str) -> bool:
     return bool(morphology().word_is_known(word.lower()))
 
 
-def _stored(code: str, title: str, fixture: str, first: int) -> NormDocument:
-    """The fixture's pages stored from page `first` on, and indexed as the corpus's are."""
-    document = services.document_save(code=code, title=title)
-    texts = pages_of(fixture)
-    NormPage.objects.bulk_create(
-        [NormPage(document=document, number=n, text=t) for n, t in enumerate(texts, first)]
-    )
-    indexing.document_index(document_id=document.pk)
-    return document
-
-
 @pytest.mark.django_db
 def test_a_table_head_set_letter_spaced_is_searched_by_its_words() -> None:
     """ГОСТ 8736-2014 sets its tables' column heads letter-spaced, whole or in pieces («С о д
     е р ж а н и е  зе р е н  кр уп н о сть ю», «и гл и н и сты х ч а сти ц»): read as
     written, their words were in no table's search text: a search for the grains under 0,16
     mm found clause 4.2.10 (the fractions sold) before table 3, which gives their share."""
-    document = _stored(
+    document = pages_stored(
         "ГОСТ 8736-2014", "Песок для строительных работ", "gost-8736-2014-spaced-heads.json", 9
     )
     table = NormClause.objects.get(document=document, kind="table", number="4")

@@ -7,21 +7,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from normagpt import parsing, services
 from normagpt.models import NormClause, NormTerm
-from tests.normagpt.test_reading_real import _stored
+from tests.migrating import migrate, migrate_to_latest
+from tests.normagpt.material import pages_stored
 
 BEFORE = [("normagpt", "0022_term_counts_covered")]
 AFTER = [("normagpt", "0023_letter_spaced_words")]
-
-
-def migrate(targets: list[tuple[str, str]]) -> None:
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
 
 
 def clauses_held(stem: str) -> int:
@@ -36,7 +29,9 @@ def test_a_table_stored_before_the_migration_is_searched_by_its_letter_spaced_he
     try:
         with monkeypatch.context() as patch:  # stored as the code before 0023 stored it
             patch.setattr(parsing, "letter_spaced_joined", lambda text: text)
-            document = _stored("ГОСТ 8736-2014", "Песок", "gost-8736-2014-spaced-heads.json", 9)
+            document = pages_stored(
+                "ГОСТ 8736-2014", "Песок", "gost-8736-2014-spaced-heads.json", 9
+            )
         table = NormClause.objects.get(document=document, kind="table", number="3")
         grains = parsing.search_stems("зерен")[0]  # «С о д е р ж а н и е  зе р е н»
         assert grains not in table.search_text.split()
@@ -49,4 +44,4 @@ def test_a_table_stored_before_the_migration_is_searched_by_its_letter_spaced_he
         hits = services.clauses_search(keywords=["содержание зерен крупностью менее 0,16 мм"])
         assert (hits[0].clause.kind, hits[0].clause.number) == ("table", "3")
     finally:
-        migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+        migrate_to_latest()

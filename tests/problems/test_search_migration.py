@@ -4,13 +4,12 @@ it (their terms filled, the index built from them), on SQLite and PostgreSQL ali
 from __future__ import annotations
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
 from problems import index
 from problems.matching import Query, matching_form
 from problems.subjects import Site
+from tests.migrating import migrate, migrate_to_latest
 
 BEFORE = [("problems", "0003_verbose_names")]
 AFTER = [("problems", "0004_search_in_the_database")]
@@ -18,13 +17,6 @@ TEXTS = {
     "1": "Найдите площадь ромба, если его диагонали равны 10 и 24.",
     "2": "Найдите периметр квадрата, площадь которого равна 49.",
 }
-
-
-def migrate(targets: list[tuple[str, str]]):  # type: ignore[no-untyped-def]
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
 
 
 @pytest.mark.django_db(transaction=True)
@@ -60,4 +52,4 @@ def test_problems_stored_before_the_migration_are_found_after_it() -> None:
             )
             assert [new.objects.get(pk=c.key).problem_id for c, _ in ranked] == [pid]
     finally:
-        migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+        migrate_to_latest()
