@@ -44,6 +44,7 @@ from django.utils import timezone
 from core.exceptions import InvalidInput
 from core.rows import JoinedLoader
 from normagpt.editions import clause_marks, holds_on
+from normagpt.everyday import everyday_weighed
 from normagpt.judging import CONTEXT, Judge
 from normagpt.models import (
     NormClause,
@@ -52,6 +53,7 @@ from normagpt.models import (
     NormPage,
 )
 from normagpt.parsing import (
+    Query,
     alias_key,
     code_key,
     search_terms,
@@ -60,6 +62,7 @@ from normagpt.parsing import (
 )
 from normagpt.questions import question_read
 from normagpt.search_candidates import (
+    Vocabulary,
     candidates_find,
     clauses_named,
     sql_rows,
@@ -165,13 +168,11 @@ def clauses_search(
     expected = documents_named([*(expected_documents or []), *query.documents])
     if query.documents and not expected and not query.terms and not query.clauses:
         return []  # only a document the corpus does not hold
-    vocabulary = vocabulary_read(query.terms, query.said_as, query.apart)
-    for term in query.context & vocabulary.weights.keys():  # the story around a question
-        vocabulary.weights[term] *= CONTEXT
+    vocabulary, judged = _vocabulary_weighed(query)
     named = clauses_named(query, expected)
     ids = list(dict.fromkeys([*named, *candidates_find(vocabulary, expected, query.context)]))
     rows = rows_load(ids, vocabulary.variants, day)
-    judge = Judge(query, vocabulary.weights, vocabulary.variants, never=vocabulary.never)
+    judge = Judge(query, judged, vocabulary.variants, never=vocabulary.never)
     for row in rows.values():  # front matter gives no quantity asked (`_Row.front`)
         row.answers = judge.answers(row, named=row.id in named) and (
             row.id in named or not (row.front and judge.quantities)
@@ -200,6 +201,21 @@ def clauses_search(
         if row.id in clauses
     ]
     return _with_marks(_with_tables(hits, day)[:limit], day)
+
+
+def _vocabulary_weighed(query: Query) -> tuple[Vocabulary, dict[str, float]]:
+    """The query's vocabulary, its stems weighed for the ranking (a question's story less:
+    CONTEXT; a whole question's everyday words less: `normagpt.everyday`), and their weights
+    for the judge: the story's less, but the everyday words as the corpus weighs them (a
+    clause lacking a common word, «дом», still holds less of a question it does not
+    answer: a trap is told so)."""
+    vocabulary = vocabulary_read(query.terms, query.said_as, query.apart)
+    for term in query.context & vocabulary.weights.keys():  # the story around a question
+        vocabulary.weights[term] *= CONTEXT
+    judged = dict(vocabulary.weights)
+    if query.sentence:
+        everyday_weighed(vocabulary.weights, query.words)
+    return vocabulary, judged
 
 
 def _texts_judged(rows: list[Any], *, judge: Judge) -> None:

@@ -200,9 +200,10 @@ def clauses_named(query: Query, expected: list[int]) -> list[int]:
 
 
 def _match_terms(vocabulary: Vocabulary, context: frozenset[str] = frozenset()) -> list[str]:
-    """The query's stems, rarest first; those of a question's story after the others."""
-    counts = vocabulary.counts
-    return sorted(counts, key=lambda t: (t in context, counts[t], t))
+    """The query's stems, weightiest first (the rarest, but for a whole question's everyday
+    words: `normagpt.everyday`); those of a question's story after the others."""
+    weights = vocabulary.weights
+    return sorted(vocabulary.counts, key=lambda t: (t in context, -weights[t], t))
 
 
 def candidates_find(

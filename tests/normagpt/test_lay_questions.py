@@ -8,6 +8,7 @@ distance); lay words in the norms' words, from the lexicon's data
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,8 @@ import yaml
 from django.core.management import call_command
 
 from normagpt import services
+from normagpt.everyday import COMMON, FLOOR, everyday_share, everyday_weighed
+from normagpt.everyday import WORDS as EVERYDAY_WORDS
 from normagpt.ingest import document_texts_ingest
 from normagpt.parsing import search_stems
 from normagpt.questions import LEXICON, question_read
@@ -356,3 +359,53 @@ def test_a_skyscraper_and_an_expanded_clay_block_are_said_as_the_norms_say_them(
     ]:
         query = question_read([question])
         assert stem(norm) in query.said_as.get(stem(lay), ()), question
+
+
+EVERYDAY = EXCERPTS.parent / "everyday"
+
+
+def test_an_everyday_word_weighs_less_the_more_common_it_is_in_speech() -> None:
+    """A whole question's word keeps the share of its corpus weight that its frequency in
+    everyday Russian leaves (wordfreq's, `normagpt/everyday_words.txt`): «дом» (Zipf 5.5) in
+    any form the least, «машина» (4.8) two thirds; a term of the field («распалубка»,
+    «антресоль», «пандус») and a number keep all of it."""
+    assert everyday_share("дом") == everyday_share("домов") == FLOOR
+    assert 0.5 < everyday_share("машин") < 0.8
+    for word in ("распалубка", "антресоли", "пандус", "проезд", "40"):
+        assert everyday_share(word) == 1.0, word
+    weights = {stem("дом"): 4.0, stem("проезд"): 4.0}
+    everyday_weighed(weights, {stem("дом"): "дом", stem("проезд"): "проезд"})
+    assert weights == {stem("дом"): 4.0 * FLOOR, stem("проезд"): 4.0}
+
+
+def test_the_everyday_words_are_wordfreqs() -> None:
+    """The shipped list is what `manage.py normagpt_everyday_words` writes from wordfreq: the
+    most common words are all there, each with wordfreq's frequency."""
+    wordfreq = pytest.importorskip("wordfreq")
+    listed = {}
+    for line in EVERYDAY_WORDS.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            word, zipf = line.split("\t")
+            listed[word] = float(zipf)
+    common = [w for w in itertools.islice(wordfreq.iter_wordlist("ru"), 300) if w.isalpha()]
+    for word in [*common, "дом", "машина", "делать", "здание"]:
+        assert listed[word] == wordfreq.zipf_frequency(word, "ru"), word
+    assert min(listed.values()) >= COMMON
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_everyday_word_rare_in_norms_does_not_pick_the_answer() -> None:
+    """«Строим жилой дом высотой около 40 метров. Какой ширины нужно делать проезд для
+    пожарных машин вдоль него?» is answered by СП 4.13130.2013 п. 8.6 («Ширина проездов для
+    пожарной техники в зависимости от высоты зданий …»), which says «зданий», not «дом».
+    Norms seldom say «дом», so the corpus weighed it the most of the question's words, and
+    СП 55.13330.2016 п. 7.5 («В двухэтажных домах … класс пожарной опасности … ширина»
+    of a stair; «Дома жилые одноквартирные» its title) came first. Everyone says «дом»: it
+    weighs little now. Real pages: СП 4's 181–184 (section 8, the fire engines' access) and
+    СП 55's 13."""
+    call_command("normagpt_ingest_dataset", str(EVERYDAY))
+    question = (
+        "Строим жилой дом высотой около 40 метров. Какой ширины нужно делать проезд для "
+        "пожарных машин вдоль него?"
+    )
+    assert found([question]) == [("СП 4.13130.2013", "8.6", True)]
