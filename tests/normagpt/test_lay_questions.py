@@ -409,3 +409,21 @@ def test_an_everyday_word_rare_in_norms_does_not_pick_the_answer() -> None:
         "пожарных машин вдоль него?"
     )
     assert found([question]) == [("СП 4.13130.2013", "8.6", True)]
+
+
+def test_the_lexicon_says_each_word_once() -> None:
+    """A word given twice in the lexicon's data keeps only its last entry (YAML's loaders
+    drop the first without a word): «машин» was given twice, with «автотранспорт» in the
+    entry that did nothing."""
+
+    def keys_once(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[object, object]:
+        keys = [loader.construct_object(key) for key, _ in node.value]
+        repeated = sorted({key for key in keys if keys.count(key) > 1})
+        assert not repeated, f"given twice in {LEXICON.name}: {repeated}"
+        return loader.construct_mapping(node)
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, keys_once)
+    assert yaml.load(LEXICON.read_text(encoding="utf-8"), Loader=Loader)  # noqa: S506
