@@ -59,8 +59,9 @@ def everyday_weighed(weights: dict[str, float], words: dict[str, str]) -> None:
 
 def everyday_words_written(path: Path = WORDS) -> int:
     """Writes `path`: each word of wordfreq's large Russian list at least COMMON, with its
-    Zipf frequency (wordfreq is a tool of the `dev` extra: search reads the file alone, in a
-    millisecond, not wordfreq's lists and imports, a second a process). Returns how many."""
+    Zipf frequency (wordfreq is a tool of the `dev` extra: search reads the file alone, a
+    few milliseconds once a process, not wordfreq's imports and lists, two seconds on a slow
+    machine). Returns how many."""
     from importlib.metadata import version
 
     import wordfreq  # the `dev` extra's, for this writer only
