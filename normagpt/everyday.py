@@ -26,8 +26,9 @@ FLOOR = 0.2  # the least share a word keeps («дом», 5.5; «делать», 
 
 
 @functools.cache
-def _frequencies() -> dict[str, float]:
-    """Each word of `WORDS` (the words at least COMMON) with its Zipf frequency."""
+def zipf_listed() -> dict[str, float]:
+    """Each word of `WORDS` (the words at least COMMON) with its Zipf frequency, read once
+    a process."""
     out = {}
     for line in WORDS.read_text(encoding="utf-8").splitlines():
         if line and not line.startswith("#"):
@@ -43,7 +44,7 @@ def everyday_share(word: str) -> float:
     if not word.isalpha():
         return 1.0  # a number, a code: no word of speech
     lemma = morphology().parse(word.lower())[0].normal_form
-    zipf = _frequencies().get(lemma)
+    zipf = zipf_listed().get(lemma)
     if zipf is None:
         return 1.0
     return min(1.0, max(FLOOR, 1.0 - SLOPE * (zipf - COMMON)))

@@ -16,8 +16,7 @@ import yaml
 from django.core.management import call_command
 
 from normagpt import services
-from normagpt.everyday import COMMON, FLOOR, everyday_share, everyday_weighed
-from normagpt.everyday import WORDS as EVERYDAY_WORDS
+from normagpt.everyday import COMMON, FLOOR, everyday_share, everyday_weighed, zipf_listed
 from normagpt.ingest import document_texts_ingest
 from normagpt.parsing import search_stems
 from normagpt.questions import LEXICON, question_read
@@ -382,11 +381,7 @@ def test_the_everyday_words_are_wordfreqs() -> None:
     """The shipped list is what `manage.py normagpt_everyday_words` writes from wordfreq: the
     most common words are all there, each with wordfreq's frequency."""
     wordfreq = pytest.importorskip("wordfreq")
-    listed = {}
-    for line in EVERYDAY_WORDS.read_text(encoding="utf-8").splitlines():
-        if not line.startswith("#"):
-            word, zipf = line.split("\t")
-            listed[word] = float(zipf)
+    listed = zipf_listed()
     common = [w for w in itertools.islice(wordfreq.iter_wordlist("ru"), 300) if w.isalpha()]
     for word in [*common, "дом", "машина", "делать", "здание"]:
         assert listed[word] == wordfreq.zipf_frequency(word, "ru"), word
