@@ -11,6 +11,9 @@ from tests.normagpt.scripted_llm import straight_script
 
 CHROMIUM = Path("/usr/bin/chromium")
 QUESTION = "Какая минимальная толщина защитного слоя бетона для плиты перекрытия?"
+# how long a page's action or an `expect` waits: a busy machine renders Swagger UI's schema,
+# or a run's next step, in more than `expect`'s own 5 s (it does not follow the page's)
+DEADLINE_MS = 60_000
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -34,7 +37,8 @@ def test_ask_watch_the_steps_and_read_the_answer(live_server, corpus, llm, monke
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
         page = browser.new_context(locale="ru-RU").new_page()  # an engineer's Russian browser
-        page.set_default_timeout(20_000)
+        page.set_default_timeout(DEADLINE_MS)
+        expect.set_options(timeout=DEADLINE_MS)
         page.goto(f"{live_server.url}/normagpt/")  # signed out: the sign-in page
         page.wait_for_url("**/normagpt/login/**")
         page.fill("#id_username", "engineer")
@@ -74,7 +78,8 @@ def test_api_docs_render_the_operations_with_the_network_blocked(live_server) ->
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
         page = browser.new_page()
-        page.set_default_timeout(20_000)
+        page.set_default_timeout(DEADLINE_MS)
+        expect.set_options(timeout=DEADLINE_MS)
 
         def only_the_server(route) -> None:  # type: ignore[no-untyped-def]
             if route.request.url.startswith(live_server.url):
@@ -122,7 +127,7 @@ def test_a_walk_in_russian_and_in_english_finds_no_mixed_page(live_server, corpu
         for locale, language in (("ru-RU", "ru"), ("en-US", "en")):
             context = browser.new_context(locale=locale)
             page = context.new_page()
-            page.set_default_timeout(20_000)
+            page.set_default_timeout(DEADLINE_MS)
             page.goto(f"{live_server.url}/admin/login/")
             mixed.update(_foreign(page, language, data, "/admin/login/"))
             page.fill("#id_username", "walker")
