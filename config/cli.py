@@ -80,6 +80,9 @@ def manage(argv: list[str]) -> None:
         execute_from_command_line(argv)
     except Exception as exc:
         if early is None:
+            if _unreachable(exc, argv):
+                sys.stderr.write(f"error: {exc}\n")  # the reason, not a traceback to it
+                raise SystemExit(1) from None
             raise
         # A setting that stops Django itself (ImproperlyConfigured): the client, which
         # may have had its `initialize` answer, hears the reason for each request.
@@ -88,6 +91,15 @@ def manage(argv: list[str]) -> None:
         traceback.print_exc()
         early.refuse(f"{type(exc).__name__}: {exc}")
         raise SystemExit(1) from None
+
+
+def _unreachable(exc: Exception, argv: list[str]) -> bool:
+    """Whether `exc` is a database that cannot be reached (no server, no such database, a
+    refused role: its message says which and names the database, core/postgresql), unless
+    the command line asks for tracebacks (`--traceback`)."""
+    from django.db.utils import OperationalError
+
+    return isinstance(exc, OperationalError) and "--traceback" not in argv
 
 
 def _loaded(argv: list[str]) -> None:

@@ -24,7 +24,10 @@ def database_migrated(output: Any) -> bool:
         executor = MigrationExecutor(connection)
         pending = executor.migration_plan(executor.loader.graph.leaf_nodes())
     except DatabaseError as exc:
-        raise CommandError(f"the database {database_name()} cannot be read: {exc}") from exc
+        said = str(exc)  # a server that cannot be reached is named already (core/postgresql)
+        if database_name() not in said:
+            said = f"the database {database_name()} cannot be read: {said}"
+        raise CommandError(said) from exc
     if not pending:
         return False
     if connection.vendor != "sqlite":

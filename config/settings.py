@@ -175,6 +175,8 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_b
     # borrow a connection instead of opening one per call (persistent connections are
     # not safe under ASGI; the pool is). Requires DATABASE_CONN_MAX_AGE=0.
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+    # Django's backend, whose pool says at once why it cannot connect (core/postgresql)
+    DATABASES["default"]["ENGINE"] = "core.postgresql"
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": env_int("DATABASE_POOL_MIN", 1),
         "max_size": env_int("DATABASE_POOL_MAX", 10),

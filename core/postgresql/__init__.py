@@ -1,0 +1,2 @@
+"""Django's PostgreSQL backend whose pool tells at once why a database cannot be reached
+(`core.postgresql.base`)."""

@@ -1,0 +1,72 @@
+"""A PostgreSQL database that cannot be reached is told at once, in the server's words and
+naming the database: no traceback, no wait for the pool's whole timeout (core/postgresql)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from tests.conftest import MANAGE, PYTHON, ROOT, free_port, raw_initialize, subprocess_env
+
+# The pool waits 30 s for a connection before it gives up (config/settings.py): a command
+# that answers before POOL_TIMEOUT did not wait it out. The start-up, slow on a busy machine,
+# counts within it.
+POOL_TIMEOUT = 30
+
+
+def test_migrate_with_no_server_listening_says_so_without_a_traceback() -> None:
+    port = free_port()  # nothing listens there
+    done = subprocess.run(
+        [PYTHON, MANAGE, "migrate"],
+        cwd=ROOT,
+        env=subprocess_env(DATABASE_URL=f"postgres://postgres@127.0.0.1:{port}/nowhere"),
+        capture_output=True,
+        text=True,
+        timeout=POOL_TIMEOUT,
+    )
+    assert done.returncode == 1
+    assert f"error: the database nowhere on 127.0.0.1:{port} cannot be reached" in done.stderr
+    assert "Connection refused" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stdout == ""
+
+
+def test_a_missing_database_is_named_by_runmcp_and_migrate_in_the_servers_words() -> None:
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL (CI runs the suite on it)")
+    database = connection.settings_dict
+    host, port = database.get("HOST") or "127.0.0.1", database.get("PORT") or 5432
+    user = database.get("USER") or "postgres"
+    name = "tool_hub_no_such_database"
+    env = subprocess_env(DATABASE_URL=f"postgres://{user}@{host}:{port}/{name}")
+    said = f"the database {name} on {host}:{port} cannot be reached"
+    migrate = subprocess.run(
+        [PYTHON, MANAGE, "migrate"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=POOL_TIMEOUT,
+    )
+    assert migrate.returncode == 1
+    assert said in migrate.stderr
+    assert f'database "{name}" does not exist' in migrate.stderr
+    assert "Traceback" not in migrate.stderr
+    runmcp = subprocess.run(
+        [PYTHON, MANAGE, "runmcp"],
+        cwd=ROOT,
+        env=env,
+        input=json.dumps(raw_initialize("missing")) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=POOL_TIMEOUT,
+    )
+    assert runmcp.returncode == 1
+    # `initialize` is answered while the server starts; then it says why it cannot
+    assert [json.loads(line)["id"] for line in runmcp.stdout.splitlines()] == [1]
+    assert f"CommandError: {said}" in runmcp.stderr
+    assert f'database "{name}" does not exist' in runmcp.stderr
