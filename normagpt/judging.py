@@ -11,7 +11,8 @@ import re
 from collections.abc import Iterator
 from typing import Protocol
 
-from normagpt.parsing import Query
+from normagpt.everyday import everyday_share
+from normagpt.parsing import Query, search_stems
 from normagpt.questions import distance_ends, is_noun, lexicon, may_be_adjective
 
 
@@ -27,6 +28,9 @@ class Found(Protocol):
 # of a whole question's, ANSWERS_SENTENCE (bench/norm_answers.py: real questions and traps)
 ANSWERS, ANSWERS_SENTENCE, WINDOW = 0.6, 0.4, 24
 NAMED = 0.5  # the share of a keyword phrase's nouns' weight a clause answering holds
+# a word of what a whole question asks about counts when it keeps this share of its weight
+# as a word of everyday speech (`normagpt.everyday`): a word of the field, not «дом»
+THING_SHARE = 0.9
 CONTEXT = 0.5  # the weight of the words of a question's story, of their own
 
 # a unit of each dimension a quantity's answer is in (the lexicon's `dimensions`), as a
@@ -159,6 +163,25 @@ def _telling_weights(
     return {term: weights[term] if term in weights else unknown(term) for term in telling}
 
 
+def _things(query: Query, weights: dict[str, float]) -> dict[str, set[str]]:
+    """What a whole question asks about (`Query.things`, not its story's), in the field's
+    words the corpus uses (not an everyday word: THING_SHARE), each with the norm words
+    the lexicon gives for it, those that only hold a claim's word too («потолки» of «Какой
+    высоты должны быть потолки?» is said by «высота помещений»)."""
+    words = lexicon()
+    return {
+        thing: {thing, *query.said_as.get(thing, ()), *words.said_as(thing, claims=True)}
+        for thing in sorted(query.things - query.context)
+        if weights.get(thing) and everyday_share(query.words.get(thing, thing)) >= THING_SHARE
+    }
+
+
+def _kinds(things: dict[str, set[str]]) -> list[frozenset[str]]:
+    """The stems of the kinds norms name `things` by (the lexicon's `kinds`)."""
+    kinds = lexicon().kinds
+    return [frozenset(kinds[thing]) for thing in things if thing in kinds]
+
+
 class Judge:
     """Whether a clause found answers the query: it holds what the query asks, judged by
     what of the query it holds, not by its score (a clause on another subject can score
@@ -238,6 +261,8 @@ class Judge:
         ) | (frozenset() if query.sentence else _heads(query, self.weights))
         # a quantity asked per another: a clause answering holds the other too
         self.topic |= frozenset(t for t in query.per if t in self.weights)
+        self.things = _things(query, weights)  # what a whole question asks about
+        self.kinds = _kinds(self.things)  # and the kinds norms name them by
 
     def context(self, row: Found) -> frozenset[str]:
         """The query stems the clause's headings and its document's title hold."""
@@ -262,6 +287,22 @@ class Judge:
             if sum(weight for term, weight in nouns.items() if term in held) < need:
                 return False  # a thing asked about it says (next to) nothing of
         return self._window_holds(row, self.context(row))
+
+    def names_thing(self, row: Found, text: str) -> bool:
+        """Whether the clause (with its headings and title; `text`, its text) names something
+        a whole question asks about (`things`): itself, a norm word the lexicon gives for it,
+        or the kind norms name it by (every word of it in `text`: «других хозяйственных
+        построек» names a bath-house); True when the question names nothing so (or is no
+        whole question). Ranking does not ask it: a clause answering a lay question may name
+        the thing in its own words; a clause said to answer must name it («Через сколько лет
+        нужно поверять газовый счётчик?» is no table of a gas network's inspections)."""
+        if not self.things:
+            return True
+        held = self.held(row)
+        if any(said & held for said in self.things.values()):
+            return True
+        stems = frozenset(search_stems(text)) if self.kinds else frozenset()
+        return any(kind <= stems for kind in self.kinds)
 
     def states(self, text: str) -> bool:
         """Whether a clause's `text`, judged answering by its words, states what is asked: a
@@ -297,9 +338,12 @@ class Judge:
         return not self.units or any(pattern.search(text) for pattern in self.units)
 
     def lacks(self, row: Found) -> tuple[str, ...]:
-        """The query's words (as written) the clause, its headings and title do not hold."""
+        """The query's words (as written) the clause, its headings and title do not hold:
+        what a whole question asks about first (`things`)."""
         held = self.held(row)
-        return tuple(self.words.get(t, t) for t in self.weights if t not in held)
+        missing = [t for t in self.weights if t not in held]
+        missing.sort(key=lambda t: t not in self.things)  # stable: the rest in query order
+        return tuple(self.words.get(t, t) for t in missing)
 
     def _window_holds(self, row: Found, context: frozenset[str]) -> bool:
         """Whether some WINDOW stems of the clause's text hold a quantity asked and, with

@@ -421,6 +421,9 @@ class Query:
     # stems kin to another of the query's (`stems_kin`) that are another word («площадк» of
     # «площадка» beside «площад» of «площадь»): each its own, no variant of the other
     apart: frozenset[str] = frozenset()
+    # what a whole question asks about: the stems of the nouns its asking sentence names as
+    # the subject, the object or the owner of the quantity asked (`questions._things_asked`)
+    things: frozenset[str] = frozenset()
 
     @property
     def terms(self) -> list[str]:

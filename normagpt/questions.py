@@ -38,6 +38,9 @@ class Lexicon:
     dimensions: dict[str, str] = field(default_factory=dict)
     # a lay stem → the norms' stems that hold a claim's word but do not find a clause
     claims_only: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # a thing's stem → the stems of the kind norms name it by («баня»: «хозяйственная
+    # постройка»), all of them held where a clause names it so
+    kinds: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # «сколько квадратных метров», «при каком морозе» → the words of the quantity asked
     asked_as: tuple[tuple[re.Pattern[str], str], ...] = ()
 
@@ -93,6 +96,7 @@ def _question_read(keywords: tuple[str, ...]) -> Query:
     pronoun of the question stands for («Хочу посадить дерево. На каком расстоянии от дома
     его сажать?»: the tree is asked about, `_antecedents`)."""
     pieces: list[str] = []
+    things: list[str] = []  # the words of what the asking sentences ask about
     told: list[str] = []
     spoken_of: set[str] = set()  # the stems of what the asking sentences' pronouns stand for
     words = lexicon()
@@ -101,10 +105,12 @@ def _question_read(keywords: tuple[str, ...]) -> Query:
         sentences = [p.strip() for p in _SENTENCE.split(keyword) if p.strip()]
         if len(sentences) < 2:
             pieces.append(_told_plainly(keyword))
+            things += _things_asked(keyword, words)
             continue
         plain = [_told_plainly(p, whole=True) for p in sentences]
         asking = _asking(sentences, plain)
         pieces += [plain[i] for i in asking]
+        things += [word for i in asking for word in _things_asked(sentences[i], words)]
         meant = [word for i in asking for word in _antecedents(sentences, i)]
         pieces += [" ".join(meant)] if meant else []
         spoken_of.update(search_stems(" ".join(meant)))
@@ -128,6 +134,7 @@ def _question_read(keywords: tuple[str, ...]) -> Query:
         query.clauses = list(dict.fromkeys([*query.clauses, *story.clauses]))
     query.phrases = phrases
     query.sentence = any(_is_sentence(keyword) for keyword in keywords)
+    query.things = _thing_stems(things, words) if query.sentence else frozenset()
     query.ends = tuple(end for keyword in keywords for end in distance_ends(keyword))
     query.said_as = {
         stem: said
@@ -388,6 +395,47 @@ def _agrees(word: str, case: str) -> bool:
     return any(p.tag.POS in _ADJECTIVES and p.tag.case == case for p in morphology().parse(word))
 
 
+def _things_asked(sentence: str, words: Lexicon) -> list[str]:
+    """The nouns `sentence` asks about: the owner of a quantity asked (the noun in the
+    genitive after it, past its adjectives: «концентрация радона», «производительность
+    вытяжки»), and its subject and object nouns (the nominative or accusative, no
+    preposition before them and their adjectives: «счётчик» of «Через сколько лет нужно
+    поверять газовый счётчик?»; not the place or means of «над газовой плитой»), no
+    quantity and no word of talk."""
+    found = _WORD_RE.findall(sentence)
+    tags = [morphology().parse(word)[0].tag for word in found]
+    things = []
+    for at, word in enumerate(found):
+        stem = search_stems(word)[:1]
+        quantity = bool(stem) and stem[0] in words.quantities
+        if quantity:
+            after = at + 1
+            while after < len(found) and tags[after].POS in _ADJECTIVES:
+                after += 1
+            if after < len(found) and _genitive_noun(found[after]):
+                things.append(found[after])
+            continue
+        if tags[at].POS != "NOUN" or tags[at].case not in _NAMING or word_of_talk(word):
+            continue
+        start = at
+        while start and tags[start - 1].POS in _ADJECTIVES:
+            start -= 1
+        if not (start and tags[start - 1].POS == "PREP"):
+            things.append(word)
+    return things
+
+
+def _thing_stems(things: list[str], words: Lexicon) -> frozenset[str]:
+    """The stems of `things` (`_things_asked`), but the lexicon's filler and boilerplate."""
+    common = words.filler | words.generic
+    return frozenset(s for word in things for s in search_stems(word)[:1] if s not in common)
+
+
+def _genitive_noun(word: str) -> bool:
+    """Whether `word` may be a noun in the genitive (any of its readings)."""
+    return any(p.tag.POS == "NOUN" and p.tag.case == "gent" for p in morphology().parse(word))
+
+
 def may_be_adjective(word: str) -> bool:
     """Whether `word` may be an adjective or a participle (any of its readings)."""
     return any(p.tag.POS in _ADJECTIVES for p in morphology().parse(word))
@@ -454,6 +502,7 @@ def lexicon() -> Lexicon:
         quantities=_stemmed(data["quantities"]),
         synonyms=_stemmed(data["synonyms"]),
         claims_only=_stemmed(data["claims_only"]),
+        kinds=_stemmed(data["kinds"]),
         document_kind=frozenset(search_stems(data["document_kind"])),
         asked_as=tuple(
             (re.compile(rf"(?<![а-яё]){_spaced(asked)}(?![а-яё])", re.I), quantity)

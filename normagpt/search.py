@@ -194,7 +194,8 @@ def clauses_search(
             expected=row.document in expected,
             named=row.id in named,
             in_force=not row.replaced,
-            answers=row.answers,
+            # ranked as answering or not, said to only where it names what is asked
+            answers=row.answers and judge.names_thing(row, clauses[row.id].text),
             lacks=judge.lacks(row),
         )
         for score, row in best

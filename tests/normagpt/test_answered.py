@@ -1089,3 +1089,39 @@ def test_only_the_first_hits_texts_are_read_to_judge_what_they_state(monkeypatch
     assert [h.answers for h in hits] == [True, True, True]
     assert "6.1" not in [h.clause.number for h in hits]
     assert 0 < len(read) <= 4  # 6.1 and the three answering, not all thirteen
+
+
+THINGS = FIXTURES / "things"
+PEEPHOLE = "На какой высоте врезают дверной глазок во входную дверь?"
+
+
+def test_a_whole_question_names_what_it_asks_about() -> None:
+    """What a whole question asks about: the owner of the quantity asked («концентрация
+    радона») and the subject or object of its asking sentence («глазок», «вытяжку»), not a
+    place or means after a preposition («во входную дверь», «над газовой плитой»), not its
+    story's words, not the quantity; keywords name none so."""
+    assert question_read([PEEPHOLE]).things == {stem("глазок")}
+    told = "Ставим новую входную дверь. На какой высоте от пола врезают дверной глазок?"
+    assert question_read([told]).things == {stem("глазок")}
+    radon = "Какая допустимая концентрация радона в воздухе жилой комнаты?"
+    assert question_read([radon]).things == {stem("радона")}
+    hood = "На какой высоте над газовой плитой нужно вешать кухонную вытяжку?"
+    assert question_read([hood]).things == {stem("вытяжку")}
+    assert question_read(["высота дверного глазка"]).things == frozenset()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_clause_not_naming_what_a_whole_question_asks_about_does_not_answer_it() -> None:
+    """No norm of the dataset gives the height of a door's peephole. СП 31-105-2002 п. 11.4.3
+    («Коробки входных дверных блоков на высоте замка должны крепиться …») holds the
+    question's height, entrance and door, and was said to answer; it names no «глазок»
+    (which the corpus uses: ГОСТ 31173-2016 п. 3.7). It is still the closest, now said not
+    to answer, lacking the peephole first. A question on the door frame it names is
+    answered by it. Real pages: СП 31-105-2002 p. 73, ГОСТ 31173-2016 p. 7."""
+    call_command("normagpt_ingest_dataset", str(THINGS))
+    hits = clauses_search(keywords=[PEEPHOLE], limit=5)
+    assert (hits[0].clause.number, hits[0].answers) == ("11.4.3", False)
+    assert hits[0].lacks[0] == "глазок"
+    assert not any(hit.answers for hit in hits)
+    frame = "На какой высоте крепят накладками коробку входного дверного блока?"
+    assert first([frame]) == [("СП 31-105-2002", "11.4.3", True)]
