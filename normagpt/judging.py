@@ -38,7 +38,10 @@ CONTEXT = 0.5  # the weight of the words of a question's story, of their own
 # года»), or «ч» and «с» after a number («24 ч», «10 с»; not a law's part, «п. 13 ч. 3»);
 # «м2», «м²», «га», «кв. м», or a share («15 % площади»); «°С», «градусов», and the text
 # layer's «*С» for «°С» (ГОСТ 30547 п. 4.1.17); rubles; degrees or a slope («уклон», «1:3»)
-# for an angle. A word of a table's head counts: its rows give the numbers
+# for an angle; a mass, an activity or an amount per volume or mass («6 мг/м3», «Бк/м3»,
+# «мг/дм3»; not per area: «80 мБк/(м2·с)» is a flux), ppm, or a share by mass or volume
+# for a concentration. A word of a table's
+# head counts: its rows give the numbers
 _UNITS = {
     "time": re.compile(
         r"(?<![а-яё])(?:сут(?:ки|ок|кам|ках)?|лет|(?<!\d{4}\s)(?<!\d{4})год(?:а|у|ом|ы|ов|ам)?"
@@ -51,6 +54,12 @@ _UNITS = {
     "temperature": re.compile(r"[°º]|(?<![а-яё])град|\*\s?[сc](?![а-яё])", re.IGNORECASE),
     "money": re.compile(r"(?<![а-яё])руб|₽", re.IGNORECASE),
     "angle": re.compile(r"[°º]|(?<![а-яё])град|уклон|\d\s?:\s?\d", re.IGNORECASE),
+    "concentration": re.compile(
+        r"(?<![а-яё])(?:мк?г|нг|г|кг|[мк]?бк|ммоль|моль|мг-экв)\s?/\s?\(?(?:м(?!\s?[2²])|дм|см|л|мл|кг|г)"
+        r"(?![а-яё])|ppm|%\s?\(?(?:по\s(?:массе|объ[её]му)|об\.|масс\.)"
+        r"|(?:объ[её]мн|массов)[а-яё]*\s+дол",
+        re.IGNORECASE,
+    ),
 }
 # a quantity in the genitive after these names their difference, another quantity
 # («перепад высот до 0,2 м» is no height of what the clause is about)

@@ -1125,3 +1125,38 @@ def test_a_clause_not_naming_what_a_whole_question_asks_about_does_not_answer_it
     assert not any(hit.answers for hit in hits)
     frame = "На какой высоте крепят накладками коробку входного дверного блока?"
     assert first([frame]) == [("СП 31-105-2002", "11.4.3", True)]
+
+
+# СП 31-107-2004 table 5.1 and ГОСТ 31416-2009 п. 7.2 as the dataset's text layer gives them
+# (pages 19 and 16)
+SP31_107_TABLE_5_1 = (
+    "Т а б л и ц а  5. 1— Мероприятия, ограничивающие проникновение радона в жилые помещения\n"
+    "№\nп.п.\nМероприятие\nЭффективность\n1\nГерметизация перекрытия между подвальным или "
+    "цоколь\xadным первым этажом*\nСнижение поступления радиации от грунта\n2\nВоздухообмен в "
+    "квартирах с кратностью 0,5 м3/ч\nОбеспечение нормативного уровня содержа\xadния радона\n3\n"
+    "Покрытие внутренней поверхности стен слоем краски на эпоксидной основе\nУменьшение "
+    "поступления радона от стен в 10 раз\n4\nОклейка внутренней поверхности стен обоями\n"
+    "Замедление скорости поступления радона на 30 %"
+)
+GOST31416_7_2 = (
+    "7.2 При механической обработке (обточке, пилении) труб и муфт возможно выделение хризотил- "
+    "цементной пыли, которая относится к классу опасности IV по ГОСТ 12.1.005. Предельно "
+    "допустимая кон\xadцентрация (ПДК) хризотилцементной пыли в воздухе рабочей зоны — не более "
+    "6 мг/м3. При обработке обязательно применение средств индивидуальной защиты органов "
+    "дыхания."
+)
+
+
+def test_a_concentration_is_answered_in_a_unit_of_concentration() -> None:
+    """«Какая допустимая концентрация радона …?» asks a concentration: a clause answering
+    writes a mass, an activity or an amount per volume or mass. The table of measures against
+    radon («Обеспечение нормативного уровня содержания радона», «0,5 м3/ч», «на 30 %»)
+    gives none and does not answer; the dust's «не более 6 мг/м3» does; a radon flux from
+    the soil («80 мБк/(м2·с)») is no concentration."""
+    radon = question_read(["Какая допустимая концентрация радона в воздухе жилой комнаты?"])
+    dust = question_read(["Какая концентрация пыли в воздухе допустима?"])
+    assert not Judge(radon, dict.fromkeys(radon.terms, 1.0)).states(SP31_107_TABLE_5_1)
+    assert Judge(dust, dict.fromkeys(dust.terms, 1.0)).states(GOST31416_7_2)
+    flux = "Плотность потока радона с поверхности грунта не более 80 мБк/(м2·с)."
+    assert not Judge(radon, dict.fromkeys(radon.terms, 1.0)).states(flux)
+    assert Judge(radon, dict.fromkeys(radon.terms, 1.0)).states("не более 200 Бк/м3")
