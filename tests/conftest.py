@@ -67,6 +67,18 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def postgres_server() -> tuple[str, int, str]:
+    """The host, port and user of the PostgreSQL server the suite runs on; the test is
+    skipped on another database."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL (CI runs the suite on it)")
+    database = connection.settings_dict
+    host, port = database.get("HOST") or "127.0.0.1", int(database.get("PORT") or 5432)
+    return host, port, database.get("USER") or "postgres"
+
+
 def subprocess_env(**overrides: str | None) -> dict[str, str]:
     """This process's environment with `overrides` applied (None removes a variable)."""
     env = dict(os.environ)

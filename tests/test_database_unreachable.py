@@ -6,9 +6,15 @@ from __future__ import annotations
 import json
 import subprocess
 
-import pytest
-
-from tests.conftest import MANAGE, PYTHON, ROOT, free_port, raw_initialize, subprocess_env
+from tests.conftest import (
+    MANAGE,
+    PYTHON,
+    ROOT,
+    free_port,
+    postgres_server,
+    raw_initialize,
+    subprocess_env,
+)
 
 # The pool waits 30 s for a connection before it gives up (config/settings.py): a command
 # that answers before POOL_TIMEOUT did not wait it out. The start-up, slow on a busy machine,
@@ -34,13 +40,7 @@ def test_migrate_with_no_server_listening_says_so_without_a_traceback() -> None:
 
 
 def test_a_missing_database_is_named_by_runmcp_and_migrate_in_the_servers_words() -> None:
-    from django.db import connection
-
-    if connection.vendor != "postgresql":
-        pytest.skip("needs PostgreSQL (CI runs the suite on it)")
-    database = connection.settings_dict
-    host, port = database.get("HOST") or "127.0.0.1", database.get("PORT") or 5432
-    user = database.get("USER") or "postgres"
+    host, port, user = postgres_server()
     name = "tool_hub_no_such_database"
     env = subprocess_env(DATABASE_URL=f"postgres://{user}@{host}:{port}/{name}")
     said = f"the database {name} on {host}:{port} cannot be reached"

@@ -6,9 +6,15 @@ import json
 import os
 import subprocess
 
-import pytest
-
-from tests.conftest import MANAGE, PYTHON, ROOT, STARTUP_DEADLINE, raw_initialize, subprocess_env
+from tests.conftest import (
+    MANAGE,
+    PYTHON,
+    ROOT,
+    STARTUP_DEADLINE,
+    postgres_server,
+    raw_initialize,
+    subprocess_env,
+)
 
 MESSAGES = [
     raw_initialize("raw-test"),
@@ -117,15 +123,9 @@ def test_a_fresh_embedded_database_is_migrated_on_start_and_stdout_stays_json(
 
 def test_an_unmigrated_postgresql_database_is_refused_naming_the_command() -> None:
     """A server database is its owner's to migrate: runmcp exits at once, saying how."""
-    from django.db import connection
-
-    if connection.vendor != "postgresql":
-        pytest.skip("needs PostgreSQL (CI runs the suite on it)")
     import psycopg
 
-    database = connection.settings_dict
-    host, port = database.get("HOST") or "127.0.0.1", database.get("PORT") or 5432
-    user = database.get("USER") or "postgres"
+    host, port, user = postgres_server()
     name = f"runmcp_unmigrated_{os.getpid()}"
     admin = f"host={host} port={port} user={user} dbname=postgres"
     with psycopg.connect(admin, autocommit=True) as conn:
