@@ -180,7 +180,7 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_b
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": env_int("DATABASE_POOL_MIN", 1),
         "max_size": env_int("DATABASE_POOL_MAX", 10),
-        "timeout": 30,
+        "timeout": env_int("DATABASE_POOL_TIMEOUT", 30),  # seconds a call waits for a connection
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
