@@ -3,12 +3,12 @@
 A psycopg pool makes its connections in the background and retries a failed one quietly:
 a process asking for its first connection to a database that does not exist, a role the
 server refuses or a host nobody listens on waits the pool's whole timeout
-(DATABASE_POOL_TIMEOUT, 30 s) and hears only «couldn't get a connection after 30.00 sec». Here a pool that has given no connection
-yet is waited on FIRST_WAIT seconds; then one connection is opened directly, and its
-refusal (the server's own words: «database "x" does not exist») is raised at once, naming
-the database. A server that answers the direct attempt is only slow: the pool is waited on
-for the rest of its timeout, as before. Once a pool has given a connection, its waits are
-psycopg's own (a busy pool is no refusal).
+(DATABASE_POOL_TIMEOUT, 30 s) and hears only «couldn't get a connection after 30.00 sec».
+Here a pool that has given no connection yet is waited on FIRST_WAIT seconds; then one
+connection is opened directly, and its refusal (the server's own words: «database "x"
+does not exist») is raised at once, naming the database. A server that answers the direct
+attempt is only slow: the pool is waited on for the rest of its timeout, as before. Once a
+pool has given a connection, its waits are psycopg's own (a busy pool is no refusal).
 
 Settings use it as the ENGINE of a pooled PostgreSQL database (config/settings.py).
 """
