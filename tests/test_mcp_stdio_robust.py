@@ -222,7 +222,7 @@ def test_requests_sent_before_stdin_closes_are_all_answered(tmp_path) -> None:  
         env=subprocess_env(DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}", REDIS_URL=None),
         input="".join(line + "\n" for line in lines).encode(),
         capture_output=True,
-        timeout=90,
+        timeout=STARTUP_DEADLINE,  # a fresh database is migrated and given the sample norms
     )
     replies = {json.loads(line)["id"]: json.loads(line) for line in done.stdout.splitlines()}
     assert set(replies) == {1, 2, 3}, done.stderr.decode()[-2000:]
