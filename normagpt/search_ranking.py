@@ -57,7 +57,8 @@ class _Row:
     # text with no number before the document's first heading (its cover, preface, contents,
     # introduction) or under «Область применения», «Нормативные ссылки», or a clause saying
     # what the document or its part is for («Настоящий подраздел содержит требования к …»):
-    # what the document is, what it cites, no value a norm sets (`normagpt.search`)
+    # what the document is, what it cites, no value a norm sets (`normagpt.search`); and a
+    # definition writing no number (`_defining`)
     front: bool = False
 
 
@@ -111,7 +112,9 @@ def rows_load(ids: list[int], variants: dict[str, str], day: str) -> dict[int, _
             positions,
             len(heading) + (len(stated) + _table_head(rest) if heading[-1:] == _TABLE else 0),
             *titles[document],
-            front=(kind == NormClause.Kind.TEXT and _front(parts[0])) or _scope_statement(stated),
+            front=(kind == NormClause.Kind.TEXT and _front(parts[0]))
+            or _scope_statement(stated)
+            or (_defining(parts[0]) and not any(map(str.isdigit, [*stated, *rest]))),
         )
     return out
 
@@ -125,6 +128,7 @@ _ABOUT = (
 )
 
 
+_TERMS = search_stems("Термины")[0]
 _THIS = search_stems("Настоящий")[0]
 _OF_DOCUMENT = frozenset(search_stems("свод правил стандарт раздел подраздел документ приложение"))
 
@@ -133,6 +137,16 @@ def _scope_statement(stated: list[str]) -> bool:
     """Whether a clause's statement (its stems) opens saying what the document or its part
     is for («Настоящий свод правил распространяется на …», «Настоящий подраздел …»)."""
     return stated[:1] == [_THIS] and bool(_OF_DOCUMENT.intersection(stated[1:3]))
+
+
+@functools.lru_cache(maxsize=4096)
+def _defining(heading: str) -> bool:
+    """Whether a clause under `heading` (its stems) defines a term: its section is the
+    document's «Термины и определения». A definition writing no number says what a word
+    means, no value a norm sets («3.1.17 ограждение на перепаде высоты: Строительные
+    конструкции …»); one writing a number may («подполье: Пространство высотой в чистоте
+    менее 1,8 м»)."""
+    return _TERMS in heading.split(" ")
 
 
 @functools.lru_cache(maxsize=4096)

@@ -1160,3 +1160,28 @@ def test_a_concentration_is_answered_in_a_unit_of_concentration() -> None:
     flux = "Плотность потока радона с поверхности грунта не более 80 мБк/(м2·с)."
     assert not Judge(radon, dict.fromkeys(radon.terms, 1.0)).states(flux)
     assert Judge(radon, dict.fromkeys(radon.terms, 1.0)).states("не более 200 Бк/м3")
+
+
+MEZZANINE = (
+    "В торговом центре внутри здания антресоль, перепад до нижнего этажа метра четыре. "
+    "Какой высоты нужно ограждение по её краю?"
+)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_definition_writing_no_number_gives_no_quantity_asked() -> None:
+    """СП 118.13330.2022 п. 3.1.17 («ограждение на перепаде высоты: Строительные
+    конструкции, сооружаемые на … антресолях …») says what the term means; it held the
+    question's railing, height, drop and mezzanine, and came before п. 6.12, which gives the
+    railing's height (1,2 м at a floor drop over 1,0 м). A definition writing a number
+    («3.1.20 подполье: Пространство высотой в чистоте менее 1,8 м») still answers; asked
+    what a word means, a definition answers. Real pages: СП 118.13330.2022 pp. 11, 35."""
+    call_command("normagpt_ingest_dataset", str(FIXTURES / "definitions"))
+    hits = clauses_search(keywords=[MEZZANINE], limit=5)
+    assert (hits[0].clause.number, hits[0].answers) == ("6.12", True)
+    assert not next(hit for hit in hits if hit.clause.number == "3.1.17").answers
+    assert first(["Какой высоты подполье в общественном здании?"]) == [
+        ("СП 118.13330.2022", "3.1.20", True)
+    ]
+    meant = first(["Какие конструкции называют ограждением на перепаде?"])
+    assert meant == [("СП 118.13330.2022", "3.1.17", True)]
