@@ -1185,3 +1185,24 @@ def test_a_definition_writing_no_number_gives_no_quantity_asked() -> None:
     ]
     meant = first(["Какие конструкции называют ограждением на перепаде?"])
     assert meant == [("СП 118.13330.2022", "3.1.17", True)]
+
+
+CEMENT_BAGS = "Сколько месяцев можно хранить мешки с цементом в сарае, чтобы он не испортился?"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_months_weeks_or_minutes_asked_are_a_time() -> None:
+    """«Сколько месяцев …» asks a time: a clause answering writes one. СП 42-102-2004's table
+    13, a gas pipeline's ballast («мешков с цементно-песчаной смесью — 0,85»), held the
+    cement question's bags and cement and answered it. ГОСТ 30673-2013 п. 7.4 («хранение …
+    профиля под открытым небом не более шести месяцев») answers a question in months. Real
+    pages: СП 42-102-2004 p. 31, ГОСТ 30673-2013 p. 21."""
+    call_command("normagpt_ingest_dataset", str(FIXTURES / "times"))
+    hits = clauses_search(keywords=[CEMENT_BAGS], limit=5)
+    assert hits
+    assert not any(hit.answers for hit in hits)
+    for read in (CEMENT_BAGS, "Сколько недель сохнет бетон?", "Сколько минут длится проверка?"):
+        quantities = question_read([read]).quantities
+        assert {lexicon().dimensions.get(q) for q in quantities} == {"time"}, read
+    profile = "Сколько месяцев можно хранить ПВХ профиль для окон под открытым небом?"
+    assert first([profile]) == [("ГОСТ 30673-2013", "7.4", True)]
