@@ -185,6 +185,21 @@ def _things(query: Query, weights: dict[str, float]) -> dict[str, set[str]]:
     }
 
 
+def _concepts(query: Query, weights: dict[str, float]) -> list[tuple[dict[str, float], float]]:
+    """What each keyword phrase names a thing asked about by: its nouns, with their weights
+    (`weights`), and NAMED of their weight, which a clause answering holds (a sentence's
+    words name none so)."""
+    return [
+        (nouns, NAMED * sum(nouns.values()))
+        for phrase in query.phrases
+        if (stems := frozenset(t for t in phrase if weights.get(t)))
+        and (named := _named(stems, query.words))
+        # in the phrase's order: a sum in a set's order differs from process to process in
+        # its last digit (and a score's tie with it)
+        and (nouns := {t: weights[t] for t in phrase if t in named})
+    ]
+
+
 def _kinds(things: dict[str, set[str]]) -> list[frozenset[str]]:
     """The stems of the kinds norms name `things` by (the lexicon's `kinds`)."""
     kinds = lexicon().kinds
@@ -246,22 +261,7 @@ class Judge:
         # «архиву»'s «архив»): held where that word is (not a whole question's: its many
         # words would hold more of a clause that does not answer)
         self.twins = _twins(query, self.weights, {} if query.sentence else (variants or {}))
-        # each keyword phrase names a thing asked about (a sentence's words do not): its
-        # nouns, with their weights and NAMED of their weight, a clause answering holds
-        self.concepts = (
-            []
-            if query.sentence
-            else [
-                (nouns, NAMED * sum(nouns.values()))
-                for phrase in query.phrases
-                if (stems := frozenset(t for t in phrase if self.weights.get(t)))
-                and (named := _named(stems, query.words))
-                # in the phrase's order: a sum in a set's order differs from process to
-                # process in its last digit (and a score's tie with it)
-                and (nouns := {t: self.weights[t] for t in phrase if t in named})
-            ]
-        )
-
+        self.concepts = [] if query.sentence else _concepts(query, self.weights)
         # a word of several keyword phrases is what they all ask about («срок хранения
         # цемента», «гарантийный срок хранения цемента»): a clause answering holds it
         used = [t for phrase in ([] if query.sentence else query.phrases) for t in set(phrase)]
@@ -272,6 +272,7 @@ class Judge:
         self.topic |= frozenset(t for t in query.per if t in self.weights)
         self.things = _things(query, weights)  # what a whole question asks about
         self.kinds = _kinds(self.things)  # and the kinds norms name them by
+        self.actions = query.actions if _UNITS["time"] in self.units else ()  # `names_action`
 
     def context(self, row: Found) -> frozenset[str]:
         """The query stems the clause's headings and its document's title hold."""
@@ -312,6 +313,22 @@ class Judge:
             return True
         stems = frozenset(search_stems(text)) if self.kinds else frozenset()
         return any(kind <= stems for kind in self.kinds)
+
+    def names_asked(self, row: Found, text: str) -> bool:
+        """Whether a clause (`text`, its text) said to answer by its words names what a
+        whole question asks about (`names_thing`) and the action whose time it asks
+        (`names_action`)."""
+        return self.names_thing(row, text) and self.names_action(text)
+
+    def names_action(self, text: str) -> bool:
+        """Whether a clause's `text` names an action whose time a whole question asks
+        (`Query.actions`: «замены» of «Через сколько лет нужно менять …», «ликвидации
+        аварий» of «За сколько часов должны устранить аварию»); True when it asks none.
+        Ranking does not ask it, as `names_thing`."""
+        if not self.actions:
+            return True
+        stems = frozenset(search_stems(text))
+        return any(action & stems for action in self.actions)
 
     def states(self, text: str) -> bool:
         """Whether a clause's `text`, judged answering by its words, states what is asked: a

@@ -424,6 +424,9 @@ class Query:
     # what a whole question asks about: the stems of the nouns its asking sentence names as
     # the subject, the object or the owner of the quantity asked (`questions._things_asked`)
     things: frozenset[str] = frozenset()
+    # the actions a whole question asks the time of («Как часто … чистить водостоки?»): for
+    # each, the stems of the words norms name it by (the lexicon's `actions`)
+    actions: tuple[frozenset[str], ...] = ()
 
     @property
     def terms(self) -> list[str]:

@@ -41,6 +41,9 @@ class Lexicon:
     # a thing's stem → the stems of the kind norms name it by («баня»: «хозяйственная
     # постройка»), all of them held where a clause names it so
     kinds: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # a verb's dictionary form → the stems of the words norms name its action by, any form
+    # («менять»: «замена», «замены», «заменять»)
+    actions: dict[str, frozenset[str]] = field(default_factory=dict)
     # «сколько квадратных метров», «при каком морозе» → the words of the quantity asked
     asked_as: tuple[tuple[re.Pattern[str], str], ...] = ()
 
@@ -90,13 +93,12 @@ def _question_read(keywords: tuple[str, ...]) -> Query:
     search would hold nothing else).
 
     A keyword of several sentences is a question told with its story («Строим дом в
-    Подмосковье. Какой толщины …?»): each sentence a phrase, its words of talk left out;
-    the question's own sentence is what is asked (`_asking`), the others' words are its
-    `context` (they weigh less, and do not decide the quantity asked), but for what a
-    pronoun of the question stands for («Хочу посадить дерево. На каком расстоянии от дома
-    его сажать?»: the tree is asked about, `_antecedents`)."""
+    Подмосковье. Какой толщины …?»): each sentence a phrase, its words of talk left out; the
+    question's own sentence is what is asked (`_asking`), the others' words are its `context`
+    (they weigh less, do not decide the quantity asked), but for what a pronoun of the
+    question stands for («Хочу посадить дерево. На каком расстоянии от дома его сажать?»)."""
     pieces: list[str] = []
-    things: list[str] = []  # the words of what the asking sentences ask about
+    asking_sentences: list[str] = []  # what the things and actions asked are read from
     told: list[str] = []
     spoken_of: set[str] = set()  # the stems of what the asking sentences' pronouns stand for
     words = lexicon()
@@ -105,12 +107,12 @@ def _question_read(keywords: tuple[str, ...]) -> Query:
         sentences = [p.strip() for p in _SENTENCE.split(keyword) if p.strip()]
         if len(sentences) < 2:
             pieces.append(_told_plainly(keyword))
-            things += _things_asked(keyword, words)
+            asking_sentences.append(keyword)
             continue
         plain = [_told_plainly(p, whole=True) for p in sentences]
         asking = _asking(sentences, plain)
         pieces += [plain[i] for i in asking]
-        things += [word for i in asking for word in _things_asked(sentences[i], words)]
+        asking_sentences += [sentences[i] for i in asking]
         meant = [word for i in asking for word in _antecedents(sentences, i)]
         pieces += [" ".join(meant)] if meant else []
         spoken_of.update(search_stems(" ".join(meant)))
@@ -134,7 +136,8 @@ def _question_read(keywords: tuple[str, ...]) -> Query:
         query.clauses = list(dict.fromkeys([*query.clauses, *story.clauses]))
     query.phrases = phrases
     query.sentence = any(_is_sentence(keyword) for keyword in keywords)
-    query.things = _thing_stems(things, words) if query.sentence else frozenset()
+    if query.sentence:
+        query.things, query.actions = _asked_of(asking_sentences, words)
     query.ends = tuple(end for keyword in keywords for end in distance_ends(keyword))
     query.said_as = {
         stem: said
@@ -388,6 +391,7 @@ def _antecedents(sentences: list[str], asking: int) -> list[str]:
 
 
 _ADJECTIVES = frozenset({"ADJF", "PRTF"})
+_VERBS = frozenset({"INFN", "VERB"})
 
 
 def _agrees(word: str, case: str) -> bool:
@@ -423,6 +427,25 @@ def _things_asked(sentence: str, words: Lexicon) -> list[str]:
         if not (start and tags[start - 1].POS == "PREP"):
             things.append(word)
     return things
+
+
+def _asked_of(
+    sentences: list[str], words: Lexicon
+) -> tuple[frozenset[str], tuple[frozenset[str], ...]]:
+    """What a whole question's asking `sentences` ask about (`_things_asked`, stemmed) and
+    the actions they ask the time of, each as the stems norms name it by (`_actions_asked`)."""
+    things = [word for sentence in sentences for word in _things_asked(sentence, words)]
+    verbs = [verb for sentence in sentences for verb in _actions_asked(sentence, words)]
+    return _thing_stems(things, words), tuple(words.actions[v] for v in dict.fromkeys(verbs))
+
+
+def _actions_asked(sentence: str, words: Lexicon) -> list[str]:
+    """The verbs of `sentence` (their dictionary form) whose action the lexicon names
+    (`actions`): «чистить» of «Как часто по нормам их нужно чистить?»."""
+    parse = morphology().parse
+    verbs = (parse(word)[0] for word in _WORD_RE.findall(sentence))
+    lemmas = (v.normal_form.replace("ё", "е") for v in verbs if v.tag.POS in _VERBS)
+    return [lemma for lemma in lemmas if lemma in words.actions]
 
 
 def _thing_stems(things: list[str], words: Lexicon) -> frozenset[str]:
@@ -503,6 +526,12 @@ def lexicon() -> Lexicon:
         synonyms=_stemmed(data["synonyms"]),
         claims_only=_stemmed(data["claims_only"]),
         kinds=_stemmed(data["kinds"]),
+        actions={
+            verb.replace("ё", "е"): frozenset(
+                stem for word in [verb, *said] for stem in _forms_stemmed(word)
+            )
+            for verb, said in data["actions"].items()
+        },
         document_kind=frozenset(search_stems(data["document_kind"])),
         asked_as=tuple(
             (re.compile(rf"(?<![а-яё]){_spaced(asked)}(?![а-яё])", re.I), quantity)

@@ -195,7 +195,7 @@ def clauses_search(
             named=row.id in named,
             in_force=not row.replaced,
             # ranked as answering or not, said to only where it names what is asked
-            answers=row.answers and judge.names_thing(row, clauses[row.id].text),
+            answers=row.answers and judge.names_asked(row, clauses[row.id].text),
             lacks=judge.lacks(row),
         )
         for score, row in best

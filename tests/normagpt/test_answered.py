@@ -1206,3 +1206,47 @@ def test_months_weeks_or_minutes_asked_are_a_time() -> None:
         assert {lexicon().dimensions.get(q) for q in quantities} == {"time"}, read
     profile = "Сколько месяцев можно хранить ПВХ профиль для окон под открытым небом?"
     assert first([profile]) == [("ГОСТ 30673-2013", "7.4", True)]
+
+
+SEPTIC = (
+    "На даче септик, летом там живём вчетвером. Как часто по нормам его нужно откачивать "
+    "ассенизатором?"
+)
+
+
+STAIRWELL_WINDOWS = (
+    "Окна в подъезде грязные уже год. Как часто управляющая компания по нормам обязана их мыть?"
+)
+
+
+def test_the_action_whose_time_a_whole_question_asks_is_read() -> None:
+    """«Как часто … откачивать», «Через сколько лет … менять»: the verb of the asking
+    sentence the lexicon names an action of, with the norms' words for it; keywords and a
+    verb it does not list name none."""
+    (pumping,) = question_read([SEPTIC]).actions
+    assert {stem("откачка"), stem("вывоз")} <= pumping
+    (changing,) = question_read(["Через сколько лет нужно менять гибкий шланг?"]).actions
+    assert stem("заменять") in changing
+    assert question_read(["периодичность откачки септика"]).actions == ()
+    assert question_read(["Как часто нужно сдавать манометр на поверку?"]).actions == ()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_time_asked_of_an_action_is_answered_by_a_clause_naming_it() -> None:
+    """A clause said to answer how often something is done names the doing: ГОСТ
+    30674-2023 п. 12.5 (a window maker's warranty holds «только в случае проведения
+    сервисного обслуживания изделий не реже одного раза в год … управляющей организацией»)
+    held the question's windows, a frequency and the managing company, and answered how
+    often a stairwell's windows are washed. ГОСТ 31937-2024 п. 4.2 («обследование технического
+    состояния … не реже одного раза в 10 лет») answers how often a house is inspected, СП
+    73.13330.2016 п. 5.5.3 («шланги гибкой подводки следует заменять через каждые три
+    года») how often the hoses are changed. Real pages: ГОСТ 30674-2023 p. 29, ГОСТ
+    31937-2024 p. 11, СП 73.13330.2016 p. 20."""
+    call_command("normagpt_ingest_dataset", str(FIXTURES / "actions"))
+    hits = clauses_search(keywords=[STAIRWELL_WINDOWS], limit=5)
+    assert hits
+    assert not any(hit.answers for hit in hits)
+    inspected = "Дому уже лет двадцать. Как часто нужно обследовать его техническое состояние?"
+    assert first([inspected]) == [("ГОСТ 31937-2024", "4.2", True)]
+    hoses = "Через сколько лет нужно менять шланги гибкой подводки к смесителю?"
+    assert first([hoses]) == [("СП 73.13330.2016", "5.5.3", True)]
