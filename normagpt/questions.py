@@ -111,10 +111,10 @@ def _question_read(keywords: tuple[str, ...]) -> Query:
             continue
         plain = [_told_plainly(p, whole=True) for p in sentences]
         asking = _asking(sentences, plain)
-        pieces += [plain[i] for i in asking]
-        asking_sentences += [sentences[i] for i in asking]
         meant = [word for i in asking for word in _antecedents(sentences, i)]
-        pieces += [" ".join(meant)] if meant else []
+        pronouns = [" ".join(meant)] if meant else []  # what the pronouns stand for
+        pieces += [*(plain[i] for i in asking), *pronouns]
+        asking_sentences += [*(sentences[i] for i in asking), *pronouns]
         spoken_of.update(search_stems(" ".join(meant)))
         told += [p for i, p in enumerate(plain) if i not in asking]
     query = query_parse(pieces)

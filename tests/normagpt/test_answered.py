@@ -1250,3 +1250,23 @@ def test_a_time_asked_of_an_action_is_answered_by_a_clause_naming_it() -> None:
     assert first([inspected]) == [("ГОСТ 31937-2024", "4.2", True)]
     hoses = "Через сколько лет нужно менять шланги гибкой подводки к смесителю?"
     assert first([hoses]) == [("СП 73.13330.2016", "5.5.3", True)]
+
+
+TRAMPOLINE = "Купили батут на дачу. На каком расстоянии от забора и построек его ставить?"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_what_a_pronoun_of_a_whole_question_stands_for_is_what_it_asks_about() -> None:
+    """«Купили батут … его ставить?»: the trampoline is asked about. СП 53.13330.2019 п.
+    6.7 («Минимальные расстояния до границы соседнего участка … от других хозяйственных
+    построек — 1 м») holds the distance and the buildings and answered; it names no
+    trampoline (which the corpus uses: СП 332.1325800.2017 п. 6.2.18). Asked so of a
+    bath-house, п. 6.7 still answers (the kind norms name it by). Real pages: СП
+    53.13330.2019 pp. 9–12, СП 332.1325800.2017 p. 43."""
+    assert stem("батут") in question_read([TRAMPOLINE]).things
+    call_command("normagpt_ingest_dataset", str(FIXTURES / "pronouns"))
+    hits = clauses_search(keywords=[TRAMPOLINE], limit=5)
+    assert hits
+    assert not any(hit.answers for hit in hits)
+    bath = "Хотим баню на даче. На каком расстоянии от границы соседнего участка её ставить?"
+    assert ("СП 53.13330.2019", "6.7", True) in first([bath], 2)
