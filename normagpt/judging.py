@@ -12,8 +12,9 @@ from collections.abc import Iterator
 from typing import Protocol
 
 from normagpt.everyday import everyday_share
+from normagpt.lexicon import lexicon
 from normagpt.parsing import Query, search_stems
-from normagpt.questions import distance_ends, is_noun, lexicon, may_be_adjective
+from normagpt.questions import distance_ends, is_noun, may_be_adjective
 
 
 class Found(Protocol):
@@ -200,6 +201,19 @@ def _concepts(query: Query, weights: dict[str, float]) -> list[tuple[dict[str, f
     ]
 
 
+def _owners(
+    query: Query, things: dict[str, set[str]], weights: dict[str, float]
+) -> dict[str, frozenset[str]]:
+    """Each of `things` with the owner the question names after it (`Query.owners`, a word
+    the corpus uses): the owner's stem and the norm words for it («блок кондиционера»: the
+    unit is named only with «кондиционер» or «кондиционирование»)."""
+    return {
+        thing: frozenset({owner, *query.said_as.get(owner, ())})
+        for thing, owner in query.owners.items()
+        if thing in things and weights.get(owner)
+    }
+
+
 def _kinds(things: dict[str, set[str]]) -> list[frozenset[str]]:
     """The stems of the kinds norms name `things` by (the lexicon's `kinds`)."""
     kinds = lexicon().kinds
@@ -272,6 +286,7 @@ class Judge:
         self.topic |= frozenset(t for t in query.per if t in self.weights)
         self.things = _things(query, weights)  # what a whole question asks about
         self.kinds = _kinds(self.things)  # and the kinds norms name them by
+        self.owners = _owners(query, self.things, weights)
         self.actions = query.actions if _UNITS["time"] in self.units else ()  # `names_action`
 
     def context(self, row: Found) -> frozenset[str]:
@@ -309,7 +324,7 @@ class Judge:
         if not self.things:
             return True
         held = self.held(row)
-        if any(said & held for said in self.things.values()):
+        if any(said & held and self._owned(t, held) for t, said in self.things.items()):
             return True
         stems = frozenset(search_stems(text)) if self.kinds else frozenset()
         return any(kind <= stems for kind in self.kinds)
@@ -329,6 +344,11 @@ class Judge:
             return True
         stems = frozenset(search_stems(text))
         return any(action & stems for action in self.actions)
+
+    def _owned(self, thing: str, held: set[str]) -> bool:
+        """Whether `held` holds the owner of `thing` the question names (`owners`), in its
+        word or a norm word for it; True when it names none."""
+        return thing not in self.owners or bool(self.owners[thing] & held)
 
     def states(self, text: str) -> bool:
         """Whether a clause's `text`, judged answering by its words, states what is asked: a

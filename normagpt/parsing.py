@@ -427,6 +427,9 @@ class Query:
     # the actions a whole question asks the time of («Как часто … чистить водостоки?»): for
     # each, the stems of the words norms name it by (the lexicon's `actions`)
     actions: tuple[frozenset[str], ...] = ()
+    # a thing's owner a whole question names after it, in the genitive («наружный блок
+    # кондиционера»): a clause names the thing only with its owner (`judging.Judge`)
+    owners: dict[str, str] = field(default_factory=dict)
 
     @property
     def terms(self) -> list[str]:

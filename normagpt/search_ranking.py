@@ -19,9 +19,9 @@ from typing import Any, NamedTuple
 
 from normagpt.editions import document_in_force, holds_on
 from normagpt.judging import windows
+from normagpt.lexicon import lexicon
 from normagpt.models import NormClause
 from normagpt.parsing import Query, search_stems
-from normagpt.questions import lexicon
 from normagpt.search_candidates import TERM_COUNTS, Vocabulary, sql_rows, sql_within
 from normagpt.terms import PART, TABLE_MARK
 

@@ -41,6 +41,7 @@ from core.russian import morphology
 from normagpt import claims as c
 from normagpt.conditions import generic, table_segments
 from normagpt.conditions.words import BRICK_THICKNESS, abbreviated, bricks_thickness
+from normagpt.lexicon import lexicon
 from normagpt.models import NormClause
 from normagpt.parsing import (
     FROM_TO,
@@ -50,7 +51,7 @@ from normagpt.parsing import (
     stems_kin,
     stems_related,
 )
-from normagpt.questions import lexicon, word_of_talk
+from normagpt.questions import word_of_talk
 
 RARE_SHARE = 0.05  # a claim's word held by fewer clauses than this share tells what it is about
 BUILDING_WORDS = "дом дома доме домов домам здание здания зданий сооружение сооружения"  # one

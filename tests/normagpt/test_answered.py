@@ -24,8 +24,9 @@ from normagpt.agent.nodes import NOT_IN_CORPUS
 from normagpt.agent.runner import run_advance
 from normagpt.ingest import document_texts_ingest
 from normagpt.judging import CONTEXT, Judge
+from normagpt.lexicon import lexicon
 from normagpt.parsing import Query, search_stems, stem
-from normagpt.questions import lexicon, question_read
+from normagpt.questions import question_read
 from normagpt.search import clauses_search, pages_search
 from normagpt.verification import Checker
 from tests.normagpt.material import pages_of
@@ -1270,3 +1271,24 @@ def test_what_a_pronoun_of_a_whole_question_stands_for_is_what_it_asks_about() -
     assert not any(hit.answers for hit in hits)
     bath = "Хотим баню на даче. На каком расстоянии от границы соседнего участка её ставить?"
     assert ("СП 53.13330.2019", "6.7", True) in first([bath], 2)
+
+
+AC_UNIT = "На каком расстоянии от окна соседа можно повесить наружный блок кондиционера на фасаде?"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_thing_asked_with_its_owner_is_named_with_it() -> None:
+    """«наружный блок кондиционера»: the unit is the air conditioner's. СП 37.13330.2012 п.
+    5.14.7 (railway signals «на расстоянии не менее 12,5 м …», «на границах блок-участков»)
+    held a block and a distance and answered where an air conditioner's outdoor unit may
+    hang. СП 60.13330.2020 п. 8.12 («Наружные блоки кондиционеров раздельного типа
+    мощностью по холоду до 18 кВт допускается размещать на незастекленных лоджиях») names
+    both and answers. Real pages: СП 37.13330.2012 pp. 68–69, СП 60.13330.2020 p. 56."""
+    assert question_read([AC_UNIT]).owners == {stem("блок"): stem("кондиционера")}
+    assert question_read(["Какой высоты забор нужен?"]).owners == {}
+    call_command("normagpt_ingest_dataset", str(FIXTURES / "owners"))
+    hits = clauses_search(keywords=[AC_UNIT], limit=5)
+    assert hits
+    assert not any(hit.answers for hit in hits)
+    loggia = "Какой мощности наружный блок кондиционера можно поставить на открытой лоджии?"
+    assert first([loggia]) == [("СП 60.13330.2020", "8.12", True)]

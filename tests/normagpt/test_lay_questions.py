@@ -18,8 +18,9 @@ from django.core.management import call_command
 from normagpt import services
 from normagpt.everyday import COMMON, FLOOR, everyday_share, everyday_weighed, zipf_listed
 from normagpt.ingest import document_texts_ingest
+from normagpt.lexicon import LEXICON
 from normagpt.parsing import search_stems
-from normagpt.questions import LEXICON, question_read
+from normagpt.questions import question_read
 from normagpt.search import clauses_search
 
 EXCERPTS = Path(__file__).resolve().parent.parent / "fixtures" / "norms" / "answering"
