@@ -287,6 +287,7 @@ class Judge:
         self.things = _things(query, weights)  # what a whole question asks about
         self.kinds = _kinds(self.things)  # and the kinds norms name them by
         self.owners = _owners(query, self.things, weights)
+        self.of_quantity = query.of_quantity
         self.actions = query.actions if _UNITS["time"] in self.units else ()  # `names_action`
 
     def context(self, row: Found) -> frozenset[str]:
@@ -324,7 +325,8 @@ class Judge:
         if not self.things:
             return True
         held = self.held(row)
-        if any(said & held and self._owned(t, held) for t, said in self.things.items()):
+        asked = [t for t in self.things if t in self.of_quantity] or list(self.things)
+        if any(self.things[t] & held and self._owned(t, held) for t in asked):
             return True
         stems = frozenset(search_stems(text)) if self.kinds else frozenset()
         return any(kind <= stems for kind in self.kinds)

@@ -430,6 +430,9 @@ class Query:
     # a thing's owner a whole question names after it, in the genitive («наружный блок
     # кондиционера»): a clause names the thing only with its owner (`judging.Judge`)
     owners: dict[str, str] = field(default_factory=dict)
+    # of `things`, the owners of a quantity asked («лет гарантии», «концентрация радона»):
+    # what the question asks the quantity of, named where any of them is asked
+    of_quantity: frozenset[str] = frozenset()
 
     @property
     def terms(self) -> list[str]:

@@ -78,7 +78,7 @@ def _question_read(keywords: tuple[str, ...]) -> Query:
     query.phrases = phrases
     query.sentence = any(_is_sentence(keyword) for keyword in keywords)
     if query.sentence:
-        query.things, query.actions, query.owners = _asked_of(asking_sentences, words)
+        _asked_of(query, asking_sentences, words)
     query.ends = tuple(end for keyword in keywords for end in distance_ends(keyword))
     query.said_as = {
         stem: said
@@ -340,16 +340,16 @@ def _agrees(word: str, case: str) -> bool:
     return any(p.tag.POS in _ADJECTIVES and p.tag.case == case for p in morphology().parse(word))
 
 
-def _things_asked(sentence: str, words: Lexicon) -> list[str]:
+def _things_asked(sentence: str, words: Lexicon) -> list[tuple[str, bool]]:
     """The nouns `sentence` asks about: the owner of a quantity asked (the noun in the
     genitive after it, past its adjectives: «концентрация радона», «производительность
     вытяжки»), and its subject and object nouns (the nominative or accusative, no
     preposition before them and their adjectives: «счётчик» of «Через сколько лет нужно
     поверять газовый счётчик?»; not the place or means of «над газовой плитой»), no
-    quantity and no word of talk."""
+    quantity and no word of talk; each with whether it owns the quantity."""
     found = _WORD_RE.findall(sentence)
     tags = [morphology().parse(word)[0].tag for word in found]
-    things = []
+    things: list[tuple[str, bool]] = []
     for at, word in enumerate(found):
         stem = search_stems(word)[:1]
         quantity = bool(stem) and stem[0] in words.quantities
@@ -358,7 +358,7 @@ def _things_asked(sentence: str, words: Lexicon) -> list[str]:
             while after < len(found) and tags[after].POS in _ADJECTIVES:
                 after += 1
             if after < len(found) and _genitive_noun(found[after]):
-                things.append(found[after])
+                things.append((found[after], True))
             continue
         if tags[at].POS != "NOUN" or tags[at].case not in _NAMING or word_of_talk(word):
             continue
@@ -366,25 +366,22 @@ def _things_asked(sentence: str, words: Lexicon) -> list[str]:
         while start and tags[start - 1].POS in _ADJECTIVES:
             start -= 1
         if not (start and tags[start - 1].POS == "PREP"):
-            things.append(word)
+            things.append((word, False))
     return things
 
 
-def _asked_of(
-    sentences: list[str], words: Lexicon
-) -> tuple[frozenset[str], tuple[frozenset[str], ...], dict[str, str]]:
-    """What a whole question's asking `sentences` ask about (`_things_asked`, stemmed), the
-    actions they ask the time of, each as the stems norms name it by (`_actions_asked`), and
-    the owners they name of what they ask about (`_owners`)."""
-    things = [word for sentence in sentences for word in _things_asked(sentence, words)]
+def _asked_of(query: Query, sentences: list[str], words: Lexicon) -> None:
+    """`query` told what a whole question's asking `sentences` ask about (`things`, of them
+    the owners of the quantity, `of_quantity`: `_things_asked`), the actions they ask the
+    time of, each as the stems norms name it by (`actions`: `_actions_asked`), and the
+    owners they name of what they ask about (`owners`: `_owners`)."""
+    things = [thing for sentence in sentences for thing in _things_asked(sentence, words)]
     verbs = [verb for sentence in sentences for verb in _actions_asked(sentence, words)]
-    stems = _thing_stems(things, words)
+    query.things = _thing_stems([word for word, _ in things], words)
+    query.of_quantity = _thing_stems([word for word, owns in things if owns], words)
+    query.actions = tuple(words.actions[verb] for verb in dict.fromkeys(verbs))
     owned = (pair for sentence in sentences for pair in _owners(sentence))
-    return (
-        stems,
-        tuple(words.actions[v] for v in dict.fromkeys(verbs)),
-        {head: owner for head, owner in owned if head in stems},
-    )
+    query.owners = {head: owner for head, owner in owned if head in query.things}
 
 
 def _actions_asked(sentence: str, words: Lexicon) -> list[str]:

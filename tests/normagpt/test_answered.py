@@ -1292,3 +1292,21 @@ def test_a_thing_asked_with_its_owner_is_named_with_it() -> None:
     assert not any(hit.answers for hit in hits)
     loggia = "Какой мощности наружный блок кондиционера можно поставить на открытой лоджии?"
     assert first([loggia]) == [("СП 60.13330.2020", "8.12", True)]
+
+
+WARRANTY = "Купили квартиру в новостройке. Сколько лет гарантии на неё должен давать застройщик?"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_owner_of_a_quantity_asked_is_what_a_clause_must_name() -> None:
+    """«Сколько лет гарантии …»: the years are the warranty's. СП 42.13330.2016's table Д.1
+    (institutions' land plots per flat, in new and built-up quarters, over years) named the
+    flat the question's pronoun stands for, not the warranty, and answered. ГОСТ
+    30674-2023 п. 12.2 («Гарантийный срок эксплуатации … не менее трех лет») answers a
+    window's warranty. Real pages: СП 42.13330.2016 pp. 75–86, ГОСТ 30674-2023 p. 29."""
+    assert question_read([WARRANTY]).of_quantity == {stem("гарантии")}
+    call_command("normagpt_ingest_dataset", str(FIXTURES / "quantity_owners"))
+    found = {h.clause.number: h.answers for h in clauses_search(keywords=[WARRANTY], limit=10)}
+    assert found.get("Д.1") is False
+    windows = "Сколько лет гарантии должно быть на пластиковые окна после установки?"
+    assert first([windows]) == [("ГОСТ 30674-2023", "12.2", True)]
