@@ -360,7 +360,7 @@ def _things_asked(sentence: str, words: Lexicon) -> list[tuple[str, bool]]:
             if after < len(found) and _genitive_noun(found[after]):
                 things.append((found[after], True))
             continue
-        if tags[at].POS != "NOUN" or tags[at].case not in _NAMING or word_of_talk(word):
+        if not _naming_noun(word) or word_of_talk(word):
             continue
         start = at
         while start and tags[start - 1].POS in _ADJECTIVES:
@@ -412,6 +412,19 @@ def _thing_stems(things: list[str], words: Lexicon) -> frozenset[str]:
     """The stems of `things` (`_things_asked`), but the lexicon's filler and boilerplate."""
     common = words.filler | words.generic
     return frozenset(s for word in things for s in search_stems(word)[:1] if s not in common)
+
+
+def _naming_noun(word: str) -> bool:
+    """Whether `word` is a noun in the nominative or accusative by its likeliest reading,
+    or by a common noun's where that is a name («ульи», which pymorphy3 reads first as a
+    place's name in the genitive)."""
+    readings = morphology().parse(word)
+    if _PROPER & readings[0].tag.grammemes:
+        readings = [p for p in readings if not _PROPER & p.tag.grammemes][:1]
+    return any(p.tag.POS == "NOUN" and p.tag.case in _NAMING for p in readings[:1])
+
+
+_PROPER = frozenset({"Geox", "Name", "Surn", "Patr"})
 
 
 def _genitive_noun(word: str) -> bool:
