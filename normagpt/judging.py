@@ -316,8 +316,10 @@ class Judge:
 
     def names_thing(self, row: Found, text: str) -> bool:
         """Whether the clause (with its headings and title; `text`, its text) names something
-        a whole question asks about (`things`): itself, a norm word the lexicon gives for it,
-        or the kind norms name it by (every word of it in `text`: «других хозяйственных
+        a whole question asks about (`things`; of them the owner of the quantity asked where
+        the question names one, `of_quantity`): itself, with its owner where the question
+        names one (`owners`: «блок кондиционера»), a norm word the lexicon gives for it, or
+        the kind norms name it by (every word of it in `text`: «других хозяйственных
         построек» names a bath-house); True when the question names nothing so (or is no
         whole question). Ranking does not ask it: a clause answering a lay question may name
         the thing in its own words; a clause said to answer must name it («Через сколько лет
