@@ -13,6 +13,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -75,14 +76,33 @@ def _as_written(words: str, match: re.Match[str]) -> str:
     return words.capitalize() if match[0][:1].isupper() else words
 
 
-_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # both safe: no object tags
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """PyYAML's safe loader (no object tags; libyaml's parser where PyYAML has it) that
+    refuses a key written twice in one mapping: YAML keeps the last silently, and a word
+    entered twice in the lexicon would lose its first norm words unseen."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                line = key_node.start_mark.line + 1
+                raise ValueError(f"lexicon.yaml line {line}: «{key}» is already a key here")
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def lexicon_data(text: str) -> dict[str, Any]:
+    """The lexicon's YAML `text` read; ValueError naming the line of a key written twice in
+    one section."""
+    return yaml.load(text, Loader=_Loader)  # noqa: S506 (a safe loader)
 
 
 @functools.cache
 def lexicon() -> Lexicon:
     """The lexicon, read and stemmed once per process (its first search: libyaml's parser,
     where PyYAML has it, reads it in 5 ms, the pure-Python one in 37)."""
-    data = yaml.load(LEXICON.read_text(encoding="utf-8"), Loader=_SAFE_LOADER)  # noqa: S506
+    data = lexicon_data(LEXICON.read_text(encoding="utf-8"))
     return Lexicon(
         filler=frozenset(search_stems(data["filler"])),
         generic=frozenset(search_stems(data["generic"])),
