@@ -61,6 +61,13 @@ def clause_read(text: str, query: Query, titled: frozenset[str] = frozenset()) -
     )
 
 
+def assert_unanswered(question: str) -> None:
+    """A whole `question` comes back with the closest clauses, none said to answer it."""
+    hits = clauses_search(keywords=[question], limit=5)
+    assert hits
+    assert not any(hit.answers for hit in hits)
+
+
 def first(keywords: list[str], n: int = 1) -> list[tuple[str, str, bool]]:
     hits = clauses_search(keywords=keywords, limit=5)[:n]
     return [(hit.clause.document.code, hit.clause.number, hit.answers) for hit in hits]
@@ -1199,9 +1206,7 @@ def test_months_weeks_or_minutes_asked_are_a_time() -> None:
     профиля под открытым небом не более шести месяцев») answers a question in months. Real
     pages: СП 42-102-2004 p. 31, ГОСТ 30673-2013 p. 21."""
     call_command("normagpt_ingest_dataset", str(FIXTURES / "times"))
-    hits = clauses_search(keywords=[CEMENT_BAGS], limit=5)
-    assert hits
-    assert not any(hit.answers for hit in hits)
+    assert_unanswered(CEMENT_BAGS)
     for read in (CEMENT_BAGS, "Сколько недель сохнет бетон?", "Сколько минут длится проверка?"):
         quantities = question_read([read]).quantities
         assert {lexicon().dimensions.get(q) for q in quantities} == {"time"}, read
@@ -1244,9 +1249,7 @@ def test_a_time_asked_of_an_action_is_answered_by_a_clause_naming_it() -> None:
     года») how often the hoses are changed. Real pages: ГОСТ 30674-2023 p. 29, ГОСТ
     31937-2024 p. 11, СП 73.13330.2016 p. 20."""
     call_command("normagpt_ingest_dataset", str(FIXTURES / "actions"))
-    hits = clauses_search(keywords=[STAIRWELL_WINDOWS], limit=5)
-    assert hits
-    assert not any(hit.answers for hit in hits)
+    assert_unanswered(STAIRWELL_WINDOWS)
     inspected = "Дому уже лет двадцать. Как часто нужно обследовать его техническое состояние?"
     assert first([inspected]) == [("ГОСТ 31937-2024", "4.2", True)]
     hoses = "Через сколько лет нужно менять шланги гибкой подводки к смесителю?"
@@ -1266,9 +1269,7 @@ def test_what_a_pronoun_of_a_whole_question_stands_for_is_what_it_asks_about() -
     53.13330.2019 pp. 9–12, СП 332.1325800.2017 p. 43."""
     assert stem("батут") in question_read([TRAMPOLINE]).things
     call_command("normagpt_ingest_dataset", str(FIXTURES / "pronouns"))
-    hits = clauses_search(keywords=[TRAMPOLINE], limit=5)
-    assert hits
-    assert not any(hit.answers for hit in hits)
+    assert_unanswered(TRAMPOLINE)
     bath = "Хотим баню на даче. На каком расстоянии от границы соседнего участка её ставить?"
     assert ("СП 53.13330.2019", "6.7", True) in first([bath], 2)
 
@@ -1287,9 +1288,7 @@ def test_a_thing_asked_with_its_owner_is_named_with_it() -> None:
     assert question_read([AC_UNIT]).owners == {stem("блок"): stem("кондиционера")}
     assert question_read(["Какой высоты забор нужен?"]).owners == {}
     call_command("normagpt_ingest_dataset", str(FIXTURES / "owners"))
-    hits = clauses_search(keywords=[AC_UNIT], limit=5)
-    assert hits
-    assert not any(hit.answers for hit in hits)
+    assert_unanswered(AC_UNIT)
     loggia = "Какой мощности наружный блок кондиционера можно поставить на открытой лоджии?"
     assert first([loggia]) == [("СП 60.13330.2020", "8.12", True)]
 
