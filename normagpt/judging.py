@@ -323,15 +323,31 @@ class Judge:
         построек» names a bath-house); True when the question names nothing so (or is no
         whole question). Ranking does not ask it: a clause answering a lay question may name
         the thing in its own words; a clause said to answer must name it («Через сколько лет
-        нужно поверять газовый счётчик?» is no table of a gas network's inspections)."""
+        нужно поверять газовый счётчик?» is no table of a gas network's inspections).
+
+        The thing is named in `text` (the clause's heading and text) by a word built on the
+        whole of its stem or of a norm word for it («гарантийный» of «гарантия»), or in its
+        document's title: not by a longer word sharing only its first letters, which ranking
+        takes for one of its forms (`Vocabulary.variants`): «телевизионные камеры» name no
+        television set."""
         if not self.things:
             return True
         held = self.held(row)
+        stems = frozenset(search_stems(text))
         asked = [t for t in self.things if t in self.of_quantity] or list(self.things)
-        if any(self.things[t] & held and self._owned(t, held) for t in asked):
+        if any(
+            self.things[t] & held and self._owned(t, held) and self._in_own_words(t, row, stems)
+            for t in asked
+        ):
             return True
-        stems = frozenset(search_stems(text)) if self.kinds else frozenset()
         return any(kind <= stems for kind in self.kinds)
+
+    def _in_own_words(self, thing: str, row: Found, stems: frozenset[str]) -> bool:
+        """Whether a clause's text (its `stems`) names `thing` by a word built on the whole
+        of its stem or of a norm word for it («гарантийный» of «гарантия»), or its
+        document's title names it."""
+        words = self.things[thing]
+        return thing in row.titled or any(s.startswith(tuple(words)) for s in stems)
 
     def names_asked(self, row: Found, text: str) -> bool:
         """Whether a clause (`text`, its text) said to answer by its words names what a

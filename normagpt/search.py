@@ -195,13 +195,18 @@ def clauses_search(
             named=row.id in named,
             in_force=not row.replaced,
             # ranked as answering or not, said to only where it names what is asked
-            answers=row.answers and judge.names_asked(row, clauses[row.id].text),
+            answers=row.answers and judge.names_asked(row, _headed(clauses[row.id])),
             lacks=judge.lacks(row),
         )
         for score, row in best
         if row.id in clauses
     ]
     return _with_marks(_with_tables(hits, day)[:limit], day)
+
+
+def _headed(clause: NormClause) -> str:
+    """A clause's heading and text: what it names, as a reader sees it."""
+    return f"{clause.heading}\n{clause.text}" if clause.heading else clause.text
 
 
 def _vocabulary_weighed(query: Query) -> tuple[Vocabulary, dict[str, float]]:

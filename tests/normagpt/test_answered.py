@@ -1321,3 +1321,20 @@ def test_a_thing_pymorphy_reads_first_as_a_name_is_still_asked_about() -> None:
     """pymorphy3 reads «ульи» first as a place's name in the genitive: the beehives were no
     thing asked. Read as the common noun, they are («ставить ульи»)."""
     assert stem("ульи") in question_read([BEEHIVES]).things
+
+
+TELEVISION = "Вешаем телевизор на стену в гостиной. На какой высоте от пола его правильно повесить?"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_thing_is_named_by_its_own_word_not_a_longer_one_sharing_its_start() -> None:
+    """Ranking takes «телевизионные» for a form of «телевизор» (a corpus stem a few letters
+    longer than the question's); a clause said to answer must name the television set in
+    its own word. СП 122.13330.2012 п. 6.2.6.16 («Телевизионные камеры следует
+    устанавливать … на высоте не менее 2 м от уровня пола») answered where a television
+    set hangs in a living room; it answers where the tunnel's cameras hang. Real page: СП
+    122.13330.2012 p. 107."""
+    call_command("normagpt_ingest_dataset", str(FIXTURES / "own_words"))
+    assert_unanswered(TELEVISION)
+    cameras = "На какой высоте от пола нужно ставить телевизионные камеры в тоннеле?"
+    assert first([cameras]) == [("СП 122.13330.2012", "6.2.6.16", True)]
