@@ -173,9 +173,9 @@ def clauses_search(
     ids = list(dict.fromkeys([*named, *candidates_find(vocabulary, expected, query.context)]))
     rows = rows_load(ids, vocabulary.variants, day)
     judge = Judge(query, judged, vocabulary.variants, never=vocabulary.never)
-    for row in rows.values():  # front matter gives no quantity asked (`_Row.front`)
+    for row in rows.values():  # front matter, a text setting no value: no quantity asked
         row.answers = judge.answers(row, named=row.id in named) and (
-            row.id in named or not (row.front and judge.quantities)
+            row.id in named or not ((row.front or row.valueless) and judge.quantities)
         )
     stated = judge.units or judge.written or judge.ends  # what a text must state besides
     check = functools.partial(_texts_judged, judge=judge) if stated else None

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -57,9 +58,16 @@ class _Row:
     # text with no number before the document's first heading (its cover, preface, contents,
     # introduction) or under «Область применения», «Нормативные ссылки», or a clause saying
     # what the document or its part is for («Настоящий подраздел содержит требования к …»):
-    # what the document is, what it cites, no value a norm sets (`normagpt.search`); and a
-    # definition writing no number (`_defining`)
+    # what the document is, what it cites, no value a norm sets (`normagpt.search`)
     front: bool = False
+    # a text writing no number, in digits or words (`_NUMBER`; the numbers of the clauses
+    # and most documents it cites are no search text), that cites another document or is a
+    # term's definition: it sets no value a question asks, it points to where one is
+    # («Высоту уровня планшета сцены … принимают в соответствии с требованиями подпункта
+    # 6.2.1.9 СП 309.1325800.2017») or says what a word means («ограждение на перепаде
+    # высоты: Строительные конструкции …»). Another text writing none may answer («Толщина
+    # льда … принимается по расчету», «на высоте замка»)
+    valueless: bool = False
 
 
 def rows_load(ids: list[int], variants: dict[str, str], day: str) -> dict[int, _Row]:
@@ -112,9 +120,9 @@ def rows_load(ids: list[int], variants: dict[str, str], day: str) -> dict[int, _
             positions,
             len(heading) + (len(stated) + _table_head(rest) if heading[-1:] == _TABLE else 0),
             *titles[document],
-            front=(kind == NormClause.Kind.TEXT and _front(parts[0]))
-            or _scope_statement(stated)
-            or (_defining(parts[0]) and not any(map(str.isdigit, [*stated, *rest]))),
+            front=(kind == NormClause.Kind.TEXT and _front(parts[0])) or _scope_statement(stated),
+            valueless=(_defining(parts[0]) or bool(_CITED.search(text, len(parts[0]))))
+            and not _NUMBER.search(text, len(parts[0])),
         )
     return out
 
@@ -128,8 +136,32 @@ _ABOUT = (
 )
 
 
-_TERMS = search_stems("Термины")[0]
 _THIS = search_stems("Настоящий")[0]
+# a number in a clause's search text: its digits, or a numeral's stem («трех», «полтора»)
+_NUMBER = re.compile(
+    r"\d|(?<![^ ])(?:"
+    + "|".join(
+        dict.fromkeys(
+            search_stems(
+                "один одного два двух три трех четыре четырех пять шесть семь восемь девять "
+                "десять двадцать тридцать сорок сто тысяча полтора половина"
+            )
+        )
+    )
+    + ")(?![^ ])"
+)
+# another document cited in a clause's search text (its number is mostly left out)
+_CITED = re.compile(r"(?<![^ ])(?:сп|гост|снип|санпин|пуэ)(?![^ ])")
+_TERMS = search_stems("Термины")[0]
+
+
+@functools.lru_cache(maxsize=4096)
+def _defining(heading: str) -> bool:
+    """Whether a clause under `heading` (its stems) defines a term: its section is the
+    document's «Термины и определения»."""
+    return _TERMS in heading.split(" ")
+
+
 _OF_DOCUMENT = frozenset(search_stems("свод правил стандарт раздел подраздел документ приложение"))
 
 
@@ -137,16 +169,6 @@ def _scope_statement(stated: list[str]) -> bool:
     """Whether a clause's statement (its stems) opens saying what the document or its part
     is for («Настоящий свод правил распространяется на …», «Настоящий подраздел …»)."""
     return stated[:1] == [_THIS] and bool(_OF_DOCUMENT.intersection(stated[1:3]))
-
-
-@functools.lru_cache(maxsize=4096)
-def _defining(heading: str) -> bool:
-    """Whether a clause under `heading` (its stems) defines a term: its section is the
-    document's «Термины и определения». A definition writing no number says what a word
-    means, no value a norm sets («3.1.17 ограждение на перепаде высоты: Строительные
-    конструкции …»); one writing a number may («подполье: Пространство высотой в чистоте
-    менее 1,8 м»)."""
-    return _TERMS in heading.split(" ")
 
 
 @functools.lru_cache(maxsize=4096)

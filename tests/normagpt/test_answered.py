@@ -1195,6 +1195,32 @@ def test_a_definition_writing_no_number_gives_no_quantity_asked() -> None:
     assert meant == [("СП 118.13330.2022", "3.1.17", True)]
 
 
+STAGE = (
+    "Проектируем концертный зал на пятьсот мест с ровным полом. Насколько высоко над полом "
+    "первого ряда можно поднять сцену?"
+)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_clause_pointing_to_another_document_gives_no_quantity_asked() -> None:
+    """СП 118.13330.2022 п. 5.40 («Высоту уровня планшета сцены … над уровнем пола первого
+    ряда зрительских мест в залах принимают в соответствии с требованиями подпункта 6.2.1.9
+    СП 309.1325800.2017») holds every word of the question and came first, said to answer;
+    it writes no number and points to where the height is. СП 309.1325800.2017 п. 6.2.1.9
+    («… в залах с горизонтальным полом должна быть не более 1,1 м») answers. (A clause
+    writing no number and citing nothing may answer: «на высоте замка», `test_a_clause_not_
+    naming_what_a_whole_question_asks_about_does_not_answer_it`.) Real pages: СП
+    118.13330.2022 p. 24, СП 309.1325800.2017 p. 13."""
+    call_command("normagpt_ingest_dataset", str(FIXTURES / "numberless"))
+    hits = clauses_search(keywords=[STAGE], limit=5)
+    assert (hits[0].clause.document.code, hits[0].clause.number, hits[0].answers) == (
+        "СП 309.1325800.2017",
+        "6.2.1.9",
+        True,
+    )
+    assert not next(hit for hit in hits if hit.clause.number == "5.40").answers
+
+
 CEMENT_BAGS = "Сколько месяцев можно хранить мешки с цементом в сарае, чтобы он не испортился?"
 
 
