@@ -161,6 +161,19 @@ def test_words_of_talk_of_when_and_where_are_left_out() -> None:
     assert stem("вдоль") not in query.terms
 
 
+def test_rows_asked_about_are_no_word_of_talk() -> None:
+    """«рядом» (nearby) was the lexicon's filler, and its stem «ряд» with it: the rows of
+    «между рядами парт» (СП 138.13330.2012 п. 4.8), «в один ряд», «первого ряда» were left out
+    of every question. A sentence's «рядом» is an adverb, a word of talk all the same."""
+    query = question_read(
+        ["Расставляем парты в классе. Какое расстояние оставлять между рядами парт?"]
+    )
+    assert stem("рядами") in query.terms
+    assert stem("ряд") in question_read(["расстояние между рядами парт"]).terms
+    query = question_read(["Хочу посадить дерево рядом с домом. На каком расстоянии его сажать?"])
+    assert stem("рядом") not in query.terms
+
+
 def test_a_relative_pronoun_is_no_word_of_what_is_asked() -> None:
     """«шланг, которым плита подключена»: «который» names nothing; searched, it weighed as a
     word of the question in every clause saying «которые» (most of them)."""
