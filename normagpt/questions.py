@@ -377,10 +377,12 @@ def _asked_of(query: Query, sentences: list[str], words: Lexicon) -> None:
     owners they name of what they ask about (`owners`: `_owners`)."""
     things = [thing for sentence in sentences for thing in _things_asked(sentence, words)]
     verbs = [verb for sentence in sentences for verb in _actions_asked(sentence, words)]
-    query.things = _thing_stems([word for word, _ in things], words)
+    related = [pair for sentence in sentences for pair in _owners_related(sentence)]
+    # a relative clause's subject says whose the thing is, it is not asked about itself
+    query.things = _thing_stems([word for word, _ in things], words) - {o for _, o in related}
     query.of_quantity = _thing_stems([word for word, owns in things if owns], words)
     query.actions = tuple(words.actions[verb] for verb in dict.fromkeys(verbs))
-    owned = (pair for sentence in sentences for pair in _owners(sentence))
+    owned = [pair for sentence in sentences for pair in _owners(sentence)] + related
     query.owners = {head: owner for head, owner in owned if head in query.things}
 
 
@@ -405,6 +407,34 @@ def _owners(sentence: str) -> list[tuple[str, str]]:
             head, owner = search_stems(found[at])[:1], search_stems(found[at + 1])[:1]
             if head and owner and not word_of_talk(found[at + 1]):
                 out.append((head[0], owner[0]))
+    return out
+
+
+# «X, которым Y …»: a noun, a comma and a relative pronoun, the words of its clause
+_RELATIVE = re.compile(r"([А-Яа-яЁё-]+)\s*,\s*(котор[а-яё]+)([^,.?!;:]*)")
+
+
+def _owners_related(sentence: str) -> list[tuple[str, str]]:
+    """The stems of (noun, owner) where a relative clause after the noun has a subject of
+    its own, in the nominative with no preposition before it: what the noun belongs to or
+    serves («гибкий шланг, которым газовая плита подключена к трубе»: шланг, плита). A
+    clause whose pronoun is its subject («смеситель, который ставится на борт мойки»)
+    names none."""
+    out = []
+    for clause in _RELATIVE.finditer(sentence):
+        head, pronoun, rest = clause.groups()
+        if morphology().parse(pronoun.lower())[0].tag.case == "nomn":
+            continue
+        found = _WORD_RE.findall(rest)
+        tags = [morphology().parse(word)[0].tag for word in found]
+        subjects = [
+            word
+            for at, (word, tag) in enumerate(zip(found, tags, strict=True))
+            if tag.POS == "NOUN" and tag.case == "nomn" and not (at and tags[at - 1].POS == "PREP")
+        ]
+        noun, owner = search_stems(head)[:1], search_stems(subjects[0])[:1] if subjects else []
+        if noun and owner and not word_of_talk(subjects[0]):
+            out.append((noun[0], owner[0]))
     return out
 
 

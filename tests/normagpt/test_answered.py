@@ -1282,6 +1282,28 @@ def test_a_time_asked_of_an_action_is_answered_by_a_clause_naming_it() -> None:
     assert first([hoses]) == [("СП 73.13330.2016", "5.5.3", True)]
 
 
+GAS_HOSE = "Через сколько лет нужно менять гибкий шланг, которым газовая плита подключена к трубе?"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_relative_clause_says_whose_the_thing_asked_is() -> None:
+    """«гибкий шланг, которым газовая плита подключена к трубе»: the hose is asked about, the
+    gas cooker's. СП 73.13330.2016 п. 5.5.3 («шланги гибкой подводки следует заменять через
+    каждые три года», a water fitting's) answered; so did СП 368.1325800.2017's table А.2 of
+    service lives («Газовые плиты … 20», replaced after so many years), naming the cooker,
+    the relative clause's subject, as if it were asked about. Neither answers now; the water
+    fitting's hoses are still answered. Real pages: СП 73.13330.2016 p. 20, СП
+    368.1325800.2017 pp. 12–19."""
+    query = question_read([GAS_HOSE])
+    assert (query.things, query.owners) == ({stem("шланг")}, {stem("шланг"): stem("плита")})
+    sink = "Какой диаметр отверстия под смеситель, который ставится на борт мойки?"
+    assert question_read([sink]).owners == {}  # the pronoun is its clause's subject
+    call_command("normagpt_ingest_dataset", str(FIXTURES / "relative"))
+    assert_unanswered(GAS_HOSE)
+    hoses = "Через сколько лет нужно менять шланги гибкой подводки к смесителю?"
+    assert first([hoses]) == [("СП 73.13330.2016", "5.5.3", True)]
+
+
 TRAMPOLINE = "Купили батут на дачу. На каком расстоянии от забора и построек его ставить?"
 
 
