@@ -382,7 +382,12 @@ def _asked_of(query: Query, sentences: list[str], words: Lexicon) -> None:
     query.things = _thing_stems([word for word, _ in things], words) - {o for _, o in related}
     query.of_quantity = _thing_stems([word for word, owns in things if owns], words)
     query.actions = tuple(words.actions[verb] for verb in dict.fromkeys(verbs))
-    owned = [pair for sentence in sentences for pair in _owners(sentence)] + related
+    asks = frozenset(query.quantities)
+    owned = [
+        pair
+        for sentence in sentences
+        for pair in _owners(sentence, located=bool(asks.intersection(search_stems(sentence))))
+    ] + related
     query.owners = {head: owner for head, owner in owned if head in query.things}
 
 
@@ -395,19 +400,41 @@ def _actions_asked(sentence: str, words: Lexicon) -> list[str]:
     return [lemma for lemma in lemmas if lemma in words.actions]
 
 
-def _owners(sentence: str) -> list[tuple[str, str]]:
+def _owners(sentence: str, *, located: bool = False) -> list[tuple[str, str]]:
     """The stems of (noun, owner) of `sentence`'s nouns in the nominative or accusative a
     noun in the genitive follows, its owner («наружный блок кондиционера»: блок,
-    кондиционер), by their likeliest reading."""
+    кондиционер), by their likeliest reading; where the sentence asks the quantity
+    (`located`), a place «на» or «в» one follows too («лёд на пруду»: лёд, пруд). A place
+    named in another sentence is the story's («стекло в душевой» of a question asking, in
+    its next sentence, how many fragments a tempered glass breaks into)."""
     found = _WORD_RE.findall(sentence)
     tags = [morphology().parse(word)[0].tag for word in found]
     out = []
     for at, (tag, after) in enumerate(itertools.pairwise(tags)):
         if tag.POS == after.POS == "NOUN" and tag.case in _NAMING and after.case == "gent":
-            head, owner = search_stems(found[at])[:1], search_stems(found[at + 1])[:1]
-            if head and owner and not word_of_talk(found[at + 1]):
-                out.append((head[0], owner[0]))
+            out += _owned(found[at], found[at + 1])
+        elif located and tag.POS == "NOUN" and tag.case in _NAMING and _placed(found, at):
+            out += _owned(found[at], found[at + 2])
     return out
+
+
+_AT = frozenset({"на", "в", "во"})  # the prepositions of a place
+
+
+def _owned(noun: str, owner: str) -> list[tuple[str, str]]:
+    """(noun, owner) as stems, none when either has no stem or the owner is talk."""
+    head, of = search_stems(noun)[:1], search_stems(owner)[:1]
+    return [(head[0], of[0])] if head and of and not word_of_talk(owner) else []
+
+
+def _placed(found: list[str], at: int) -> bool:
+    """Whether the word at `at` of `found` has a place after it: «на» or «в» and a noun in
+    the prepositional case by any reading («пруду», which pymorphy3 reads first as a
+    dative)."""
+    if at + 2 >= len(found) or found[at + 1].lower() not in _AT:
+        return False
+    readings = morphology().parse(found[at + 2])
+    return readings[0].tag.POS == "NOUN" and any(r.tag.case in ("loct", "loc2") for r in readings)
 
 
 # «X, которым Y …»: a noun, a comma and a relative pronoun, the words of its clause

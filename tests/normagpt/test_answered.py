@@ -1304,6 +1304,31 @@ def test_a_relative_clause_says_whose_the_thing_asked_is() -> None:
     assert first([hoses]) == [("СП 73.13330.2016", "5.5.3", True)]
 
 
+ICE = "Какой толщины должен быть лёд на пруду, чтобы по нему можно было безопасно пройти пешком?"
+GLASS = (
+    "Как проверить, что стекло в душевой правда закалённое? Говорят, оно разбивается на "
+    "мелкие кусочки. Сколько осколков должно получиться в квадратике пять на пять сантиметров "
+    "у стекла толщиной шесть миллиметров?"
+)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_place_the_quantity_asked_is_of_is_what_a_clause_must_name() -> None:
+    """«Какой толщины … лёд на пруду»: the ice on a pond. СП 38.13330.2018 п. 7.3 (the ice
+    loads on hydraulic structures: «толщина льда» among their data) held the ice and its
+    thickness and answered. A balcony's railing (СП 54.13330.2016 п. 8.3: «Высота
+    ограждений наружных лестничных маршей и площадок, балконов, лоджий …») is named with
+    its place. A place told in another sentence than the one asking the quantity is the
+    story's: the tempered glass of a shower, its fragments asked next. Real pages: СП
+    38.13330.2018 pp. 28–29, СП 54.13330.2016 p. 21."""
+    assert question_read([ICE]).owners == {stem("лёд"): stem("пруду")}
+    assert question_read([GLASS]).owners == {}
+    call_command("normagpt_ingest_dataset", str(FIXTURES / "located"))
+    assert_unanswered(ICE)
+    railing = "Какой высоты должно быть ограждение на балконе в многоквартирном доме?"
+    assert first([railing]) == [("СП 54.13330.2016", "8.3", True)]
+
+
 TRAMPOLINE = "Купили батут на дачу. На каком расстоянии от забора и построек его ставить?"
 
 
