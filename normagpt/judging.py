@@ -295,6 +295,11 @@ class Judge:
         self.owners = _owners(query, self.things, weights)
         self.of_quantity = query.of_quantity
         self.actions = query.actions if _UNITS["time"] in self.units else ()  # `names_action`
+        # the events a time asked is counted from (`names_events`), a regex each
+        self.events = tuple(
+            re.compile(rf"(?<![а-яё])(?:{'|'.join(map(re.escape, sorted(event)))})")
+            for event in (query.events if _UNITS["time"] in self.units else ())
+        )
 
     def context(self, row: Found) -> frozenset[str]:
         """The query stems the clause's headings and its document's title hold."""
@@ -353,9 +358,18 @@ class Judge:
 
     def names_asked(self, row: Found, text: str) -> bool:
         """Whether a clause (`text`, its text) said to answer by its words names what a
-        whole question asks about (`names_thing`) and the action whose time it asks
-        (`names_action`)."""
-        return self.names_thing(row, text) and self.names_action(text)
+        whole question asks about (`names_thing`), the action whose time it asks
+        (`names_action`) and the events that time is counted from (`names_events`)."""
+        return self.names_thing(row, text) and self.names_action(text) and self.names_events(text)
+
+    def names_events(self, text: str) -> bool:
+        """Whether a clause's `text` names each event a time asked is counted from, by a
+        word built on its stem or a norm word's for it (`Query.events`: «постройки» of
+        «Через сколько лет после постройки дом признают аварийным»; the Housing Code's
+        article on resettling an unsafe house counts no years from a building's
+        construction); True when the question asks none. Ranking does not ask it."""
+        plain = text.lower().replace("ё", "е")
+        return all(event.search(plain) for event in self.events)
 
     def names_action(self, text: str) -> bool:
         """Whether a clause's `text` names an action whose time a whole question asks

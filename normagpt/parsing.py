@@ -433,6 +433,9 @@ class Query:
     # of `things`, the owners of a quantity asked («лет гарантии», «концентрация радона»):
     # what the question asks the quantity of, named where any of them is asked
     of_quantity: frozenset[str] = frozenset()
+    # the events a time asked is counted from («Через сколько лет после постройки …»), each
+    # as the stems norms name it by: a clause said to answer names each (`judging.Judge`)
+    events: tuple[frozenset[str], ...] = ()
 
     @property
     def terms(self) -> list[str]:

@@ -382,6 +382,12 @@ def _asked_of(query: Query, sentences: list[str], words: Lexicon) -> None:
     query.things = _thing_stems([word for word, _ in things], words) - {o for _, o in related}
     query.of_quantity = _thing_stems([word for word, owns in things if owns], words)
     query.actions = tuple(words.actions[verb] for verb in dict.fromkeys(verbs))
+    events = dict.fromkeys(event for sentence in sentences for event in _events_asked(sentence))
+    query.events = tuple(
+        frozenset({stem, *_said_as(stem, word, words, cut=False)})
+        for word in events
+        for stem in search_stems(word)[:1]
+    )
     asks = frozenset(query.quantities)
     owned = [
         pair
@@ -398,6 +404,20 @@ def _actions_asked(sentence: str, words: Lexicon) -> list[str]:
     verbs = (parse(word)[0] for word in _WORD_RE.findall(sentence))
     lemmas = (v.normal_form.replace("ё", "е") for v in verbs if v.tag.POS in _VERBS)
     return [lemma for lemma in lemmas if lemma in words.actions]
+
+
+# «после» and the next two words: the event a time is counted from is a noun among them
+_AFTER = re.compile(r"(?<![а-яё])после\s+([а-яё]+)(?:\s+([а-яё]+))?", re.I)
+
+
+def _events_asked(sentence: str) -> list[str]:
+    """The nouns of `sentence` a time is counted from: the first noun that is no word of
+    talk after «после» («после постройки», «после одного нажатия»)."""
+    found = []
+    for m in _AFTER.finditer(sentence):
+        nouns = [w for w in m.groups() if w and is_noun(w) and not word_of_talk(w)]
+        found += nouns[:1]
+    return found
 
 
 def _owners(sentence: str, *, located: bool = False) -> list[tuple[str, str]]:

@@ -1329,6 +1329,36 @@ def test_a_place_the_quantity_asked_is_of_is_what_a_clause_must_name() -> None:
     assert first([railing]) == [("СП 54.13330.2016", "8.3", True)]
 
 
+UNSAFE = "Через сколько лет после постройки многоквартирный дом признают аварийным и расселяют?"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_time_counted_from_an_event_is_answered_by_a_clause_naming_it() -> None:
+    """«Через сколько лет после постройки …»: the years are counted from the construction.
+    The Housing Code's article 32 (the resettlement of a house declared unsafe: «срок не
+    менее шести месяцев для подачи заявления …») names the house, its being unsafe and the
+    resettling, writes times, and answered; it counts none from a building's construction. СП 129.13330.2019 п. 10.1.16 («После
+    наполнения стального трубопровода воздухом … Минимальное время выдержки … 4 ч») answers
+    how long a water main stands after filling. Real pages: the Housing Code pp. 1, 41–50,
+    53–65, СП 129.13330.2019 p. 31."""
+    assert question_read([UNSAFE]).events == (frozenset({stem("постройки")}),)
+    code = services.document_save(
+        code="Кодекс Жилищный кодекс Российской Федерации",
+        title="Жилищный кодекс Российской Федерации",
+    )
+    texts = pages_of("zhk-rf.json")[:11] + pages_of("zhk-rf-art32.json")  # pp. 1, 41–50, 53–65
+    document_texts_ingest(document_id=code.pk, texts=texts)
+    call_command("normagpt_ingest_dataset", str(FIXTURES / "events"))
+    found = clauses_search(keywords=[UNSAFE], limit=5)
+    assert "ст. 32" in [hit.clause.number for hit in found]
+    assert not any(hit.answers for hit in found)
+    filled = (
+        "Испытываем стальной водовод диаметром 500 мм воздухом. Сколько часов выдерживать "
+        "его после наполнения, прежде чем начинать испытание?"
+    )
+    assert first([filled]) == [("СП 129.13330.2019", "10.1.16", True)]
+
+
 TRAMPOLINE = "Купили батут на дачу. На каком расстоянии от забора и построек его ставить?"
 
 
