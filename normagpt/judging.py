@@ -8,12 +8,12 @@ it passes are the question's stems' (idf, a question's story's already at CONTEX
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Protocol
 
 from normagpt.everyday import everyday_share
 from normagpt.lexicon import lexicon
-from normagpt.parsing import Query, search_stems
+from normagpt.parsing import Query, fleeting_bases, search_stems
 from normagpt.questions import distance_ends, is_noun, may_be_adjective
 
 
@@ -214,6 +214,13 @@ def _owners(
     }
 
 
+def _built_on(stems: Iterable[str]) -> re.Pattern[str]:
+    """A word of a text (lower case, «ё» as «е») built on the whole of one of `stems`, or
+    of its form with a fleeting vowel («площадок» of «площадк»: `fleeting_bases`)."""
+    forms = {form for stem in stems for form in (stem, *fleeting_bases(stem))}
+    return re.compile(rf"(?<![а-яё])(?:{'|'.join(map(re.escape, sorted(forms)))})")
+
+
 def _kinds(things: dict[str, set[str]]) -> list[frozenset[str]]:
     """The stems of the kinds norms name `things` by (the lexicon's `kinds`)."""
     kinds = lexicon().kinds
@@ -287,18 +294,14 @@ class Judge:
         self.things = _things(query, weights)  # what a whole question asks about
         # a word of a text built on the whole of a thing's stem or a norm word's for it
         # (`names_thing`; a regex over the text: stemming a hit's text costs ten times more)
-        self.own_words = {
-            thing: re.compile(rf"(?<![а-яё])(?:{'|'.join(map(re.escape, sorted(words)))})")
-            for thing, words in self.things.items()
-        }
+        self.own_words = {thing: _built_on(words) for thing, words in self.things.items()}
         self.kinds = _kinds(self.things)  # and the kinds norms name them by
         self.owners = _owners(query, self.things, weights)
         self.of_quantity = query.of_quantity
         self.actions = query.actions if _UNITS["time"] in self.units else ()  # `names_action`
         # the events a time asked is counted from (`names_events`), a regex each
         self.events = tuple(
-            re.compile(rf"(?<![а-яё])(?:{'|'.join(map(re.escape, sorted(event)))})")
-            for event in (query.events if _UNITS["time"] in self.units else ())
+            _built_on(event) for event in (query.events if _UNITS["time"] in self.units else ())
         )
 
     def context(self, row: Found) -> frozenset[str]:

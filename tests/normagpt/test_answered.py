@@ -29,7 +29,7 @@ from normagpt.parsing import Query, search_stems, stem
 from normagpt.questions import question_read
 from normagpt.search import clauses_search, pages_search
 from normagpt.verification import Checker
-from tests.normagpt.material import pages_of
+from tests.normagpt.material import material, pages_of
 from tests.normagpt.scripted_llm import final, plan, step, verdict
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "norms"
@@ -1280,6 +1280,27 @@ def test_a_time_asked_of_an_action_is_answered_by_a_clause_naming_it() -> None:
     assert first([inspected]) == [("ГОСТ 31937-2024", "4.2", True)]
     hoses = "Через сколько лет нужно менять шланги гибкой подводки к смесителю?"
     assert first([hoses]) == [("СП 73.13330.2016", "5.5.3", True)]
+
+
+def test_a_thing_is_named_in_its_forms_with_a_fleeting_vowel() -> None:
+    """«игровой площадки» is named by «игровых площадок» (СП 252.1325800.2016 п. 6.1.8: «…
+    территории игровых площадок … не менее 9,0м2 — на одного ребенка в возрасте от трех до
+    семи лет»), a word built on «площадок», not on the stem «площадк»: the clause held the
+    platform (ranking's variants) and was said not to name it. Real page: СП
+    252.1325800.2016 p. 22."""
+    question = (
+        "Сколько квадратных метров игровой площадки на участке детского сада нужно на одного "
+        "ребёнка 4–5 лет?"
+    )
+    query = question_read([question])
+    platform = stem("площадки")
+    assert platform in query.things
+    page = material("fleeting/sp-252-1325800-2016.json")["pages"][0]["page_content"]
+    text = page[page.index("6.1.8") : page.index("6.1.9")]
+    judge = Judge(query, dict.fromkeys(query.terms, 1.0))
+    row = SimpleNamespace(positions={platform: [3]}, heading=0, titled=frozenset())
+    assert judge.names_thing(row, text)
+    assert not judge.names_thing(row, text.replace("площадок", "площадей"))
 
 
 GAS_HOSE = "Через сколько лет нужно менять гибкий шланг, которым газовая плита подключена к трубе?"
