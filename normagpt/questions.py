@@ -432,16 +432,16 @@ def _owners(sentence: str, *, located: bool = False) -> list[tuple[str, str]]:
     out = []
     for at, (tag, after) in enumerate(itertools.pairwise(tags)):
         if tag.POS == after.POS == "NOUN" and tag.case in _NAMING and after.case == "gent":
-            out += _owned(found[at], found[at + 1])
+            out += _owner_pair(found[at], found[at + 1])
         elif located and tag.POS == "NOUN" and tag.case in _NAMING and _placed(found, at):
-            out += _owned(found[at], found[at + 2])
+            out += _owner_pair(found[at], found[at + 2])
     return out
 
 
 _AT = frozenset({"на", "в", "во"})  # the prepositions of a place
 
 
-def _owned(noun: str, owner: str) -> list[tuple[str, str]]:
+def _owner_pair(noun: str, owner: str) -> list[tuple[str, str]]:
     """(noun, owner) as stems, none when either has no stem or the owner is talk."""
     head, of = search_stems(noun)[:1], search_stems(owner)[:1]
     return [(head[0], of[0])] if head and of and not word_of_talk(owner) else []
