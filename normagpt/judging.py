@@ -7,10 +7,12 @@ it passes are the question's stems' (idf, a question's story's already at CONTEX
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator
 from typing import Protocol
 
+from core.russian import morphology
 from normagpt.everyday import everyday_share
 from normagpt.lexicon import lexicon
 from normagpt.parsing import Query, fleeting_bases, search_stems
@@ -140,6 +142,29 @@ def _one_side(
     return False
 
 
+# how far back, within its sentence, a quantity's noun is looked for (`Judge._of_another`)
+_BEFORE = 300
+_SENTENCE_END = re.compile(r"[.;!?](?=\s)")  # not «:»: a term defined is before it
+_WORD = re.compile(r"[а-яёa-z0-9]+")
+
+
+@functools.lru_cache(maxsize=1024)
+def _instrumental(word: str) -> bool:
+    """Whether `word` may be a noun in the instrumental («высотой», «диаметром»)."""
+    return any(p.tag.POS == "NOUN" and p.tag.case == "ablt" for p in morphology().parse(word))
+
+
+@functools.lru_cache(maxsize=4096)
+def _measured(word: str) -> bool:
+    """Whether a quantity in the instrumental after `word` measures it: a noun, a number or
+    a unit ending a noun's measure («коридоров высотой», «до 50 кВт высотой»), not a verb's
+    («быть высотой»)."""
+    return word.isdigit() or word in _UNIT_WORDS or morphology().parse(word)[0].tag.POS == "NOUN"
+
+
+_UNIT_WORDS = frozenset({"м", "мм", "см", "км", "м2", "м3"})
+
+
 def _a_difference(text: str, at: int) -> bool:
     """Whether the word at `at` of `text` follows a word naming a difference."""
     before = text[max(0, at - 16) : at].split()
@@ -221,6 +246,15 @@ def _built_on(stems: Iterable[str]) -> re.Pattern[str]:
     return re.compile(rf"(?<![а-яё])(?:{'|'.join(map(re.escape, sorted(forms)))})")
 
 
+def _thing_words(
+    things: dict[str, set[str]], owners: dict[str, frozenset[str]]
+) -> re.Pattern[str] | None:
+    """A word naming one of `things` or its owner (`_built_on`); None for no thing."""
+    if not things:
+        return None
+    return _built_on({w for words in (*things.values(), *owners.values()) for w in words})
+
+
 def _kinds(things: dict[str, set[str]]) -> list[frozenset[str]]:
     """The stems of the kinds norms name `things` by (the lexicon's `kinds`)."""
     kinds = lexicon().kinds
@@ -297,6 +331,7 @@ class Judge:
         self.own_words = {thing: _built_on(words) for thing, words in self.things.items()}
         self.kinds = _kinds(self.things)  # and the kinds norms name them by
         self.owners = _owners(query, self.things, weights)
+        self.thing_words = _thing_words(self.things, self.owners)  # `states_quantity`
         self.of_quantity = query.of_quantity
         self.actions = query.actions if _UNITS["time"] in self.units else ()  # `names_action`
         # the events a time asked is counted from (`names_events`), a regex each
@@ -306,8 +341,12 @@ class Judge:
 
     def context(self, row: Found) -> frozenset[str]:
         """The query stems the clause's headings and its document's title hold."""
-        heading = {term for term, at in row.positions.items() if at[0] < row.heading}
-        return frozenset(self._twinned(row.titled.union(heading)))
+        return frozenset(self._twinned(row.titled.union(self._heading(row))))
+
+    @staticmethod
+    def _heading(row: Found) -> set[str]:
+        """The query stems the clause's headings hold."""
+        return {term for term, at in row.positions.items() if at[0] < row.heading}
 
     def held(self, row: Found) -> set[str]:
         """The query stems the clause, its headings and its document's title hold."""
@@ -411,10 +450,27 @@ class Judge:
 
     def states_quantity(self, text: str) -> bool:
         """Whether `text` writes a quantity asked other than as a difference («перепад
-        высот», «разность температур»); True when it writes none asked in its own word (it
-        says them in the norms' other words) or one elsewhere."""
+        высот», «разность температур») or as the measure of another thing than the one asked
+        (`_of_another`); True when it writes none asked in its own word (it says them in
+        the norms' other words) or one elsewhere."""
         found = [m for pattern in self.written for m in pattern.finditer(text)]
-        return not found or any(not _a_difference(text, m.start()) for m in found)
+        return not found or any(
+            not _a_difference(text, m.start()) and not self._of_another(text, m) for m in found
+        )
+
+    def _of_another(self, text: str, match: re.Match[str]) -> bool:
+        """Whether the quantity written at `match` measures a noun the question does not
+        ask about: in the instrumental right after it («в помещениях кухонь, коридоров
+        высотой не менее 2,2 м» is the kitchens' height, not a cooker hood's), with no word
+        of a thing asked (or its owner) before it in its sentence. False when the question
+        names no thing."""
+        if self.thing_words is None or not _instrumental(match.group().lower()):
+            return False
+        before = _SENTENCE_END.split(text[max(0, match.start() - _BEFORE) : match.start()])[-1]
+        words = _WORD.findall(before.lower().replace("ё", "е"))
+        if not words or not _measured(words[-1]):
+            return False  # «должна быть высотой …», «принимают шириной …»: the clause's own
+        return not self.thing_words.search(" ".join(words))
 
     def states_unit(self, text: str) -> bool:
         """Whether a clause's `text` writes a unit of the dimension asked («Через сколько
@@ -449,12 +505,17 @@ class Judge:
         )
         base = sum(self.weights.get(t, 0.0) for t in sorted(context))  # the same in any process
         need = self.share * self.total
+        # a quantity asked is the clause's or its headings', not only its document's
+        # title's («высотных зданий» states no height; a word of the title is not in
+        # `events`: where the clause says it too, it states it)
+        said = self._twinned({t for t, at in row.positions.items() if at[-1] >= row.heading})
+        headed = context - (row.titled - self._twinned(self._heading(row)) - said)
         for inside in windows(events, WINDOW):
-            if self.quantities and not self.quantities & (inside.keys() | context):
+            if self.quantities and not self.quantities & (inside.keys() | headed):
                 continue
             if base + sum(self.weights.get(t, 0.0) for t in inside) >= need:
                 return True
-        stated = not self.quantities or bool(self.quantities & context)
+        stated = not self.quantities or bool(self.quantities & headed)
         return not events and base >= need and stated
 
 
