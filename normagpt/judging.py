@@ -505,11 +505,12 @@ class Judge:
         )
         base = sum(self.weights.get(t, 0.0) for t in sorted(context))  # the same in any process
         need = self.share * self.total
-        # a quantity asked is the clause's or its headings', not only its document's
-        # title's («высотных зданий» states no height; a word of the title is not in
-        # `events`: where the clause says it too, it states it)
-        said = self._twinned({t for t, at in row.positions.items() if at[-1] >= row.heading})
-        headed = context - (row.titled - self._twinned(self._heading(row)) - said)
+        # a quantity asked is the clause's (its heading's or text's), not only its
+        # document's title's («высотных зданий» states no height); a word of the title is
+        # not in `events`, so where the clause says it too, it states it
+        headed = context
+        if self.quantities and not self.quantities.isdisjoint(context):
+            headed = context - (row.titled - self._twinned(set(row.positions)))
         for inside in windows(events, WINDOW):
             if self.quantities and not self.quantities & (inside.keys() | headed):
                 continue
