@@ -146,6 +146,7 @@ def _one_side(
 _BEFORE = 300
 _SENTENCE_END = re.compile(r"[.;!?](?=\s)")  # not «:»: a term defined is before it
 _WORD = re.compile(r"[а-яёa-z0-9]+")
+_UNIT_WORDS = frozenset({"м", "мм", "см", "км", "м2", "м3"})  # a unit pymorphy3 reads otherwise
 
 
 @functools.lru_cache(maxsize=1024)
@@ -160,9 +161,6 @@ def _measured(word: str) -> bool:
     a unit ending a noun's measure («коридоров высотой», «до 50 кВт высотой»), not a verb's
     («быть высотой»)."""
     return word.isdigit() or word in _UNIT_WORDS or morphology().parse(word)[0].tag.POS == "NOUN"
-
-
-_UNIT_WORDS = frozenset({"м", "мм", "см", "км", "м2", "м3"})
 
 
 def _a_difference(text: str, at: int) -> bool:
