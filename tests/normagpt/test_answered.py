@@ -1538,3 +1538,35 @@ def test_a_quantity_only_the_document_s_title_says_is_not_stated() -> None:
         "грунт": 2.13, "устройств": 2.07,
     }  # fmt: skip
     assert answers(keywords, EARTHING, earthing, "Заземления … Нормы сопротивления")
+
+
+# ГОСТ 948-2016 п. 8.2.4 and СП 17.13330.2017 п. 4.6 (their sentences), as the dataset's
+# text layer gives them (pp. 22 and 10)
+SPACERS = (
+    "8.2.4 Подкладки и прокладки между рядами перемычек должны быть толщиной не менее 25 мм и "
+    "\nрасположены по вертикали одна над другой на расстоянии 200—250 мм от торца перемычки."
+)
+BRACKETS_BASE = (
+    "Основание под кронштейны для установки настенных (надстенных) и подвесных водосточных\n"
+    "желобов предусматривается сплошным из досок хвойных пород толщиной не менее 25 мм"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "states"),
+    [
+        (SPACERS, True),  # «должны быть толщиной»: a verb's, the subject's own
+        (BRACKETS_BASE, False),  # «из досок хвойных пород толщиной»: the boards'
+    ],
+)
+def test_a_quantity_after_a_verb_is_its_subject_s_and_after_a_noun_the_noun_s(
+    text: str, states: bool
+) -> None:
+    """«Какой толщины должна быть прокладка …?» asks a spacer's thickness: «Прокладки … должны
+    быть толщиной не менее 25 мм» states it; «… из досок хвойных пород толщиной не менее
+    25 мм», with no spacer before it, states the boards'."""
+    asked = "Складываем перемычки в штабель. Какой толщины должна быть прокладка между рядами?"
+    query = question_read([asked])
+    assert stem("прокладка") in query.things
+    judge = Judge(query, dict.fromkeys(query.terms, 3.0))
+    assert judge.states_quantity(text) is states
