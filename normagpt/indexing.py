@@ -19,9 +19,16 @@ from typing import Any
 
 from django.db import DatabaseError, connection, transaction
 
+from normagpt.abbreviations import abbreviations_refresh
 from normagpt.clauses import clauses_split
 from normagpt.editions import amendments_apply
-from normagpt.models import NormClause, NormDocument, NormDocumentAlias, NormPage
+from normagpt.models import (
+    NormAbbreviation,
+    NormClause,
+    NormDocument,
+    NormDocumentAlias,
+    NormPage,
+)
 from normagpt.parsing import (
     TABLE_MENTION,
     alias_key,
@@ -146,6 +153,7 @@ def document_index(
         added.subtract(removed)
         terms_add(added)
     aliases_refresh(document)
+    abbreviations_refresh(document.pk, ((row[3], row[4]) for row in indexed.clauses))
     if document.amendments.exists():  # its amendments' clause versions, on the new clauses
         amendments_apply(document_id=document.pk)
     return len(indexed.clauses)
@@ -201,6 +209,7 @@ def document_unindex(*, document_id: int) -> None:
     clauses = NormClause.objects.filter(document_id=document_id)
     removed = stem_counts(clauses.values_list("search_text", flat=True))
     clauses.delete()
+    NormAbbreviation.objects.filter(document_id=document_id).delete()  # read from them
     terms_add(Counter({term: -n for term, n in removed.items()}))
 
 

@@ -43,6 +43,7 @@ from django.utils import timezone
 
 from core.exceptions import InvalidInput
 from core.rows import JoinedLoader
+from normagpt.abbreviations import abbreviations_standing
 from normagpt.editions import clause_marks, holds_on
 from normagpt.everyday import everyday_weighed
 from normagpt.judging import CONTEXT, Judge
@@ -171,7 +172,7 @@ def clauses_search(
     vocabulary, judged = _vocabulary_weighed(query)
     named = clauses_named(query, expected)
     ids = list(dict.fromkeys([*named, *candidates_find(vocabulary, expected, query.context)]))
-    rows = rows_load(ids, vocabulary.variants, day)
+    rows = rows_load(ids, vocabulary, day)
     judge = Judge(query, judged, vocabulary.variants, never=vocabulary.never)
     for row in rows.values():  # front matter, a text setting no value: no quantity asked
         row.answers = judge.answers(row, named=row.id in named) and (
@@ -210,12 +211,15 @@ def _headed(clause: NormClause) -> str:
 
 
 def _vocabulary_weighed(query: Query) -> tuple[Vocabulary, dict[str, float]]:
-    """The query's vocabulary, its stems weighed for the ranking (a question's story less:
+    """The query's vocabulary (with the abbreviations standing for its words:
+    `normagpt.abbreviations`), its stems weighed for the ranking (a question's story less:
     CONTEXT; a whole question's everyday words less: `normagpt.everyday`), and their weights
     for the judge: the story's less, but the everyday words as the corpus weighs them (a
     clause lacking a common word, «дом», still holds less of a question it does not
     answer: a trap is told so)."""
     vocabulary = vocabulary_read(query.terms, query.said_as, query.apart)
+    # «коэффициент естественной освещенности» is found as «КЕО» too
+    vocabulary.standing = abbreviations_standing(query, vocabulary.counts)
     for term in query.context & vocabulary.weights.keys():  # the story around a question
         vocabulary.weights[term] *= CONTEXT
     judged = dict(vocabulary.weights)

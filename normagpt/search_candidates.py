@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import connection
@@ -48,6 +48,9 @@ class Vocabulary:
     variants: dict[str, str]  # a corpus stem → the query stem it stands for
     total: int
     generation: int = 0  # of the counts (`terms.GENERATION`)
+    # a corpus stem standing for several query stems: an abbreviation's
+    # (`normagpt.abbreviations`), found as each of them
+    standing: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def never(self) -> float:
@@ -56,7 +59,12 @@ class Vocabulary:
 
     def forms(self, terms: Iterable[str]) -> list[str]:
         wanted = set(terms)
-        return sorted(stem for stem, term in self.variants.items() if term in wanted)
+        return sorted(
+            {stem for stem, term in self.variants.items() if term in wanted}
+            # a stem standing for several in the first's forms only: in every one's, a
+            # clause holding it alone would hold every pair of them
+            | {stem for stem, stands in self.standing.items() if stands[0] in wanted}
+        )
 
 
 def vocabulary_read(

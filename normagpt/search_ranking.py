@@ -70,9 +70,10 @@ class _Row:
     valueless: bool = False
 
 
-def rows_load(ids: list[int], variants: dict[str, str], day: str) -> dict[int, _Row]:
+def rows_load(ids: list[int], vocabulary: Vocabulary, day: str) -> dict[int, _Row]:
     """The candidates as the ranking reads them, on `day` (ISO): a clause version not
-    holding then is left out; an edition not in force then is marked replaced."""
+    holding then is left out, an edition not in force then marked replaced, an abbreviation
+    placed as each of its words (`Vocabulary.standing`)."""
     where, params = sql_within("c.id", ids)
     sql = f"""
         SELECT c.id, c.document_id, c.page_id, c.search_text, c.valid_from, c.valid_to,
@@ -83,7 +84,7 @@ def rows_load(ids: list[int], variants: dict[str, str], day: str) -> dict[int, _
     out = {}
     replaced: dict[int, bool] = {}  # by document: its clauses come together
     titles: dict[int, tuple[frozenset[str], frozenset[str], frozenset[str]]] = {}  # `_title_read`
-    term_of = variants.get
+    term_of, standing = vocabulary.variants.get, vocabulary.standing
     # a heading's stems and their query stems (or None), split once: clauses share headings
     headings: dict[str, tuple[list[str], list[Any]]] = {}
     for pk, document, page, text, start, end, status, since, until, title, kind in sql_rows(
@@ -105,13 +106,9 @@ def rows_load(ids: list[int], variants: dict[str, str], day: str) -> dict[int, _
         stated = parts[1].split(" ") if len(parts) > 1 and parts[1] else []
         rest = parts[2].split(" ") if len(parts) > 2 and parts[2] else []
         terms = [*terms, *map(term_of, stated), *map(term_of, rest)]  # query stems, or None
-        positions: dict[str, list[int]] = {}  # each query stem's, by its variants
-        for index in itertools.compress(range(len(terms)), terms):  # few: no loop over all
-            term = terms[index]
-            if term in positions:
-                positions[term].append(index)
-            else:
-                positions[term] = [index]
+        positions = _placed(terms)
+        if standing:
+            _standing_placed(positions, [*heading, *stated, *rest], standing)
         out[pk] = _Row(
             pk,
             document,
@@ -128,6 +125,32 @@ def rows_load(ids: list[int], variants: dict[str, str], day: str) -> dict[int, _
             and not _NUMBER.search(text, len(parts[0])),
         )
     return out
+
+
+def _placed(terms: list[Any]) -> dict[str, list[int]]:
+    """Each query stem's places among a text's `terms` (its stems' query stems, or None)."""
+    positions: dict[str, list[int]] = {}
+    for index in itertools.compress(range(len(terms)), terms):  # few: no loop over all
+        term = terms[index]
+        if term in positions:
+            positions[term].append(index)
+        else:
+            positions[term] = [index]
+    return positions
+
+
+def _standing_placed(
+    positions: dict[str, list[int]], stems: list[str], standing: dict[str, tuple[str, ...]]
+) -> None:
+    """`positions` with the places of the stems `standing` for query stems (an
+    abbreviation's: «ке» where «коэффициент», «естествен», «освещен» are asked)."""
+    placed = set()
+    for index, stem in enumerate(stems):
+        for term in standing.get(stem, ()):
+            positions.setdefault(term, []).append(index)
+            placed.add(term)
+    for term in placed:
+        positions[term] = sorted(set(positions[term]))
 
 
 _TABLE = [TABLE_MARK]

@@ -1,5 +1,5 @@
-"""Admin of the norm corpus: documents with page thumbnails and PDF upload, their aliases,
-pages and clauses, and the amendments that change them."""
+"""Admin of the norm corpus: documents with page thumbnails and PDF upload, their aliases
+and abbreviations, pages and clauses, and the amendments that change them."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ from normagpt.editions import (
 )
 from normagpt.formatting import url_or_none
 from normagpt.models import (
+    NormAbbreviation,
     NormAmendment,
     NormAmendmentChange,
     NormAmendmentOrder,
@@ -229,6 +230,24 @@ class NormDocumentAliasAdmin(CasedAdmin):
     ) -> None:
         obj.automatic = False  # a person's: kept when the document is indexed again
         super().save_model(request, obj, form, change)
+
+
+@admin.register(NormAbbreviation)
+class NormAbbreviationAdmin(CasedAdmin):
+    """The abbreviations documents define (read-only: read from their lists at indexing);
+    a question saying the words finds the clauses writing the abbreviation."""
+
+    list_display = ["short", "expansion", "document"]
+    search_fields = ["short", "expansion", "document__code"]
+    list_select_related = ["document"]
+    fields = ["document", "short", "expansion"]
+    readonly_fields = ["document", "short", "expansion"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 @admin.register(NormDocument)

@@ -14,6 +14,7 @@ from normagpt.models.agent import (
 )
 from normagpt.models.corpus import (
     DOCUMENT_UPLOAD_TO,
+    NormAbbreviation,
     NormAmendment,
     NormAmendmentChange,
     NormAmendmentOrder,
@@ -33,6 +34,7 @@ __all__ = [
     "AgentStep",
     "ClaimCheck",
     "LlmCall",
+    "NormAbbreviation",
     "NormAmendment",
     "NormAmendmentChange",
     "NormAmendmentOrder",

@@ -238,6 +238,32 @@ class NormDocumentAlias(models.Model):
         super().save(*args, **kwargs)  # type: ignore[arg-type]
 
 
+class NormAbbreviation(models.Model):
+    """An abbreviation a document defines in its list of abbreviations («КЕО — коэффициент
+    естественной освещенности»): a question saying the words finds a clause writing the
+    abbreviation (`normagpt.abbreviations`). Made at indexing, never edited."""
+
+    document = models.ForeignKey(
+        NormDocument,
+        on_delete=models.CASCADE,
+        related_name="abbreviations",
+        verbose_name=_("document"),
+    )
+    short = models.CharField(max_length=16, verbose_name=_("abbreviation"))
+    expansion = models.CharField(max_length=200, verbose_name=_("expansion"))
+    stem = models.CharField(max_length=40, editable=False)  # the abbreviation's search stem
+    # the expansion's search stems, space-joined, and the first of them (looked up by)
+    stems = models.CharField(max_length=300, editable=False)
+    head = models.CharField(max_length=40, db_index=True, editable=False)
+
+    class Meta:
+        verbose_name = _("abbreviation")
+        verbose_name_plural = _("abbreviations")
+
+    def __str__(self) -> str:
+        return f"{self.short} — {self.expansion}"
+
+
 class NormClause(models.Model):
     """A clause of a document (a numbered paragraph, or a table with its rows), as split at
     ingestion: what search ranks and what a cited claim is checked against.

@@ -25,6 +25,7 @@ from normagpt.agent.runner import run_advance
 from normagpt.ingest import document_texts_ingest
 from normagpt.judging import CONTEXT, Judge
 from normagpt.lexicon import lexicon
+from normagpt.models import NormAbbreviation
 from normagpt.parsing import Query, search_stems, stem
 from normagpt.questions import question_read
 from normagpt.search import clauses_search, pages_search
@@ -1570,3 +1571,24 @@ def test_a_quantity_after_a_verb_is_its_subject_s_and_after_a_noun_the_noun_s(
     assert stem("прокладка") in query.things
     judge = Judge(query, dict.fromkeys(query.terms, 3.0))
     assert judge.states_quantity(text) is states
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_abbreviation_a_document_defines_is_read_as_its_words() -> None:
+    """СП 267.1325800.2016's list «4 Сокращения» defines «КЕО — коэффициент естественного
+    освещения»; СП 252.1325800.2016 п. 8.1.10 writes «Значения КЕО для помещений ДОО …».
+    Asked in words, the clause held none of «коэффициент естественной»: it holds them now.
+    A page with no list defines nothing. Real pages: СП 267.1325800.2016 p. 14, СП
+    252.1325800.2016 p. 41."""
+    call_command("normagpt_ingest_dataset", str(FIXTURES / "abbreviations"))
+    defined = dict(
+        NormAbbreviation.objects.filter(document__code="СП 267.1325800.2016").values_list(
+            "short", "expansion"
+        )
+    )
+    assert defined["КЕО"] == "коэффициент естественного освещения"
+    assert defined["МГН"] == "маломобильные группы населения"
+    assert not NormAbbreviation.objects.filter(document__code="СП 252.1325800.2016").exists()
+    asked = "Какой коэффициент естественной освещённости нужен в спальне детского сада?"
+    hit = next(h for h in clauses_search(keywords=[asked], limit=5) if h.clause.number == "8.1.10")
+    assert not {"коэффициент", "естественной"} & set(hit.lacks)
