@@ -77,7 +77,8 @@ def abbreviations_standing(query: Query, known: Iterable[str]) -> dict[str, tupl
     """The abbreviations whose every word the query says (a stem of it, or a word norms
     use for it), each with the query stems it stands for (those of `known`: the stems the
     corpus holds): «ке» (КЕО) for «коэффициент», «естествен», «освещен». One query."""
-    said = {t: {t, *query.said_as.get(t, ())} for t in query.terms if t in set(known)}
+    held = set(known)
+    said = {t: {t, *query.said_as.get(t, ())} for t in query.terms if t in held}
     stems = {s for forms in said.values() for s in forms}
     if not stems:
         return {}
