@@ -24,7 +24,7 @@ from normagpt.search_candidates import sql_rows, sql_within
 # the list's own lead in its text («4 Сокращения» on a line, «… следующие сокращения:»: a
 # page read alone, or a section the splitter did not head)
 _LISTED = re.compile(r"[сС]окращени|[оО]бозначени")
-_LEAD = re.compile(r"(?:[сС]окращени|[оО]бозначени)[а-яё]*[ \t]*(?::|\n)")
+_LEAD = re.compile(rf"(?:{_LISTED.pattern})[а-яё]*[ \t]*(?::|\n)")
 # a line of the list: the abbreviation, a dash, its words (to a «;», «,» or the line's end)
 _DEFINED = re.compile(
     r"(?m)^[ \t]*(?P<short>[А-ЯЁ]{2,7})[ \t]*[—–-][ \t]*(?P<words>[а-яё][а-яё \t()-]{4,150})"

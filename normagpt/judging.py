@@ -15,7 +15,7 @@ from typing import Protocol
 from core.russian import morphology
 from normagpt.everyday import everyday_share
 from normagpt.lexicon import lexicon
-from normagpt.parsing import Query, fleeting_bases, search_stems
+from normagpt.parsing import Query, fleeting_bases, search_normalize, search_stems
 from normagpt.questions import distance_ends, is_noun, may_be_adjective
 
 
@@ -339,12 +339,8 @@ class Judge:
 
     def context(self, row: Found) -> frozenset[str]:
         """The query stems the clause's headings and its document's title hold."""
-        return frozenset(self._twinned(row.titled.union(self._heading(row))))
-
-    @staticmethod
-    def _heading(row: Found) -> set[str]:
-        """The query stems the clause's headings hold."""
-        return {term for term, at in row.positions.items() if at[0] < row.heading}
+        heading = {term for term, at in row.positions.items() if at[0] < row.heading}
+        return frozenset(self._twinned(row.titled.union(heading)))
 
     def held(self, row: Found) -> set[str]:
         """The query stems the clause, its headings and its document's title hold."""
@@ -384,7 +380,7 @@ class Judge:
         if not self.things:
             return True
         held = self.held(row)
-        plain = text.lower().replace("ё", "е")
+        plain = search_normalize(text)
         asked = [t for t in self.things if t in self.of_quantity] or list(self.things)
         if any(
             self.things[t] & held
@@ -408,7 +404,7 @@ class Judge:
         «Через сколько лет после постройки дом признают аварийным»; the Housing Code's
         article on resettling an unsafe house counts no years from a building's
         construction); True when the question asks none. Ranking does not ask it."""
-        plain = text.lower().replace("ё", "е")
+        plain = search_normalize(text)
         return all(event.search(plain) for event in self.events)
 
     def names_action(self, text: str) -> bool:
@@ -465,7 +461,7 @@ class Judge:
         if self.thing_words is None or not _instrumental(match.group().lower()):
             return False
         before = _SENTENCE_END.split(text[max(0, match.start() - _BEFORE) : match.start()])[-1]
-        words = _WORD.findall(before.lower().replace("ё", "е"))
+        words = _WORD.findall(search_normalize(before))
         if not words or not _measured(words[-1]):
             return False  # «должна быть высотой …», «принимают шириной …»: the clause's own
         return not self.thing_words.search(" ".join(words))
