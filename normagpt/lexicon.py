@@ -26,6 +26,8 @@ LEXICON = Path(__file__).with_name("lexicon.yaml")
 @dataclass(frozen=True)
 class Lexicon:
     filler: frozenset[str]  # stems left out of a search
+    # stems of the norms' nouns the morphology reads first as talk («марш»: an interjection)
+    named: frozenset[str]
     generic: frozenset[str]  # stems searched that do not tell whether a clause answers
     quantities: dict[str, tuple[str, ...]]  # a quantity's stem → the stems norms use for it
     synonyms: dict[str, tuple[str, ...]]  # a lay stem → the stems norms use for it
@@ -105,6 +107,7 @@ def lexicon() -> Lexicon:
     data = lexicon_data(LEXICON.read_text(encoding="utf-8"))
     return Lexicon(
         filler=frozenset(search_stems(data["filler"])),
+        named=frozenset(search_stems(data["named"])),
         generic=frozenset(search_stems(data["generic"])),
         quantities=_stemmed(data["quantities"]),
         synonyms=_stemmed(data["synonyms"]),

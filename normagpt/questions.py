@@ -274,6 +274,8 @@ def word_of_talk(word: str) -> bool:
     stems = search_stems(word)
     if not stems or stems[0] in lexicon().filler:
         return True
+    if stems[0] in lexicon().named:
+        return False
     tag = morphology().parse(word)[0].tag
     return tag.POS in _TALK or "Anum" in tag
 
@@ -530,7 +532,7 @@ def _told_plainly(keyword: str, *, whole: bool = False) -> str:
     if len(keyword.split()) < SENTENCE_WORDS and not whole:
         return keyword
     words = lexicon()
-    known = words.quantities.keys() | words.synonyms.keys()
+    known = words.quantities.keys() | words.synonyms.keys() | words.named
 
     def plain(match: re.Match[str]) -> str:
         word = match.group(0)
