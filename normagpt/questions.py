@@ -538,9 +538,33 @@ def _told_plainly(keyword: str, *, whole: bool = False) -> str:
         word = match.group(0)
         if search_stems(word)[:1] and search_stems(word)[0] in known:
             return word
-        return " " if morphology().parse(word)[0].tag.POS in _TALK else word
+        if morphology().parse(word)[0].tag.POS not in _TALK:
+            return word
+        before = _WORD_BEFORE.search(keyword, 0, match.start())
+        return word if before and _noun_after(before.group(1), word) else " "
 
     return _WORD_RE.sub(plain, keyword)
+
+
+_WORD_BEFORE = re.compile(r"([А-Яа-яЁё]+)\s+$")
+
+
+def _noun_after(adjective: str, word: str) -> bool:
+    """Whether `word`, read first as talk, is a noun its neighbour `adjective` agrees with
+    (case, number, the gender of a singular): «из оцинкованной стали» (not «стали», they
+    became), «по социальному найму». Not after a pronoun's adjective («такие стали»)."""
+    nouns = [p.tag for p in morphology().parse(word) if p.tag.POS == "NOUN"]
+    return any(
+        a.tag.POS in _ADJECTIVES
+        and "Apro" not in a.tag
+        and any(
+            n.case == a.tag.case
+            and n.number == a.tag.number
+            and (n.number == "plur" or n.gender == a.tag.gender)
+            for n in nouns
+        )
+        for a in morphology().parse(adjective)
+    )
 
 
 def _is_sentence(keyword: str) -> bool:

@@ -186,6 +186,21 @@ def test_a_norm_s_noun_the_morphology_reads_first_as_talk_is_searched() -> None:
     assert stem("излив") in query.terms
 
 
+def test_a_noun_after_its_adjective_is_no_word_of_talk() -> None:
+    """«из оцинкованной стали» was read as «стали» (they became), a verb, and left out;
+    «по социальному найму» as «найму» (I will hire). After an adjective agreeing with it, a
+    word that may be a noun is one; after a pronoun's adjective it is what it is read as
+    first («такие стали»: they became such)."""
+    query = question_read(
+        ["У нас старый дом с кровлей из оцинкованной стали. Сколько лет служит такая кровля?"]
+    )
+    assert stem("стали") in query.terms
+    query = question_read(["Нам дают квартиру по социальному найму. Какой площади кухня?"])
+    assert stem("найму") in query.terms
+    query = question_read(["Соседи такие стали шумные. Какой уровень шума допустим ночью?"])
+    assert stem("стали") not in query.terms
+
+
 def test_a_relative_pronoun_is_no_word_of_what_is_asked() -> None:
     """«шланг, которым плита подключена»: «который» names nothing; searched, it weighed as a
     word of the question in every clause saying «которые» (most of them)."""
