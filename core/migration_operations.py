@@ -57,4 +57,4 @@ class NamesOnly(Operation):
 
 def _model_of(operation: Operation) -> str:
     """The lower-cased name of the model a field's or a model's operation changes."""
-    return str(getattr(operation, "model_name_lower", None) or getattr(operation, "name_lower"))  # noqa: B009
+    return str(getattr(operation, "model_name_lower", None) or getattr(operation, "name_lower", ""))

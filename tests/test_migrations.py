@@ -17,9 +17,8 @@ from core.migration_operations import NamesOnly
 APPS = ("problems", "anki_bridge", "ojclient", "normagpt")
 
 
-def names_only() -> list[tuple[Any, NamesOnly]]:
+def names_only(loader: MigrationLoader) -> list[tuple[Any, NamesOnly]]:
     """Every `NamesOnly` operation of the project's migrations, with its migration."""
-    loader = MigrationLoader(None, ignore_no_migrations=True)
     return [
         (migration, operation)
         for (app, _), migration in sorted(loader.disk_migrations.items())
@@ -38,9 +37,9 @@ def test_the_models_agree_with_their_migrations() -> None:
 def test_a_names_only_operation_changes_nothing_of_the_database() -> None:
     """Each operation wrapped changes a field's non-database attributes only (its verbose
     name, help text, choices) or a model's options: nothing a schema editor would alter."""
-    found = names_only()
-    assert len(found) == 4  # the four apps' verbose names
     loader = MigrationLoader(None, ignore_no_migrations=True)
+    found = names_only(loader)
+    assert len(found) == 4  # the four apps' verbose names
     for migration, wrapper in found:
         state = loader.project_state((migration.app_label, migration.name), at_end=False)
         for operation in wrapper.operations:

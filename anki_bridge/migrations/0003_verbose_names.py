@@ -18,149 +18,149 @@ class Migration(migrations.Migration):
     operations = [
         NamesOnly(
             [
-            migrations.AlterModelOptions(
-                name='media',
-                options={'ordering': ['-id'], 'verbose_name': 'media file', 'verbose_name_plural': 'media'},
-            ),
-            migrations.AlterModelOptions(
-                name='note',
-                options={'ordering': ['-id'], 'verbose_name': 'note', 'verbose_name_plural': 'notes'},
-            ),
-            migrations.AlterField(
-                model_name='media',
-                name='created_at',
-                field=models.DateTimeField(auto_now_add=True, verbose_name='created at'),
-            ),
-            migrations.AlterField(
-                model_name='media',
-                name='data',
-                field=models.BinaryField(blank=True, null=True, verbose_name='data'),
-            ),
-            migrations.AlterField(
-                model_name='media',
-                name='filename',
-                field=models.CharField(max_length=255, unique=True, verbose_name='filename'),
-            ),
-            migrations.AlterField(
-                model_name='media',
-                name='sha1',
-                field=models.CharField(max_length=40, verbose_name='sha1'),
-            ),
-            migrations.AlterField(
-                model_name='media',
-                name='size',
-                field=models.PositiveIntegerField(verbose_name='size'),
-            ),
-            migrations.AlterField(
-                model_name='media',
-                name='touched_at',
-                field=models.DateTimeField(db_index=True, verbose_name='touched at'),
-            ),
-            migrations.AlterField(
-                model_name='note',
-                name='anki_note_id',
-                field=models.BigIntegerField(blank=True, null=True, verbose_name='anki note id'),
-            ),
-            migrations.AlterField(
-                model_name='note',
-                name='attempts',
-                field=models.PositiveIntegerField(default=0, verbose_name='attempts'),
-            ),
-            migrations.AlterField(
-                model_name='note',
-                name='claim',
-                field=models.CharField(blank=True, db_index=True, max_length=32, verbose_name='claim'),
-            ),
-            migrations.AlterField(
-                model_name='note',
-                name='claimed_until',
-                field=models.DateTimeField(blank=True, null=True, verbose_name='claimed until'),
-            ),
-            migrations.AlterField(
-                model_name='note',
-                name='created_at',
-                field=models.DateTimeField(auto_now_add=True, verbose_name='created at'),
-            ),
-            migrations.AlterField(
-                model_name='note',
-                name='deck',
-                field=models.CharField(db_index=True, max_length=255, verbose_name='deck'),
-            ),
-            migrations.AlterField(
-                model_name='note',
-                name='dedup_key',
-                field=models.CharField(blank=True, max_length=255, null=True, unique=True, verbose_name='dedup key'),
-            ),
-            migrations.AlterField(
-                model_name='note',
-                name='ensure_deck',
-                field=models.BooleanField(default=False, verbose_name='ensure deck'),
-            ),
-            migrations.AlterField(
-                model_name='note',
-                name='fields',
-                field=models.JSONField(default=dict, verbose_name='fields'),
-            ),
-            migrations.AlterField(
-                model_name='note',
-                name='last_error',
-                field=models.TextField(blank=True, verbose_name='last error'),
-            ),
-            migrations.AlterField(
-                model_name='note',
-                name='media',
-                field=models.JSONField(blank=True, default=list, verbose_name='media'),
-            ),
-            migrations.AlterField(
-                model_name='note',
-                name='model',
-                field=models.CharField(max_length=255, verbose_name='model'),
-            ),
-            migrations.AlterField(
-                model_name='note',
-                name='owner',
-                field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='anki_notes', to=settings.AUTH_USER_MODEL, verbose_name='owner'),
-            ),
-            migrations.AlterField(
-                model_name='note',
-                name='placed',
-                field=models.BooleanField(default=False, verbose_name='placed'),
-            ),
-            migrations.AlterField(
-                model_name='note',
-                name='sent_at',
-                field=models.DateTimeField(blank=True, null=True, verbose_name='sent at'),
-            ),
-            migrations.AlterField(
-                model_name='note',
-                name='source',
-                field=models.CharField(blank=True, max_length=40, verbose_name='source'),
-            ),
-            migrations.AlterField(
-                model_name='note',
-                name='status',
-                field=models.CharField(choices=[('pending', 'pending'), ('sent', 'sent'), ('duplicate', 'duplicate'), ('failed', 'failed')], db_index=True, default='pending', max_length=10, verbose_name='status'),
-            ),
-            migrations.AlterField(
-                model_name='note',
-                name='tags',
-                field=models.JSONField(blank=True, default=list, verbose_name='tags'),
-            ),
-            migrations.AlterField(
-                model_name='note',
-                name='unanswered_since',
-                field=models.DateTimeField(blank=True, null=True, verbose_name='unanswered since'),
-            ),
-            migrations.AlterField(
-                model_name='note',
-                name='updated_at',
-                field=models.DateTimeField(auto_now=True, verbose_name='updated at'),
-            ),
-            migrations.AlterField(
-                model_name='note',
-                name='warnings',
-                field=models.JSONField(blank=True, default=list, verbose_name='warnings'),
-            ),
+                migrations.AlterModelOptions(
+                    name='media',
+                    options={'ordering': ['-id'], 'verbose_name': 'media file', 'verbose_name_plural': 'media'},
+                ),
+                migrations.AlterModelOptions(
+                    name='note',
+                    options={'ordering': ['-id'], 'verbose_name': 'note', 'verbose_name_plural': 'notes'},
+                ),
+                migrations.AlterField(
+                    model_name='media',
+                    name='created_at',
+                    field=models.DateTimeField(auto_now_add=True, verbose_name='created at'),
+                ),
+                migrations.AlterField(
+                    model_name='media',
+                    name='data',
+                    field=models.BinaryField(blank=True, null=True, verbose_name='data'),
+                ),
+                migrations.AlterField(
+                    model_name='media',
+                    name='filename',
+                    field=models.CharField(max_length=255, unique=True, verbose_name='filename'),
+                ),
+                migrations.AlterField(
+                    model_name='media',
+                    name='sha1',
+                    field=models.CharField(max_length=40, verbose_name='sha1'),
+                ),
+                migrations.AlterField(
+                    model_name='media',
+                    name='size',
+                    field=models.PositiveIntegerField(verbose_name='size'),
+                ),
+                migrations.AlterField(
+                    model_name='media',
+                    name='touched_at',
+                    field=models.DateTimeField(db_index=True, verbose_name='touched at'),
+                ),
+                migrations.AlterField(
+                    model_name='note',
+                    name='anki_note_id',
+                    field=models.BigIntegerField(blank=True, null=True, verbose_name='anki note id'),
+                ),
+                migrations.AlterField(
+                    model_name='note',
+                    name='attempts',
+                    field=models.PositiveIntegerField(default=0, verbose_name='attempts'),
+                ),
+                migrations.AlterField(
+                    model_name='note',
+                    name='claim',
+                    field=models.CharField(blank=True, db_index=True, max_length=32, verbose_name='claim'),
+                ),
+                migrations.AlterField(
+                    model_name='note',
+                    name='claimed_until',
+                    field=models.DateTimeField(blank=True, null=True, verbose_name='claimed until'),
+                ),
+                migrations.AlterField(
+                    model_name='note',
+                    name='created_at',
+                    field=models.DateTimeField(auto_now_add=True, verbose_name='created at'),
+                ),
+                migrations.AlterField(
+                    model_name='note',
+                    name='deck',
+                    field=models.CharField(db_index=True, max_length=255, verbose_name='deck'),
+                ),
+                migrations.AlterField(
+                    model_name='note',
+                    name='dedup_key',
+                    field=models.CharField(blank=True, max_length=255, null=True, unique=True, verbose_name='dedup key'),
+                ),
+                migrations.AlterField(
+                    model_name='note',
+                    name='ensure_deck',
+                    field=models.BooleanField(default=False, verbose_name='ensure deck'),
+                ),
+                migrations.AlterField(
+                    model_name='note',
+                    name='fields',
+                    field=models.JSONField(default=dict, verbose_name='fields'),
+                ),
+                migrations.AlterField(
+                    model_name='note',
+                    name='last_error',
+                    field=models.TextField(blank=True, verbose_name='last error'),
+                ),
+                migrations.AlterField(
+                    model_name='note',
+                    name='media',
+                    field=models.JSONField(blank=True, default=list, verbose_name='media'),
+                ),
+                migrations.AlterField(
+                    model_name='note',
+                    name='model',
+                    field=models.CharField(max_length=255, verbose_name='model'),
+                ),
+                migrations.AlterField(
+                    model_name='note',
+                    name='owner',
+                    field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='anki_notes', to=settings.AUTH_USER_MODEL, verbose_name='owner'),
+                ),
+                migrations.AlterField(
+                    model_name='note',
+                    name='placed',
+                    field=models.BooleanField(default=False, verbose_name='placed'),
+                ),
+                migrations.AlterField(
+                    model_name='note',
+                    name='sent_at',
+                    field=models.DateTimeField(blank=True, null=True, verbose_name='sent at'),
+                ),
+                migrations.AlterField(
+                    model_name='note',
+                    name='source',
+                    field=models.CharField(blank=True, max_length=40, verbose_name='source'),
+                ),
+                migrations.AlterField(
+                    model_name='note',
+                    name='status',
+                    field=models.CharField(choices=[('pending', 'pending'), ('sent', 'sent'), ('duplicate', 'duplicate'), ('failed', 'failed')], db_index=True, default='pending', max_length=10, verbose_name='status'),
+                ),
+                migrations.AlterField(
+                    model_name='note',
+                    name='tags',
+                    field=models.JSONField(blank=True, default=list, verbose_name='tags'),
+                ),
+                migrations.AlterField(
+                    model_name='note',
+                    name='unanswered_since',
+                    field=models.DateTimeField(blank=True, null=True, verbose_name='unanswered since'),
+                ),
+                migrations.AlterField(
+                    model_name='note',
+                    name='updated_at',
+                    field=models.DateTimeField(auto_now=True, verbose_name='updated at'),
+                ),
+                migrations.AlterField(
+                    model_name='note',
+                    name='warnings',
+                    field=models.JSONField(blank=True, default=list, verbose_name='warnings'),
+                ),
             ]
         ),
     ]

@@ -18,395 +18,395 @@ class Migration(migrations.Migration):
     operations = [
         NamesOnly(
             [
-            migrations.AlterModelOptions(
-                name='agentrun',
-                options={'ordering': ['-created_at', '-id'], 'verbose_name': 'agent run', 'verbose_name_plural': 'agent runs'},
-            ),
-            migrations.AlterModelOptions(
-                name='agentstep',
-                options={'ordering': ['run', 'index'], 'verbose_name': 'agent step', 'verbose_name_plural': 'agent steps'},
-            ),
-            migrations.AlterModelOptions(
-                name='llmcall',
-                options={'ordering': ['id'], 'verbose_name': 'LLM call', 'verbose_name_plural': 'LLM calls'},
-            ),
-            migrations.AlterModelOptions(
-                name='normdocument',
-                options={'ordering': ['code'], 'verbose_name': 'norm document', 'verbose_name_plural': 'norm documents'},
-            ),
-            migrations.AlterModelOptions(
-                name='normpage',
-                options={'ordering': ['document', 'number'], 'verbose_name': 'norm page', 'verbose_name_plural': 'norm pages'},
-            ),
-            migrations.AlterModelOptions(
-                name='runevent',
-                options={'ordering': ['run', 'created_at', 'id'], 'verbose_name': 'run event', 'verbose_name_plural': 'run events'},
-            ),
-            migrations.AlterField(
-                model_name='agentrun',
-                name='active_seconds',
-                field=models.FloatField(default=0, verbose_name='active seconds'),
-            ),
-            migrations.AlterField(
-                model_name='agentrun',
-                name='answer',
-                field=models.JSONField(blank=True, default=dict, verbose_name='answer'),
-            ),
-            migrations.AlterField(
-                model_name='agentrun',
-                name='completion_tokens',
-                field=models.PositiveIntegerField(default=0, verbose_name='completion tokens'),
-            ),
-            migrations.AlterField(
-                model_name='agentrun',
-                name='cost_estimate',
-                field=models.DecimalField(decimal_places=6, default=0, max_digits=12, verbose_name='cost estimate'),
-            ),
-            migrations.AlterField(
-                model_name='agentrun',
-                name='created_at',
-                field=models.DateTimeField(auto_now_add=True, db_index=True, verbose_name='created at'),
-            ),
-            migrations.AlterField(
-                model_name='agentrun',
-                name='error',
-                field=models.TextField(blank=True, verbose_name='error'),
-            ),
-            migrations.AlterField(
-                model_name='agentrun',
-                name='final_answer',
-                field=models.TextField(blank=True, verbose_name='final answer'),
-            ),
-            migrations.AlterField(
-                model_name='agentrun',
-                name='finished_at',
-                field=models.DateTimeField(blank=True, null=True, verbose_name='finished at'),
-            ),
-            migrations.AlterField(
-                model_name='agentrun',
-                name='heartbeat_at',
-                field=models.DateTimeField(blank=True, null=True, verbose_name='heartbeat at'),
-            ),
-            migrations.AlterField(
-                model_name='agentrun',
-                name='incomplete',
-                field=models.BooleanField(default=False, verbose_name='incomplete'),
-            ),
-            migrations.AlterField(
-                model_name='agentrun',
-                name='incomplete_reason',
-                field=models.CharField(blank=True, max_length=300, verbose_name='incomplete reason'),
-            ),
-            migrations.AlterField(
-                model_name='agentrun',
-                name='llm_calls',
-                field=models.PositiveIntegerField(default=0, verbose_name='llm calls'),
-            ),
-            migrations.AlterField(
-                model_name='agentrun',
-                name='next_node',
-                field=models.CharField(blank=True, default='planner', max_length=10, verbose_name='next node'),
-            ),
-            migrations.AlterField(
-                model_name='agentrun',
-                name='owner',
-                field=models.CharField(blank=True, max_length=64, verbose_name='owner'),
-            ),
-            migrations.AlterField(
-                model_name='agentrun',
-                name='prompt_tokens',
-                field=models.PositiveIntegerField(default=0, verbose_name='prompt tokens'),
-            ),
-            migrations.AlterField(
-                model_name='agentrun',
-                name='question',
-                field=models.TextField(verbose_name='question'),
-            ),
-            migrations.AlterField(
-                model_name='agentrun',
-                name='review_note',
-                field=models.TextField(blank=True, verbose_name='review note'),
-            ),
-            migrations.AlterField(
-                model_name='agentrun',
-                name='review_reason',
-                field=models.TextField(blank=True, verbose_name='review reason'),
-            ),
-            migrations.AlterField(
-                model_name='agentrun',
-                name='shared',
-                field=models.JSONField(blank=True, default=dict, verbose_name='shared'),
-            ),
-            migrations.AlterField(
-                model_name='agentrun',
-                name='sources',
-                field=models.JSONField(blank=True, default=list, verbose_name='sources'),
-            ),
-            migrations.AlterField(
-                model_name='agentrun',
-                name='started_at',
-                field=models.DateTimeField(blank=True, null=True, verbose_name='started at'),
-            ),
-            migrations.AlterField(
-                model_name='agentrun',
-                name='status',
-                field=models.CharField(choices=[('queued', 'queued'), ('running', 'running'), ('needs_review', 'needs review'), ('completed', 'completed'), ('failed', 'failed')], default='queued', max_length=14, verbose_name='status'),
-            ),
-            migrations.AlterField(
-                model_name='agentrun',
-                name='step_count',
-                field=models.PositiveIntegerField(default=0, verbose_name='step count'),
-            ),
-            migrations.AlterField(
-                model_name='agentrun',
-                name='updated_at',
-                field=models.DateTimeField(auto_now=True, verbose_name='updated at'),
-            ),
-            migrations.AlterField(
-                model_name='agentrun',
-                name='user',
-                field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL, verbose_name='user'),
-            ),
-            migrations.AlterField(
-                model_name='agentstep',
-                name='completion_tokens',
-                field=models.PositiveIntegerField(default=0, verbose_name='completion tokens'),
-            ),
-            migrations.AlterField(
-                model_name='agentstep',
-                name='created_at',
-                field=models.DateTimeField(auto_now_add=True, verbose_name='created at'),
-            ),
-            migrations.AlterField(
-                model_name='agentstep',
-                name='decision',
-                field=models.CharField(blank=True, max_length=14, verbose_name='decision'),
-            ),
-            migrations.AlterField(
-                model_name='agentstep',
-                name='duration',
-                field=models.FloatField(default=0, verbose_name='duration'),
-            ),
-            migrations.AlterField(
-                model_name='agentstep',
-                name='index',
-                field=models.PositiveIntegerField(verbose_name='index'),
-            ),
-            migrations.AlterField(
-                model_name='agentstep',
-                name='input_summary',
-                field=models.TextField(blank=True, verbose_name='input summary'),
-            ),
-            migrations.AlterField(
-                model_name='agentstep',
-                name='node',
-                field=models.CharField(max_length=10, verbose_name='node'),
-            ),
-            migrations.AlterField(
-                model_name='agentstep',
-                name='output',
-                field=models.JSONField(blank=True, default=dict, verbose_name='output'),
-            ),
-            migrations.AlterField(
-                model_name='agentstep',
-                name='prompt_tokens',
-                field=models.PositiveIntegerField(default=0, verbose_name='prompt tokens'),
-            ),
-            migrations.AlterField(
-                model_name='agentstep',
-                name='run',
-                field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='steps', to='normagpt.agentrun', verbose_name='run'),
-            ),
-            migrations.AlterField(
-                model_name='llmcall',
-                name='completion_tokens',
-                field=models.PositiveIntegerField(default=0, verbose_name='completion tokens'),
-            ),
-            migrations.AlterField(
-                model_name='llmcall',
-                name='created_at',
-                field=models.DateTimeField(auto_now_add=True, verbose_name='created at'),
-            ),
-            migrations.AlterField(
-                model_name='llmcall',
-                name='duration',
-                field=models.FloatField(default=0, verbose_name='duration'),
-            ),
-            migrations.AlterField(
-                model_name='llmcall',
-                name='error',
-                field=models.CharField(blank=True, max_length=500, verbose_name='error'),
-            ),
-            migrations.AlterField(
-                model_name='llmcall',
-                name='model',
-                field=models.CharField(blank=True, max_length=100, verbose_name='model'),
-            ),
-            migrations.AlterField(
-                model_name='llmcall',
-                name='node',
-                field=models.CharField(max_length=10, verbose_name='node'),
-            ),
-            migrations.AlterField(
-                model_name='llmcall',
-                name='ok',
-                field=models.BooleanField(default=True, verbose_name='ok'),
-            ),
-            migrations.AlterField(
-                model_name='llmcall',
-                name='prompt_tokens',
-                field=models.PositiveIntegerField(default=0, verbose_name='prompt tokens'),
-            ),
-            migrations.AlterField(
-                model_name='llmcall',
-                name='run',
-                field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='llm_call_log', to='normagpt.agentrun', verbose_name='run'),
-            ),
-            migrations.AlterField(
-                model_name='llmcall',
-                name='step_index',
-                field=models.PositiveIntegerField(default=0, verbose_name='step index'),
-            ),
-            migrations.AlterField(
-                model_name='normdocument',
-                name='code',
-                field=models.CharField(help_text='e.g. СП 63.13330.2018', max_length=100, unique=True, verbose_name='code'),
-            ),
-            migrations.AlterField(
-                model_name='normdocument',
-                name='code_key',
-                field=models.CharField(editable=False, max_length=100, unique=True, verbose_name='code key'),
-            ),
-            migrations.AlterField(
-                model_name='normdocument',
-                name='created_at',
-                field=models.DateTimeField(auto_now_add=True, verbose_name='created at'),
-            ),
-            migrations.AlterField(
-                model_name='normdocument',
-                name='file',
-                field=models.FileField(blank=True, upload_to='normagpt/documents/', verbose_name='file'),
-            ),
-            migrations.AlterField(
-                model_name='normdocument',
-                name='ingest_error',
-                field=models.TextField(blank=True, verbose_name='ingest error'),
-            ),
-            migrations.AlterField(
-                model_name='normdocument',
-                name='ingest_status',
-                field=models.CharField(choices=[('pending', 'pending'), ('running', 'running'), ('done', 'done'), ('failed', 'failed')], default='pending', max_length=8, verbose_name='ingest status'),
-            ),
-            migrations.AlterField(
-                model_name='normdocument',
-                name='is_sample',
-                field=models.BooleanField(default=False, help_text='demo corpus, not a real norm', verbose_name='is sample'),
-            ),
-            migrations.AlterField(
-                model_name='normdocument',
-                name='kind',
-                field=models.CharField(choices=[('gost', 'ГОСТ'), ('sp', 'СП'), ('snip', 'СНиП'), ('other', 'other')], default='other', max_length=8, verbose_name='kind'),
-            ),
-            migrations.AlterField(
-                model_name='normdocument',
-                name='page_count',
-                field=models.PositiveIntegerField(default=0, verbose_name='page count'),
-            ),
-            migrations.AlterField(
-                model_name='normdocument',
-                name='replaced_by',
-                field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='replaces', to='normagpt.normdocument', verbose_name='replaced by'),
-            ),
-            migrations.AlterField(
-                model_name='normdocument',
-                name='status',
-                field=models.CharField(choices=[('in_force', 'in force'), ('replaced', 'replaced')], default='in_force', max_length=10, verbose_name='status'),
-            ),
-            migrations.AlterField(
-                model_name='normdocument',
-                name='title',
-                field=models.CharField(max_length=500, verbose_name='title'),
-            ),
-            migrations.AlterField(
-                model_name='normdocument',
-                name='updated_at',
-                field=models.DateTimeField(auto_now=True, verbose_name='updated at'),
-            ),
-            migrations.AlterField(
-                model_name='normpage',
-                name='clauses',
-                field=models.JSONField(blank=True, default=list, help_text='clause numbers on the page', verbose_name='clauses'),
-            ),
-            migrations.AlterField(
-                model_name='normpage',
-                name='document',
-                field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='pages', to='normagpt.normdocument', verbose_name='document'),
-            ),
-            migrations.AlterField(
-                model_name='normpage',
-                name='has_text_layer',
-                field=models.BooleanField(default=True, verbose_name='has text layer'),
-            ),
-            migrations.AlterField(
-                model_name='normpage',
-                name='height',
-                field=models.PositiveIntegerField(default=0, verbose_name='height'),
-            ),
-            migrations.AlterField(
-                model_name='normpage',
-                name='image',
-                field=models.FileField(blank=True, upload_to='normagpt/pages/', verbose_name='image'),
-            ),
-            migrations.AlterField(
-                model_name='normpage',
-                name='number',
-                field=models.PositiveIntegerField(help_text='1-based page number in the file', verbose_name='number'),
-            ),
-            migrations.AlterField(
-                model_name='normpage',
-                name='ocr',
-                field=models.BooleanField(default=False, help_text='text recognised by tesseract', verbose_name='ocr'),
-            ),
-            migrations.AlterField(
-                model_name='normpage',
-                name='search_text',
-                field=models.TextField(blank=True, editable=False, verbose_name='search text'),
-            ),
-            migrations.AlterField(
-                model_name='normpage',
-                name='text',
-                field=models.TextField(blank=True, verbose_name='text'),
-            ),
-            migrations.AlterField(
-                model_name='normpage',
-                name='width',
-                field=models.PositiveIntegerField(default=0, verbose_name='width'),
-            ),
-            migrations.AlterField(
-                model_name='runevent',
-                name='created_at',
-                field=models.DateTimeField(auto_now_add=True, verbose_name='created at'),
-            ),
-            migrations.AlterField(
-                model_name='runevent',
-                name='kind',
-                field=models.CharField(choices=[('takeover', 'taken over by another worker'), ('retry', 'model request retried'), ('cap', 'limit reached'), ('failed', 'failure')], max_length=10, verbose_name='kind'),
-            ),
-            migrations.AlterField(
-                model_name='runevent',
-                name='message',
-                field=models.TextField(verbose_name='message'),
-            ),
-            migrations.AlterField(
-                model_name='runevent',
-                name='node',
-                field=models.CharField(blank=True, max_length=10, verbose_name='node'),
-            ),
-            migrations.AlterField(
-                model_name='runevent',
-                name='run',
-                field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='events', to='normagpt.agentrun', verbose_name='run'),
-            ),
+                migrations.AlterModelOptions(
+                    name='agentrun',
+                    options={'ordering': ['-created_at', '-id'], 'verbose_name': 'agent run', 'verbose_name_plural': 'agent runs'},
+                ),
+                migrations.AlterModelOptions(
+                    name='agentstep',
+                    options={'ordering': ['run', 'index'], 'verbose_name': 'agent step', 'verbose_name_plural': 'agent steps'},
+                ),
+                migrations.AlterModelOptions(
+                    name='llmcall',
+                    options={'ordering': ['id'], 'verbose_name': 'LLM call', 'verbose_name_plural': 'LLM calls'},
+                ),
+                migrations.AlterModelOptions(
+                    name='normdocument',
+                    options={'ordering': ['code'], 'verbose_name': 'norm document', 'verbose_name_plural': 'norm documents'},
+                ),
+                migrations.AlterModelOptions(
+                    name='normpage',
+                    options={'ordering': ['document', 'number'], 'verbose_name': 'norm page', 'verbose_name_plural': 'norm pages'},
+                ),
+                migrations.AlterModelOptions(
+                    name='runevent',
+                    options={'ordering': ['run', 'created_at', 'id'], 'verbose_name': 'run event', 'verbose_name_plural': 'run events'},
+                ),
+                migrations.AlterField(
+                    model_name='agentrun',
+                    name='active_seconds',
+                    field=models.FloatField(default=0, verbose_name='active seconds'),
+                ),
+                migrations.AlterField(
+                    model_name='agentrun',
+                    name='answer',
+                    field=models.JSONField(blank=True, default=dict, verbose_name='answer'),
+                ),
+                migrations.AlterField(
+                    model_name='agentrun',
+                    name='completion_tokens',
+                    field=models.PositiveIntegerField(default=0, verbose_name='completion tokens'),
+                ),
+                migrations.AlterField(
+                    model_name='agentrun',
+                    name='cost_estimate',
+                    field=models.DecimalField(decimal_places=6, default=0, max_digits=12, verbose_name='cost estimate'),
+                ),
+                migrations.AlterField(
+                    model_name='agentrun',
+                    name='created_at',
+                    field=models.DateTimeField(auto_now_add=True, db_index=True, verbose_name='created at'),
+                ),
+                migrations.AlterField(
+                    model_name='agentrun',
+                    name='error',
+                    field=models.TextField(blank=True, verbose_name='error'),
+                ),
+                migrations.AlterField(
+                    model_name='agentrun',
+                    name='final_answer',
+                    field=models.TextField(blank=True, verbose_name='final answer'),
+                ),
+                migrations.AlterField(
+                    model_name='agentrun',
+                    name='finished_at',
+                    field=models.DateTimeField(blank=True, null=True, verbose_name='finished at'),
+                ),
+                migrations.AlterField(
+                    model_name='agentrun',
+                    name='heartbeat_at',
+                    field=models.DateTimeField(blank=True, null=True, verbose_name='heartbeat at'),
+                ),
+                migrations.AlterField(
+                    model_name='agentrun',
+                    name='incomplete',
+                    field=models.BooleanField(default=False, verbose_name='incomplete'),
+                ),
+                migrations.AlterField(
+                    model_name='agentrun',
+                    name='incomplete_reason',
+                    field=models.CharField(blank=True, max_length=300, verbose_name='incomplete reason'),
+                ),
+                migrations.AlterField(
+                    model_name='agentrun',
+                    name='llm_calls',
+                    field=models.PositiveIntegerField(default=0, verbose_name='llm calls'),
+                ),
+                migrations.AlterField(
+                    model_name='agentrun',
+                    name='next_node',
+                    field=models.CharField(blank=True, default='planner', max_length=10, verbose_name='next node'),
+                ),
+                migrations.AlterField(
+                    model_name='agentrun',
+                    name='owner',
+                    field=models.CharField(blank=True, max_length=64, verbose_name='owner'),
+                ),
+                migrations.AlterField(
+                    model_name='agentrun',
+                    name='prompt_tokens',
+                    field=models.PositiveIntegerField(default=0, verbose_name='prompt tokens'),
+                ),
+                migrations.AlterField(
+                    model_name='agentrun',
+                    name='question',
+                    field=models.TextField(verbose_name='question'),
+                ),
+                migrations.AlterField(
+                    model_name='agentrun',
+                    name='review_note',
+                    field=models.TextField(blank=True, verbose_name='review note'),
+                ),
+                migrations.AlterField(
+                    model_name='agentrun',
+                    name='review_reason',
+                    field=models.TextField(blank=True, verbose_name='review reason'),
+                ),
+                migrations.AlterField(
+                    model_name='agentrun',
+                    name='shared',
+                    field=models.JSONField(blank=True, default=dict, verbose_name='shared'),
+                ),
+                migrations.AlterField(
+                    model_name='agentrun',
+                    name='sources',
+                    field=models.JSONField(blank=True, default=list, verbose_name='sources'),
+                ),
+                migrations.AlterField(
+                    model_name='agentrun',
+                    name='started_at',
+                    field=models.DateTimeField(blank=True, null=True, verbose_name='started at'),
+                ),
+                migrations.AlterField(
+                    model_name='agentrun',
+                    name='status',
+                    field=models.CharField(choices=[('queued', 'queued'), ('running', 'running'), ('needs_review', 'needs review'), ('completed', 'completed'), ('failed', 'failed')], default='queued', max_length=14, verbose_name='status'),
+                ),
+                migrations.AlterField(
+                    model_name='agentrun',
+                    name='step_count',
+                    field=models.PositiveIntegerField(default=0, verbose_name='step count'),
+                ),
+                migrations.AlterField(
+                    model_name='agentrun',
+                    name='updated_at',
+                    field=models.DateTimeField(auto_now=True, verbose_name='updated at'),
+                ),
+                migrations.AlterField(
+                    model_name='agentrun',
+                    name='user',
+                    field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL, verbose_name='user'),
+                ),
+                migrations.AlterField(
+                    model_name='agentstep',
+                    name='completion_tokens',
+                    field=models.PositiveIntegerField(default=0, verbose_name='completion tokens'),
+                ),
+                migrations.AlterField(
+                    model_name='agentstep',
+                    name='created_at',
+                    field=models.DateTimeField(auto_now_add=True, verbose_name='created at'),
+                ),
+                migrations.AlterField(
+                    model_name='agentstep',
+                    name='decision',
+                    field=models.CharField(blank=True, max_length=14, verbose_name='decision'),
+                ),
+                migrations.AlterField(
+                    model_name='agentstep',
+                    name='duration',
+                    field=models.FloatField(default=0, verbose_name='duration'),
+                ),
+                migrations.AlterField(
+                    model_name='agentstep',
+                    name='index',
+                    field=models.PositiveIntegerField(verbose_name='index'),
+                ),
+                migrations.AlterField(
+                    model_name='agentstep',
+                    name='input_summary',
+                    field=models.TextField(blank=True, verbose_name='input summary'),
+                ),
+                migrations.AlterField(
+                    model_name='agentstep',
+                    name='node',
+                    field=models.CharField(max_length=10, verbose_name='node'),
+                ),
+                migrations.AlterField(
+                    model_name='agentstep',
+                    name='output',
+                    field=models.JSONField(blank=True, default=dict, verbose_name='output'),
+                ),
+                migrations.AlterField(
+                    model_name='agentstep',
+                    name='prompt_tokens',
+                    field=models.PositiveIntegerField(default=0, verbose_name='prompt tokens'),
+                ),
+                migrations.AlterField(
+                    model_name='agentstep',
+                    name='run',
+                    field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='steps', to='normagpt.agentrun', verbose_name='run'),
+                ),
+                migrations.AlterField(
+                    model_name='llmcall',
+                    name='completion_tokens',
+                    field=models.PositiveIntegerField(default=0, verbose_name='completion tokens'),
+                ),
+                migrations.AlterField(
+                    model_name='llmcall',
+                    name='created_at',
+                    field=models.DateTimeField(auto_now_add=True, verbose_name='created at'),
+                ),
+                migrations.AlterField(
+                    model_name='llmcall',
+                    name='duration',
+                    field=models.FloatField(default=0, verbose_name='duration'),
+                ),
+                migrations.AlterField(
+                    model_name='llmcall',
+                    name='error',
+                    field=models.CharField(blank=True, max_length=500, verbose_name='error'),
+                ),
+                migrations.AlterField(
+                    model_name='llmcall',
+                    name='model',
+                    field=models.CharField(blank=True, max_length=100, verbose_name='model'),
+                ),
+                migrations.AlterField(
+                    model_name='llmcall',
+                    name='node',
+                    field=models.CharField(max_length=10, verbose_name='node'),
+                ),
+                migrations.AlterField(
+                    model_name='llmcall',
+                    name='ok',
+                    field=models.BooleanField(default=True, verbose_name='ok'),
+                ),
+                migrations.AlterField(
+                    model_name='llmcall',
+                    name='prompt_tokens',
+                    field=models.PositiveIntegerField(default=0, verbose_name='prompt tokens'),
+                ),
+                migrations.AlterField(
+                    model_name='llmcall',
+                    name='run',
+                    field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='llm_call_log', to='normagpt.agentrun', verbose_name='run'),
+                ),
+                migrations.AlterField(
+                    model_name='llmcall',
+                    name='step_index',
+                    field=models.PositiveIntegerField(default=0, verbose_name='step index'),
+                ),
+                migrations.AlterField(
+                    model_name='normdocument',
+                    name='code',
+                    field=models.CharField(help_text='e.g. СП 63.13330.2018', max_length=100, unique=True, verbose_name='code'),
+                ),
+                migrations.AlterField(
+                    model_name='normdocument',
+                    name='code_key',
+                    field=models.CharField(editable=False, max_length=100, unique=True, verbose_name='code key'),
+                ),
+                migrations.AlterField(
+                    model_name='normdocument',
+                    name='created_at',
+                    field=models.DateTimeField(auto_now_add=True, verbose_name='created at'),
+                ),
+                migrations.AlterField(
+                    model_name='normdocument',
+                    name='file',
+                    field=models.FileField(blank=True, upload_to='normagpt/documents/', verbose_name='file'),
+                ),
+                migrations.AlterField(
+                    model_name='normdocument',
+                    name='ingest_error',
+                    field=models.TextField(blank=True, verbose_name='ingest error'),
+                ),
+                migrations.AlterField(
+                    model_name='normdocument',
+                    name='ingest_status',
+                    field=models.CharField(choices=[('pending', 'pending'), ('running', 'running'), ('done', 'done'), ('failed', 'failed')], default='pending', max_length=8, verbose_name='ingest status'),
+                ),
+                migrations.AlterField(
+                    model_name='normdocument',
+                    name='is_sample',
+                    field=models.BooleanField(default=False, help_text='demo corpus, not a real norm', verbose_name='is sample'),
+                ),
+                migrations.AlterField(
+                    model_name='normdocument',
+                    name='kind',
+                    field=models.CharField(choices=[('gost', 'ГОСТ'), ('sp', 'СП'), ('snip', 'СНиП'), ('other', 'other')], default='other', max_length=8, verbose_name='kind'),
+                ),
+                migrations.AlterField(
+                    model_name='normdocument',
+                    name='page_count',
+                    field=models.PositiveIntegerField(default=0, verbose_name='page count'),
+                ),
+                migrations.AlterField(
+                    model_name='normdocument',
+                    name='replaced_by',
+                    field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='replaces', to='normagpt.normdocument', verbose_name='replaced by'),
+                ),
+                migrations.AlterField(
+                    model_name='normdocument',
+                    name='status',
+                    field=models.CharField(choices=[('in_force', 'in force'), ('replaced', 'replaced')], default='in_force', max_length=10, verbose_name='status'),
+                ),
+                migrations.AlterField(
+                    model_name='normdocument',
+                    name='title',
+                    field=models.CharField(max_length=500, verbose_name='title'),
+                ),
+                migrations.AlterField(
+                    model_name='normdocument',
+                    name='updated_at',
+                    field=models.DateTimeField(auto_now=True, verbose_name='updated at'),
+                ),
+                migrations.AlterField(
+                    model_name='normpage',
+                    name='clauses',
+                    field=models.JSONField(blank=True, default=list, help_text='clause numbers on the page', verbose_name='clauses'),
+                ),
+                migrations.AlterField(
+                    model_name='normpage',
+                    name='document',
+                    field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='pages', to='normagpt.normdocument', verbose_name='document'),
+                ),
+                migrations.AlterField(
+                    model_name='normpage',
+                    name='has_text_layer',
+                    field=models.BooleanField(default=True, verbose_name='has text layer'),
+                ),
+                migrations.AlterField(
+                    model_name='normpage',
+                    name='height',
+                    field=models.PositiveIntegerField(default=0, verbose_name='height'),
+                ),
+                migrations.AlterField(
+                    model_name='normpage',
+                    name='image',
+                    field=models.FileField(blank=True, upload_to='normagpt/pages/', verbose_name='image'),
+                ),
+                migrations.AlterField(
+                    model_name='normpage',
+                    name='number',
+                    field=models.PositiveIntegerField(help_text='1-based page number in the file', verbose_name='number'),
+                ),
+                migrations.AlterField(
+                    model_name='normpage',
+                    name='ocr',
+                    field=models.BooleanField(default=False, help_text='text recognised by tesseract', verbose_name='ocr'),
+                ),
+                migrations.AlterField(
+                    model_name='normpage',
+                    name='search_text',
+                    field=models.TextField(blank=True, editable=False, verbose_name='search text'),
+                ),
+                migrations.AlterField(
+                    model_name='normpage',
+                    name='text',
+                    field=models.TextField(blank=True, verbose_name='text'),
+                ),
+                migrations.AlterField(
+                    model_name='normpage',
+                    name='width',
+                    field=models.PositiveIntegerField(default=0, verbose_name='width'),
+                ),
+                migrations.AlterField(
+                    model_name='runevent',
+                    name='created_at',
+                    field=models.DateTimeField(auto_now_add=True, verbose_name='created at'),
+                ),
+                migrations.AlterField(
+                    model_name='runevent',
+                    name='kind',
+                    field=models.CharField(choices=[('takeover', 'taken over by another worker'), ('retry', 'model request retried'), ('cap', 'limit reached'), ('failed', 'failure')], max_length=10, verbose_name='kind'),
+                ),
+                migrations.AlterField(
+                    model_name='runevent',
+                    name='message',
+                    field=models.TextField(verbose_name='message'),
+                ),
+                migrations.AlterField(
+                    model_name='runevent',
+                    name='node',
+                    field=models.CharField(blank=True, max_length=10, verbose_name='node'),
+                ),
+                migrations.AlterField(
+                    model_name='runevent',
+                    name='run',
+                    field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='events', to='normagpt.agentrun', verbose_name='run'),
+                ),
             ]
         ),
     ]

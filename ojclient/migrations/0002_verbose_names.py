@@ -16,108 +16,108 @@ class Migration(migrations.Migration):
     operations = [
         NamesOnly(
             [
-            migrations.AlterModelOptions(
-                name='ojdailychallenge',
-                options={'ordering': ['-date', 'domain'], 'verbose_name': 'daily challenge', 'verbose_name_plural': 'daily challenges'},
-            ),
-            migrations.AlterModelOptions(
-                name='ojdailyentry',
-                options={'ordering': ['daily', 'position'], 'verbose_name': 'daily challenge entry', 'verbose_name_plural': 'daily challenge entries'},
-            ),
-            migrations.AlterModelOptions(
-                name='ojproblem',
-                options={'ordering': ['source', 'problem_id'], 'verbose_name': 'online-judge problem', 'verbose_name_plural': 'online-judge problems'},
-            ),
-            migrations.AlterField(
-                model_name='ojdailychallenge',
-                name='date',
-                field=models.DateField(verbose_name='date'),
-            ),
-            migrations.AlterField(
-                model_name='ojdailychallenge',
-                name='domain',
-                field=models.CharField(choices=[('com', 'leetcode.com'), ('cn', 'leetcode.cn')], max_length=3, verbose_name='domain'),
-            ),
-            migrations.AlterField(
-                model_name='ojdailychallenge',
-                name='fetched_at',
-                field=models.DateTimeField(verbose_name='fetched at'),
-            ),
-            migrations.AlterField(
-                model_name='ojdailychallenge',
-                name='problems',
-                field=models.ManyToManyField(related_name='dailies', through='ojclient.OjDailyEntry', to='ojclient.ojproblem', verbose_name='problems'),
-            ),
-            migrations.AlterField(
-                model_name='ojdailyentry',
-                name='daily',
-                field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='entries', to='ojclient.ojdailychallenge', verbose_name='daily'),
-            ),
-            migrations.AlterField(
-                model_name='ojdailyentry',
-                name='position',
-                field=models.PositiveSmallIntegerField(default=0, verbose_name='position'),
-            ),
-            migrations.AlterField(
-                model_name='ojdailyentry',
-                name='problem',
-                field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='ojclient.ojproblem', verbose_name='problem'),
-            ),
-            migrations.AlterField(
-                model_name='ojproblem',
-                name='content',
-                field=models.TextField(blank=True, verbose_name='content'),
-            ),
-            migrations.AlterField(
-                model_name='ojproblem',
-                name='difficulty',
-                field=models.CharField(blank=True, max_length=50, verbose_name='difficulty'),
-            ),
-            migrations.AlterField(
-                model_name='ojproblem',
-                name='fetched_at',
-                field=models.DateTimeField(db_index=True, verbose_name='fetched at'),
-            ),
-            migrations.AlterField(
-                model_name='ojproblem',
-                name='link',
-                field=models.URLField(blank=True, db_index=True, max_length=1000, verbose_name='link'),
-            ),
-            migrations.AlterField(
-                model_name='ojproblem',
-                name='problem_id',
-                field=models.CharField(max_length=200, verbose_name='problem id'),
-            ),
-            migrations.AlterField(
-                model_name='ojproblem',
-                name='raw',
-                field=models.JSONField(blank=True, default=dict, verbose_name='raw'),
-            ),
-            migrations.AlterField(
-                model_name='ojproblem',
-                name='slug',
-                field=models.CharField(blank=True, db_index=True, max_length=300, verbose_name='slug'),
-            ),
-            migrations.AlterField(
-                model_name='ojproblem',
-                name='source',
-                field=models.CharField(max_length=50, verbose_name='source'),
-            ),
-            migrations.AlterField(
-                model_name='ojproblem',
-                name='tags',
-                field=models.JSONField(blank=True, default=list, verbose_name='tags'),
-            ),
-            migrations.AlterField(
-                model_name='ojproblem',
-                name='title',
-                field=models.CharField(blank=True, max_length=500, verbose_name='title'),
-            ),
-            migrations.AlterField(
-                model_name='ojproblem',
-                name='title_cn',
-                field=models.CharField(blank=True, max_length=500, verbose_name='title cn'),
-            ),
+                migrations.AlterModelOptions(
+                    name='ojdailychallenge',
+                    options={'ordering': ['-date', 'domain'], 'verbose_name': 'daily challenge', 'verbose_name_plural': 'daily challenges'},
+                ),
+                migrations.AlterModelOptions(
+                    name='ojdailyentry',
+                    options={'ordering': ['daily', 'position'], 'verbose_name': 'daily challenge entry', 'verbose_name_plural': 'daily challenge entries'},
+                ),
+                migrations.AlterModelOptions(
+                    name='ojproblem',
+                    options={'ordering': ['source', 'problem_id'], 'verbose_name': 'online-judge problem', 'verbose_name_plural': 'online-judge problems'},
+                ),
+                migrations.AlterField(
+                    model_name='ojdailychallenge',
+                    name='date',
+                    field=models.DateField(verbose_name='date'),
+                ),
+                migrations.AlterField(
+                    model_name='ojdailychallenge',
+                    name='domain',
+                    field=models.CharField(choices=[('com', 'leetcode.com'), ('cn', 'leetcode.cn')], max_length=3, verbose_name='domain'),
+                ),
+                migrations.AlterField(
+                    model_name='ojdailychallenge',
+                    name='fetched_at',
+                    field=models.DateTimeField(verbose_name='fetched at'),
+                ),
+                migrations.AlterField(
+                    model_name='ojdailychallenge',
+                    name='problems',
+                    field=models.ManyToManyField(related_name='dailies', through='ojclient.OjDailyEntry', to='ojclient.ojproblem', verbose_name='problems'),
+                ),
+                migrations.AlterField(
+                    model_name='ojdailyentry',
+                    name='daily',
+                    field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='entries', to='ojclient.ojdailychallenge', verbose_name='daily'),
+                ),
+                migrations.AlterField(
+                    model_name='ojdailyentry',
+                    name='position',
+                    field=models.PositiveSmallIntegerField(default=0, verbose_name='position'),
+                ),
+                migrations.AlterField(
+                    model_name='ojdailyentry',
+                    name='problem',
+                    field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='ojclient.ojproblem', verbose_name='problem'),
+                ),
+                migrations.AlterField(
+                    model_name='ojproblem',
+                    name='content',
+                    field=models.TextField(blank=True, verbose_name='content'),
+                ),
+                migrations.AlterField(
+                    model_name='ojproblem',
+                    name='difficulty',
+                    field=models.CharField(blank=True, max_length=50, verbose_name='difficulty'),
+                ),
+                migrations.AlterField(
+                    model_name='ojproblem',
+                    name='fetched_at',
+                    field=models.DateTimeField(db_index=True, verbose_name='fetched at'),
+                ),
+                migrations.AlterField(
+                    model_name='ojproblem',
+                    name='link',
+                    field=models.URLField(blank=True, db_index=True, max_length=1000, verbose_name='link'),
+                ),
+                migrations.AlterField(
+                    model_name='ojproblem',
+                    name='problem_id',
+                    field=models.CharField(max_length=200, verbose_name='problem id'),
+                ),
+                migrations.AlterField(
+                    model_name='ojproblem',
+                    name='raw',
+                    field=models.JSONField(blank=True, default=dict, verbose_name='raw'),
+                ),
+                migrations.AlterField(
+                    model_name='ojproblem',
+                    name='slug',
+                    field=models.CharField(blank=True, db_index=True, max_length=300, verbose_name='slug'),
+                ),
+                migrations.AlterField(
+                    model_name='ojproblem',
+                    name='source',
+                    field=models.CharField(max_length=50, verbose_name='source'),
+                ),
+                migrations.AlterField(
+                    model_name='ojproblem',
+                    name='tags',
+                    field=models.JSONField(blank=True, default=list, verbose_name='tags'),
+                ),
+                migrations.AlterField(
+                    model_name='ojproblem',
+                    name='title',
+                    field=models.CharField(blank=True, max_length=500, verbose_name='title'),
+                ),
+                migrations.AlterField(
+                    model_name='ojproblem',
+                    name='title_cn',
+                    field=models.CharField(blank=True, max_length=500, verbose_name='title cn'),
+                ),
             ]
         ),
     ]

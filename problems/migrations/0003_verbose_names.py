@@ -16,310 +16,310 @@ class Migration(migrations.Migration):
     operations = [
         NamesOnly(
             [
-            migrations.AlterModelOptions(
-                name='category',
-                options={'ordering': ['subject', 'exam', 'topic__position', 'position'], 'verbose_name': 'category', 'verbose_name_plural': 'categories'},
-            ),
-            migrations.AlterModelOptions(
-                name='categoryproblem',
-                options={'ordering': ['category', 'position'], 'verbose_name': 'problem of a category', 'verbose_name_plural': 'problems of categories'},
-            ),
-            migrations.AlterModelOptions(
-                name='problem',
-                options={'ordering': ['subject', 'exam', 'problem_id'], 'verbose_name': 'problem', 'verbose_name_plural': 'problems'},
-            ),
-            migrations.AlterModelOptions(
-                name='siterevision',
-                options={'verbose_name': 'search index revision', 'verbose_name_plural': 'search index revisions'},
-            ),
-            migrations.AlterModelOptions(
-                name='test',
-                options={'ordering': ['subject', 'exam', 'test_id'], 'verbose_name': 'test', 'verbose_name_plural': 'tests'},
-            ),
-            migrations.AlterModelOptions(
-                name='topic',
-                options={'ordering': ['subject', 'exam', 'position'], 'verbose_name': 'topic', 'verbose_name_plural': 'topics'},
-            ),
-            migrations.AlterField(
-                model_name='category',
-                name='category_id',
-                field=models.CharField(max_length=20, verbose_name='category id'),
-            ),
-            migrations.AlterField(
-                model_name='category',
-                name='count',
-                field=models.PositiveIntegerField(blank=True, null=True, verbose_name='count'),
-            ),
-            migrations.AlterField(
-                model_name='category',
-                name='exam',
-                field=models.CharField(choices=[('ege', 'ЕГЭ'), ('oge', 'ОГЭ')], db_index=True, max_length=3, verbose_name='exam'),
-            ),
-            migrations.AlterField(
-                model_name='category',
-                name='fetched_at',
-                field=models.DateTimeField(db_index=True, verbose_name='fetched at'),
-            ),
-            migrations.AlterField(
-                model_name='category',
-                name='listing_fetched_at',
-                field=models.DateTimeField(blank=True, null=True, verbose_name='listing fetched at'),
-            ),
-            migrations.AlterField(
-                model_name='category',
-                name='listing_pages',
-                field=models.PositiveIntegerField(blank=True, null=True, verbose_name='listing pages'),
-            ),
-            migrations.AlterField(
-                model_name='category',
-                name='position',
-                field=models.PositiveIntegerField(default=0, verbose_name='position'),
-            ),
-            migrations.AlterField(
-                model_name='category',
-                name='problems',
-                field=models.ManyToManyField(blank=True, related_name='categories', through='problems.CategoryProblem', to='problems.problem', verbose_name='problems'),
-            ),
-            migrations.AlterField(
-                model_name='category',
-                name='subject',
-                field=models.CharField(db_index=True, max_length=8, verbose_name='subject'),
-            ),
-            migrations.AlterField(
-                model_name='category',
-                name='title',
-                field=models.CharField(blank=True, max_length=500, verbose_name='title'),
-            ),
-            migrations.AlterField(
-                model_name='category',
-                name='topic',
-                field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='categories', to='problems.topic', verbose_name='topic'),
-            ),
-            migrations.AlterField(
-                model_name='categoryproblem',
-                name='category',
-                field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, to='problems.category', verbose_name='category'),
-            ),
-            migrations.AlterField(
-                model_name='categoryproblem',
-                name='position',
-                field=models.PositiveIntegerField(verbose_name='position'),
-            ),
-            migrations.AlterField(
-                model_name='categoryproblem',
-                name='problem',
-                field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, to='problems.problem', verbose_name='problem'),
-            ),
-            migrations.AlterField(
-                model_name='problem',
-                name='analogs',
-                field=models.JSONField(blank=True, default=list, verbose_name='analogs'),
-            ),
-            migrations.AlterField(
-                model_name='problem',
-                name='answer',
-                field=models.CharField(blank=True, max_length=500, verbose_name='answer'),
-            ),
-            migrations.AlterField(
-                model_name='problem',
-                name='answers',
-                field=models.JSONField(blank=True, default=list, verbose_name='answers'),
-            ),
-            migrations.AlterField(
-                model_name='problem',
-                name='codifier',
-                field=models.JSONField(blank=True, default=list, verbose_name='codifier'),
-            ),
-            migrations.AlterField(
-                model_name='problem',
-                name='condition_html',
-                field=models.TextField(blank=True, verbose_name='condition html'),
-            ),
-            migrations.AlterField(
-                model_name='problem',
-                name='condition_text',
-                field=models.TextField(blank=True, verbose_name='condition text'),
-            ),
-            migrations.AlterField(
-                model_name='problem',
-                name='exam',
-                field=models.CharField(choices=[('ege', 'ЕГЭ'), ('oge', 'ОГЭ')], db_index=True, max_length=3, verbose_name='exam'),
-            ),
-            migrations.AlterField(
-                model_name='problem',
-                name='fetched_at',
-                field=models.DateTimeField(db_index=True, verbose_name='fetched at'),
-            ),
-            migrations.AlterField(
-                model_name='problem',
-                name='figures',
-                field=models.JSONField(blank=True, default=list, verbose_name='figures'),
-            ),
-            migrations.AlterField(
-                model_name='problem',
-                name='formulas',
-                field=models.JSONField(blank=True, default=list, verbose_name='formulas'),
-            ),
-            migrations.AlterField(
-                model_name='problem',
-                name='internal_id',
-                field=models.CharField(blank=True, max_length=20, verbose_name='internal id'),
-            ),
-            migrations.AlterField(
-                model_name='problem',
-                name='problem_id',
-                field=models.CharField(max_length=20, verbose_name='problem id'),
-            ),
-            migrations.AlterField(
-                model_name='problem',
-                name='revision',
-                field=models.BigIntegerField(default=0, editable=False, verbose_name='revision'),
-            ),
-            migrations.AlterField(
-                model_name='problem',
-                name='search_text',
-                field=models.TextField(blank=True, verbose_name='search text'),
-            ),
-            migrations.AlterField(
-                model_name='problem',
-                name='solution_figures',
-                field=models.JSONField(blank=True, default=list, verbose_name='solution figures'),
-            ),
-            migrations.AlterField(
-                model_name='problem',
-                name='solution_html',
-                field=models.TextField(blank=True, verbose_name='solution html'),
-            ),
-            migrations.AlterField(
-                model_name='problem',
-                name='solution_kind',
-                field=models.CharField(choices=[('own', 'own'), ('prototype', "a prototype's"), ('missing', 'missing')], default='missing', max_length=10, verbose_name='solution kind'),
-            ),
-            migrations.AlterField(
-                model_name='problem',
-                name='solution_text',
-                field=models.TextField(blank=True, verbose_name='solution text'),
-            ),
-            migrations.AlterField(
-                model_name='problem',
-                name='source_html',
-                field=models.TextField(blank=True, verbose_name='source html'),
-            ),
-            migrations.AlterField(
-                model_name='problem',
-                name='source_text',
-                field=models.TextField(blank=True, verbose_name='source text'),
-            ),
-            migrations.AlterField(
-                model_name='problem',
-                name='subject',
-                field=models.CharField(db_index=True, max_length=8, verbose_name='subject'),
-            ),
-            migrations.AlterField(
-                model_name='problem',
-                name='type_number',
-                field=models.CharField(blank=True, db_index=True, max_length=10, verbose_name='type number'),
-            ),
-            migrations.AlterField(
-                model_name='siterevision',
-                name='exam',
-                field=models.CharField(choices=[('ege', 'ЕГЭ'), ('oge', 'ОГЭ')], max_length=3, verbose_name='exam'),
-            ),
-            migrations.AlterField(
-                model_name='siterevision',
-                name='generation',
-                field=models.IntegerField(default=0, verbose_name='generation'),
-            ),
-            migrations.AlterField(
-                model_name='siterevision',
-                name='revision',
-                field=models.BigIntegerField(default=0, verbose_name='revision'),
-            ),
-            migrations.AlterField(
-                model_name='siterevision',
-                name='subject',
-                field=models.CharField(max_length=8, verbose_name='subject'),
-            ),
-            migrations.AlterField(
-                model_name='test',
-                name='exam',
-                field=models.CharField(choices=[('ege', 'ЕГЭ'), ('oge', 'ОГЭ')], db_index=True, max_length=3, verbose_name='exam'),
-            ),
-            migrations.AlterField(
-                model_name='test',
-                name='fetched_at',
-                field=models.DateTimeField(db_index=True, verbose_name='fetched at'),
-            ),
-            migrations.AlterField(
-                model_name='test',
-                name='ids_hidden',
-                field=models.BooleanField(default=False, verbose_name='ids hidden'),
-            ),
-            migrations.AlterField(
-                model_name='test',
-                name='problem_count',
-                field=models.PositiveIntegerField(default=0, verbose_name='problem count'),
-            ),
-            migrations.AlterField(
-                model_name='test',
-                name='problem_ids',
-                field=models.JSONField(blank=True, default=list, verbose_name='problem ids'),
-            ),
-            migrations.AlterField(
-                model_name='test',
-                name='subject',
-                field=models.CharField(db_index=True, max_length=8, verbose_name='subject'),
-            ),
-            migrations.AlterField(
-                model_name='test',
-                name='test_id',
-                field=models.CharField(max_length=20, verbose_name='test id'),
-            ),
-            migrations.AlterField(
-                model_name='test',
-                name='title',
-                field=models.CharField(blank=True, max_length=500, verbose_name='title'),
-            ),
-            migrations.AlterField(
-                model_name='topic',
-                name='count',
-                field=models.PositiveIntegerField(blank=True, null=True, verbose_name='count'),
-            ),
-            migrations.AlterField(
-                model_name='topic',
-                name='exam',
-                field=models.CharField(choices=[('ege', 'ЕГЭ'), ('oge', 'ОГЭ')], db_index=True, max_length=3, verbose_name='exam'),
-            ),
-            migrations.AlterField(
-                model_name='topic',
-                name='fetched_at',
-                field=models.DateTimeField(db_index=True, verbose_name='fetched at'),
-            ),
-            migrations.AlterField(
-                model_name='topic',
-                name='is_additional',
-                field=models.BooleanField(default=False, verbose_name='is additional'),
-            ),
-            migrations.AlterField(
-                model_name='topic',
-                name='number',
-                field=models.CharField(blank=True, max_length=10, verbose_name='number'),
-            ),
-            migrations.AlterField(
-                model_name='topic',
-                name='position',
-                field=models.PositiveIntegerField(verbose_name='position'),
-            ),
-            migrations.AlterField(
-                model_name='topic',
-                name='subject',
-                field=models.CharField(db_index=True, max_length=8, verbose_name='subject'),
-            ),
-            migrations.AlterField(
-                model_name='topic',
-                name='title',
-                field=models.CharField(max_length=500, verbose_name='title'),
-            ),
+                migrations.AlterModelOptions(
+                    name='category',
+                    options={'ordering': ['subject', 'exam', 'topic__position', 'position'], 'verbose_name': 'category', 'verbose_name_plural': 'categories'},
+                ),
+                migrations.AlterModelOptions(
+                    name='categoryproblem',
+                    options={'ordering': ['category', 'position'], 'verbose_name': 'problem of a category', 'verbose_name_plural': 'problems of categories'},
+                ),
+                migrations.AlterModelOptions(
+                    name='problem',
+                    options={'ordering': ['subject', 'exam', 'problem_id'], 'verbose_name': 'problem', 'verbose_name_plural': 'problems'},
+                ),
+                migrations.AlterModelOptions(
+                    name='siterevision',
+                    options={'verbose_name': 'search index revision', 'verbose_name_plural': 'search index revisions'},
+                ),
+                migrations.AlterModelOptions(
+                    name='test',
+                    options={'ordering': ['subject', 'exam', 'test_id'], 'verbose_name': 'test', 'verbose_name_plural': 'tests'},
+                ),
+                migrations.AlterModelOptions(
+                    name='topic',
+                    options={'ordering': ['subject', 'exam', 'position'], 'verbose_name': 'topic', 'verbose_name_plural': 'topics'},
+                ),
+                migrations.AlterField(
+                    model_name='category',
+                    name='category_id',
+                    field=models.CharField(max_length=20, verbose_name='category id'),
+                ),
+                migrations.AlterField(
+                    model_name='category',
+                    name='count',
+                    field=models.PositiveIntegerField(blank=True, null=True, verbose_name='count'),
+                ),
+                migrations.AlterField(
+                    model_name='category',
+                    name='exam',
+                    field=models.CharField(choices=[('ege', 'ЕГЭ'), ('oge', 'ОГЭ')], db_index=True, max_length=3, verbose_name='exam'),
+                ),
+                migrations.AlterField(
+                    model_name='category',
+                    name='fetched_at',
+                    field=models.DateTimeField(db_index=True, verbose_name='fetched at'),
+                ),
+                migrations.AlterField(
+                    model_name='category',
+                    name='listing_fetched_at',
+                    field=models.DateTimeField(blank=True, null=True, verbose_name='listing fetched at'),
+                ),
+                migrations.AlterField(
+                    model_name='category',
+                    name='listing_pages',
+                    field=models.PositiveIntegerField(blank=True, null=True, verbose_name='listing pages'),
+                ),
+                migrations.AlterField(
+                    model_name='category',
+                    name='position',
+                    field=models.PositiveIntegerField(default=0, verbose_name='position'),
+                ),
+                migrations.AlterField(
+                    model_name='category',
+                    name='problems',
+                    field=models.ManyToManyField(blank=True, related_name='categories', through='problems.CategoryProblem', to='problems.problem', verbose_name='problems'),
+                ),
+                migrations.AlterField(
+                    model_name='category',
+                    name='subject',
+                    field=models.CharField(db_index=True, max_length=8, verbose_name='subject'),
+                ),
+                migrations.AlterField(
+                    model_name='category',
+                    name='title',
+                    field=models.CharField(blank=True, max_length=500, verbose_name='title'),
+                ),
+                migrations.AlterField(
+                    model_name='category',
+                    name='topic',
+                    field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='categories', to='problems.topic', verbose_name='topic'),
+                ),
+                migrations.AlterField(
+                    model_name='categoryproblem',
+                    name='category',
+                    field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, to='problems.category', verbose_name='category'),
+                ),
+                migrations.AlterField(
+                    model_name='categoryproblem',
+                    name='position',
+                    field=models.PositiveIntegerField(verbose_name='position'),
+                ),
+                migrations.AlterField(
+                    model_name='categoryproblem',
+                    name='problem',
+                    field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, to='problems.problem', verbose_name='problem'),
+                ),
+                migrations.AlterField(
+                    model_name='problem',
+                    name='analogs',
+                    field=models.JSONField(blank=True, default=list, verbose_name='analogs'),
+                ),
+                migrations.AlterField(
+                    model_name='problem',
+                    name='answer',
+                    field=models.CharField(blank=True, max_length=500, verbose_name='answer'),
+                ),
+                migrations.AlterField(
+                    model_name='problem',
+                    name='answers',
+                    field=models.JSONField(blank=True, default=list, verbose_name='answers'),
+                ),
+                migrations.AlterField(
+                    model_name='problem',
+                    name='codifier',
+                    field=models.JSONField(blank=True, default=list, verbose_name='codifier'),
+                ),
+                migrations.AlterField(
+                    model_name='problem',
+                    name='condition_html',
+                    field=models.TextField(blank=True, verbose_name='condition html'),
+                ),
+                migrations.AlterField(
+                    model_name='problem',
+                    name='condition_text',
+                    field=models.TextField(blank=True, verbose_name='condition text'),
+                ),
+                migrations.AlterField(
+                    model_name='problem',
+                    name='exam',
+                    field=models.CharField(choices=[('ege', 'ЕГЭ'), ('oge', 'ОГЭ')], db_index=True, max_length=3, verbose_name='exam'),
+                ),
+                migrations.AlterField(
+                    model_name='problem',
+                    name='fetched_at',
+                    field=models.DateTimeField(db_index=True, verbose_name='fetched at'),
+                ),
+                migrations.AlterField(
+                    model_name='problem',
+                    name='figures',
+                    field=models.JSONField(blank=True, default=list, verbose_name='figures'),
+                ),
+                migrations.AlterField(
+                    model_name='problem',
+                    name='formulas',
+                    field=models.JSONField(blank=True, default=list, verbose_name='formulas'),
+                ),
+                migrations.AlterField(
+                    model_name='problem',
+                    name='internal_id',
+                    field=models.CharField(blank=True, max_length=20, verbose_name='internal id'),
+                ),
+                migrations.AlterField(
+                    model_name='problem',
+                    name='problem_id',
+                    field=models.CharField(max_length=20, verbose_name='problem id'),
+                ),
+                migrations.AlterField(
+                    model_name='problem',
+                    name='revision',
+                    field=models.BigIntegerField(default=0, editable=False, verbose_name='revision'),
+                ),
+                migrations.AlterField(
+                    model_name='problem',
+                    name='search_text',
+                    field=models.TextField(blank=True, verbose_name='search text'),
+                ),
+                migrations.AlterField(
+                    model_name='problem',
+                    name='solution_figures',
+                    field=models.JSONField(blank=True, default=list, verbose_name='solution figures'),
+                ),
+                migrations.AlterField(
+                    model_name='problem',
+                    name='solution_html',
+                    field=models.TextField(blank=True, verbose_name='solution html'),
+                ),
+                migrations.AlterField(
+                    model_name='problem',
+                    name='solution_kind',
+                    field=models.CharField(choices=[('own', 'own'), ('prototype', "a prototype's"), ('missing', 'missing')], default='missing', max_length=10, verbose_name='solution kind'),
+                ),
+                migrations.AlterField(
+                    model_name='problem',
+                    name='solution_text',
+                    field=models.TextField(blank=True, verbose_name='solution text'),
+                ),
+                migrations.AlterField(
+                    model_name='problem',
+                    name='source_html',
+                    field=models.TextField(blank=True, verbose_name='source html'),
+                ),
+                migrations.AlterField(
+                    model_name='problem',
+                    name='source_text',
+                    field=models.TextField(blank=True, verbose_name='source text'),
+                ),
+                migrations.AlterField(
+                    model_name='problem',
+                    name='subject',
+                    field=models.CharField(db_index=True, max_length=8, verbose_name='subject'),
+                ),
+                migrations.AlterField(
+                    model_name='problem',
+                    name='type_number',
+                    field=models.CharField(blank=True, db_index=True, max_length=10, verbose_name='type number'),
+                ),
+                migrations.AlterField(
+                    model_name='siterevision',
+                    name='exam',
+                    field=models.CharField(choices=[('ege', 'ЕГЭ'), ('oge', 'ОГЭ')], max_length=3, verbose_name='exam'),
+                ),
+                migrations.AlterField(
+                    model_name='siterevision',
+                    name='generation',
+                    field=models.IntegerField(default=0, verbose_name='generation'),
+                ),
+                migrations.AlterField(
+                    model_name='siterevision',
+                    name='revision',
+                    field=models.BigIntegerField(default=0, verbose_name='revision'),
+                ),
+                migrations.AlterField(
+                    model_name='siterevision',
+                    name='subject',
+                    field=models.CharField(max_length=8, verbose_name='subject'),
+                ),
+                migrations.AlterField(
+                    model_name='test',
+                    name='exam',
+                    field=models.CharField(choices=[('ege', 'ЕГЭ'), ('oge', 'ОГЭ')], db_index=True, max_length=3, verbose_name='exam'),
+                ),
+                migrations.AlterField(
+                    model_name='test',
+                    name='fetched_at',
+                    field=models.DateTimeField(db_index=True, verbose_name='fetched at'),
+                ),
+                migrations.AlterField(
+                    model_name='test',
+                    name='ids_hidden',
+                    field=models.BooleanField(default=False, verbose_name='ids hidden'),
+                ),
+                migrations.AlterField(
+                    model_name='test',
+                    name='problem_count',
+                    field=models.PositiveIntegerField(default=0, verbose_name='problem count'),
+                ),
+                migrations.AlterField(
+                    model_name='test',
+                    name='problem_ids',
+                    field=models.JSONField(blank=True, default=list, verbose_name='problem ids'),
+                ),
+                migrations.AlterField(
+                    model_name='test',
+                    name='subject',
+                    field=models.CharField(db_index=True, max_length=8, verbose_name='subject'),
+                ),
+                migrations.AlterField(
+                    model_name='test',
+                    name='test_id',
+                    field=models.CharField(max_length=20, verbose_name='test id'),
+                ),
+                migrations.AlterField(
+                    model_name='test',
+                    name='title',
+                    field=models.CharField(blank=True, max_length=500, verbose_name='title'),
+                ),
+                migrations.AlterField(
+                    model_name='topic',
+                    name='count',
+                    field=models.PositiveIntegerField(blank=True, null=True, verbose_name='count'),
+                ),
+                migrations.AlterField(
+                    model_name='topic',
+                    name='exam',
+                    field=models.CharField(choices=[('ege', 'ЕГЭ'), ('oge', 'ОГЭ')], db_index=True, max_length=3, verbose_name='exam'),
+                ),
+                migrations.AlterField(
+                    model_name='topic',
+                    name='fetched_at',
+                    field=models.DateTimeField(db_index=True, verbose_name='fetched at'),
+                ),
+                migrations.AlterField(
+                    model_name='topic',
+                    name='is_additional',
+                    field=models.BooleanField(default=False, verbose_name='is additional'),
+                ),
+                migrations.AlterField(
+                    model_name='topic',
+                    name='number',
+                    field=models.CharField(blank=True, max_length=10, verbose_name='number'),
+                ),
+                migrations.AlterField(
+                    model_name='topic',
+                    name='position',
+                    field=models.PositiveIntegerField(verbose_name='position'),
+                ),
+                migrations.AlterField(
+                    model_name='topic',
+                    name='subject',
+                    field=models.CharField(db_index=True, max_length=8, verbose_name='subject'),
+                ),
+                migrations.AlterField(
+                    model_name='topic',
+                    name='title',
+                    field=models.CharField(max_length=500, verbose_name='title'),
+                ),
             ]
         ),
     ]
