@@ -14,8 +14,9 @@ from typing import Protocol
 
 from core.russian import morphology
 from normagpt.everyday import everyday_share
+from normagpt.kin import fleeting_bases
 from normagpt.lexicon import lexicon
-from normagpt.parsing import Query, fleeting_bases, search_normalize, search_stems
+from normagpt.parsing import Query, search_normalize, search_stems
 from normagpt.questions import distance_ends, is_noun, may_be_adjective
 
 

@@ -16,8 +16,9 @@ from dataclasses import replace
 from typing import Any
 
 from core.russian import morphology
+from normagpt.kin import stems_kin
 from normagpt.lexicon import Lexicon, lexicon
-from normagpt.parsing import FROM_TO, Query, query_parse, search_stems, stems_kin, word_stem
+from normagpt.parsing import FROM_TO, Query, query_parse, search_stems, word_stem
 
 
 def question_read(keywords: list[str]) -> Query:

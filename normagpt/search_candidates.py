@@ -17,8 +17,9 @@ from django.db import connection
 from django.db.models import Max, Min, Q
 
 from core.rows import rows_fetch
+from normagpt.kin import VARIANT_MIN, fleeting_bases, stems_kin
 from normagpt.models import NormClause
-from normagpt.parsing import VARIANT_MIN, Query, fleeting_bases, stems_kin
+from normagpt.parsing import Query
 from normagpt.terms import ALL_CLAUSES, GENERATION, TABLE_MARK
 
 CANDIDATES = 120  # clauses the database ranks for the final ranking here

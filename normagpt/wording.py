@@ -6,7 +6,7 @@ clause that points to it («… принимается … по данным т�
 are of); any clause, with its document's scope (section 1 «Область применения»: «… при
 воздействии агрессивных сред»), its sentences that exclude left out. A claim's word is held
 there as written, in another form, split by OCR, by its adjective that puts a vowel in its
-stem («окно» by «оконных блоков»: `parsing.stems_kin`), or by the norms' word for a lay one
+stem («окно» by «оконных блоков»: `kin.stems_kin`), or by the norms' word for a lay one
 (the lexicon); and besides:
 
 - by the abbreviation of the words it opens («ОСП» for «ориентированно-стружечных плит»);
@@ -41,16 +41,10 @@ from core.russian import morphology
 from normagpt import claims as c
 from normagpt.conditions import generic, table_segments
 from normagpt.conditions.words import BRICK_THICKNESS, abbreviated, bricks_thickness
+from normagpt.kin import stems_kin, stems_related
 from normagpt.lexicon import lexicon
 from normagpt.models import NormClause
-from normagpt.parsing import (
-    FROM_TO,
-    TABLE_MENTION,
-    number_normal,
-    search_stems,
-    stems_kin,
-    stems_related,
-)
+from normagpt.parsing import FROM_TO, TABLE_MENTION, number_normal, search_stems
 from normagpt.questions import word_of_talk
 
 RARE_SHARE = 0.05  # a claim's word held by fewer clauses than this share tells what it is about

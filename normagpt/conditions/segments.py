@@ -18,7 +18,7 @@ from normagpt.conditions.words import (
     values_located,
     words_of,
 )
-from normagpt.parsing import stems_related
+from normagpt.kin import stems_related
 
 # where a sentence or a list item ends: «;», a lead's «:», «.» before a capital, a new
 # line opening a list item

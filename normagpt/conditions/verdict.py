@@ -13,7 +13,8 @@ from normagpt.conditions.entities import Segment
 from normagpt.conditions.segments import clause_segments
 from normagpt.conditions.tables import table_segments
 from normagpt.conditions.words import PREPOSITIONS, abbreviated, is_threshold, stems_of
-from normagpt.parsing import search_stems, stems_related
+from normagpt.kin import stems_related
+from normagpt.parsing import search_stems
 
 
 @dataclass(frozen=True)

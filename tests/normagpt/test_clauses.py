@@ -11,8 +11,9 @@ from django.test import Client
 
 from normagpt import indexing, services, terms
 from normagpt.clauses import clauses_split
+from normagpt.kin import stems_related
 from normagpt.models import NormClause, NormDocument, NormDocumentAlias, NormPage, NormTerm
-from normagpt.parsing import code_aliases, query_parse, search_stems, stems_related
+from normagpt.parsing import code_aliases, query_parse, search_stems
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from normagpt.parsing import fleeting_bases, stems_kin, stems_related
+from normagpt.kin import fleeting_bases, stems_kin, stems_related
 
 LETTERS = "абвгдежзийклмнопрстуфхцчшщъыьэюя0123456789"
 stems = st.text(alphabet=LETTERS, min_size=1, max_size=12)
@@ -33,6 +33,21 @@ def test_a_last_consonant_after_a_vowel_is_another_root() -> None:
     for a, b in [("признан", "признак"), ("пластик", "пластин"), ("разрез", "разреш")]:
         assert not stems_related(a, b), (a, b)
     for a, b in [("вытяжк", "вытяжн"), ("площадк", "площадн"), ("утепля", "утеплен")]:
+        assert stems_related(a, b), (a, b)
+
+
+def test_a_longer_stem_with_another_consonant_after_the_vowel_is_another_root() -> None:
+    """So too where the other stem is longer: «размещение» is no form of «размер» (a «длина»
+    asked said as «размер» found every clause placing a thing), «напряжение» none of
+    «напрямую», «перемешивать» none of «переменный»; a root's consonant alternating in its words
+    stays one word («водосточный» of «водосток», «повреждать» of «повредить»)."""
+    for a, b in [("размер", "размещен"), ("размер", "разметк"), ("напрям", "напряжен"),
+                 ("перемен", "перемешива"), ("погреб", "погрешн"), ("раздел", "раздевалк")]:  # fmt: skip
+        assert not stems_related(a, b), (a, b)
+        assert not stems_kin(b, a), (a, b)
+    for a, b in [("водосток", "водосточн"), ("повред", "поврежда"), ("тревог", "тревожн"),
+                 ("предотврат", "предотвраща"), ("нагруз", "нагружен"), ("деформац", "деформативн"),
+                 ("подва", "подвальн"), ("утепля", "утеплен"), ("геодезист", "геодезическ")]:  # fmt: skip
         assert stems_related(a, b), (a, b)
 
 
