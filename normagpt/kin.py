@@ -35,8 +35,10 @@ def stems_related(term: str, stem: str) -> bool:
     common = next(
         (i for i, (a, b) in enumerate(zip(short, long, strict=False)) if a != b), len(short)
     )
+    if short.endswith("ц") and long.startswith(short[:-1] + "тив"):
+        return True  # a Latin word's «-ция» and «-тивный»: «деформац»/«деформативн»
     if common == len(short) - 1 and _another_root(short, long[: len(short)]):
-        return False
+        return False  # «граница»/«гранит» too
     if (
         common == len(short) - 2
         and _two_roots(short[common], long[common])
@@ -121,9 +123,9 @@ def _another_root(a: str, b: str) -> bool:
 
 
 # consonants of a root that alternate in its words («тревога»/«тревожный», «сток»/«сточный»,
-# «предотвратить»/«предотвращать», «деформация»/«деформативный»)
+# «предотвратить»/«предотвращать»)
 _ALTERNATING = frozenset(
     pair
-    for a, b in ("кч", "гж", "хш", "дж", "зж", "сш", "сщ", "тч", "тщ", "цт", "цч", "зд")
+    for a, b in ("кч", "гж", "хш", "дж", "зж", "сш", "сщ", "тч", "тщ", "зд")
     for pair in (a + b, b + a)
 )
