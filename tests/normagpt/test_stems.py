@@ -52,6 +52,20 @@ def test_a_longer_stem_with_another_consonant_after_the_vowel_is_another_root() 
         assert stems_related(a, b), (a, b)
 
 
+def test_stems_sharing_a_prefix_and_a_letter_are_two_words() -> None:
+    """Stems that part before the shorter's end share three letters of their root past a
+    word-forming prefix: «перекрытие» is no form of «перекат» or «перекрёсток», «водопровод»
+    none of «водопад», «автомобиль» none of «автомат»; «передвигать»/«передвижение» and
+    «нагрузка»/«нагружение» are one word."""
+    for a, b in [("перекрыт", "перекат"), ("перекрыт", "перекрест"), ("перепад", "переплав"),
+                 ("перегородк", "перегиб"), ("водопровод", "водопад"), ("автомобил", "автомат")]:  # fmt: skip
+        assert not stems_related(a, b), (a, b)
+        assert not stems_kin(a, b), (a, b)
+    for a, b in [("передвига", "передвижен"), ("перегрузк", "перегружател"), ("нагруз", "нагружен"),
+                 ("выдержан", "выдержива"), ("располаг", "расположен"), ("заземлен", "заземлител")]:  # fmt: skip
+        assert stems_related(a, b), (a, b)
+
+
 @given(start=stems, end_a=stems | suffixes, end_b=stems | suffixes)
 def test_kin_stems_start_where_the_vocabulary_looks(start: str, end_a: str, end_b: str) -> None:
     """The vocabulary tries a query's noun against the stems starting as it does or as the
