@@ -39,7 +39,7 @@ def stems_related(term: str, stem: str) -> bool:
         return True  # a Latin word's «-ция» and «-тивный»: «деформац»/«деформативн»
     if common < len(short) and common - _prefix_length(short) < ROOT_SHARED:
         return False  # «перекрыт»/«перекат», «перегородк»/«перегиб», «автомобил»/«автомат»
-    if common == len(short) - 1 and _another_root(short, long[: len(short)]):
+    if common == len(short) - 1 and _another_root(short, long):
         return False  # «граница»/«гранит» too
     if (
         common == len(short) - 2
@@ -131,14 +131,25 @@ def _two_roots(a: str, b: str) -> bool:
     return a not in _VOWELS and b not in _VOWELS and a + b not in _ALTERNATING
 
 
-def _another_root(a: str, b: str) -> bool:
-    """Whether two stems (of a longer one, its start as long as the other) that differ in
-    their last letter end in two roots: both letters consonants after a vowel, not one
+def _another_root(short: str, long: str) -> bool:
+    """Whether two stems that differ in the shorter's last letter (the longer's start as
+    long as the shorter) end in two roots: both letters consonants after a vowel, not one
     consonant of a root alternating with the other (`_ALTERNATING`: «водосток»/«водосточн»,
     «повред»/«поврежда») — «признак»/«признан», «разрез»/«разреш», «размер»/«размещен»,
     «напрям»/«напряжен»: the stemmer keeps a root's last consonant. After a consonant the
-    letter is a suffix («вытяжк»/«вытяжн», «площадк»/«площадн»: a noun and its adjective)."""
-    return a[-2] in _VOWELS and _two_roots(a[-1], b[-1])
+    letter is a suffix's («вытяжк»/«вытяжн», «площадк»/«площадн»: a noun and its adjective;
+    `_SUFFIX_LETTERS`) or a vowel («утепля»/«утеплен», «закладк»/«закладыва»), or two
+    words differ there: «отделк»/«отдельн», «поверк»/«поверх», «участв»/«участк»,
+    «примерн»/«примерзан»."""
+    a, b = short[-1], long[len(short) - 1]
+    if short[-2] in _VOWELS:
+        return _two_roots(a, b)
+    return not ({a, b} & _VOWELS or {a, b} <= _SUFFIX_LETTERS)
+
+
+# the letters a suffix opens with, after a root's consonant («-к-», «-н-», «-л-», «-ств-»,
+# «-щик», «-ск-» …), and the root's own consonants alternating before one («утверд»/«утвержд»)
+_SUFFIX_LETTERS = frozenset("кнлчщтсшжгдц")
 
 
 # consonants of a root that alternate in its words («тревога»/«тревожный», «сток»/«сточный»,

@@ -110,6 +110,9 @@ def vocabulary_read(
     counts = {term: known[term] for term in variants}
     pairs = [(t, t) for t in terms] + [(t, w) for t in terms for w in said_as.get(t, ())]
     for term, word in pairs:
+        if variants.get(term, term) != term:
+            continue  # another form of an earlier term's word («участок» of «участк»): its
+            # own leftovers are no forms of it («участвовать»)
         for start in dict.fromkeys([word[:3], *(base[:3] for base in fleeting_bases(word))]):
             for stem, n in by_start.get(start, ()):
                 if stem not in variants and stems_kin(word, stem):

@@ -66,6 +66,21 @@ def test_stems_sharing_a_prefix_and_a_letter_are_two_words() -> None:
         assert stems_related(a, b), (a, b)
 
 
+def test_after_a_consonant_only_a_suffix_s_letter_or_a_vowel_keeps_one_word() -> None:
+    """Stems of one length past a consonant, differing in the shorter's last letter: a
+    suffix's consonants («вытяжка»/«вытяжной», «доставка»/«доставлен», «застройка»/
+    «застройщик») or a vowel («закладка»/«закладывать») keep one word; other letters are
+    two words («отделка»/«отдельный», «поверка»/«поверхность», «участвовать»/«участок»,
+    «примерный»/«примерзание»)."""
+    for a, b in [("отделк", "отдельн"), ("поверк", "поверх"), ("поверк", "поверхн"),
+                 ("участв", "участк"), ("примерн", "примерзан"), ("продолж", "продольн")]:  # fmt: skip
+        assert not stems_related(a, b), (a, b)
+        assert not stems_kin(a, b), (a, b)
+    for a, b in [("вытяжк", "вытяжн"), ("доставк", "доставлен"), ("застройк", "застройщик"),
+                 ("закладк", "закладыва"), ("утверд", "утвержден"), ("площадк", "площадок")]:  # fmt: skip
+        assert stems_related(a, b), (a, b)
+
+
 @given(start=stems, end_a=stems | suffixes, end_b=stems | suffixes)
 def test_kin_stems_start_where_the_vocabulary_looks(start: str, end_a: str, end_b: str) -> None:
     """The vocabulary tries a query's noun against the stems starting as it does or as the

@@ -50,6 +50,22 @@ def test_weights_follow_the_counts_generation() -> None:
     }
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_second_form_of_a_query_word_takes_no_other_word_as_its_variant() -> None:
+    """«участок» and «участка» stem apart (`участок`, `участк`): the second is a form of
+    the first's word, and the stems left after the first took its forms («участвовать»'s)
+    are no forms of it."""
+    ingest(
+        "СП 991.0000.2026",
+        "5.1 Площадь участка принимают по расчету. Участок озеленяют. "
+        "5.2 В приемке участвует заказчик.",
+    )
+    vocabulary = vocabulary_read(["участк", "участок"], {"участок": ("участк",)})
+    assert vocabulary.variants.get("участок") == "участк"
+    assert "участв" not in vocabulary.variants  # «участвует»: no form of «участок»
+    assert set(vocabulary.counts) == {"участк"}
+
+
 def test_on_sqlite_the_counts_of_a_words_variants_are_read_from_the_index_alone(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
