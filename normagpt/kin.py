@@ -138,13 +138,18 @@ def _another_root(short: str, long: str) -> bool:
     «повред»/«поврежда») — «признак»/«признан», «разрез»/«разреш», «размер»/«размещен»,
     «напрям»/«напряжен»: the stemmer keeps a root's last consonant. After a consonant the
     letter is a suffix's («вытяжк»/«вытяжн», «площадк»/«площадн»: a noun and its adjective;
-    `_SUFFIX_LETTERS`) or a vowel («утепля»/«утеплен», «закладк»/«закладыва»), or two
-    words differ there: «отделк»/«отдельн», «поверк»/«поверх», «участв»/«участк»,
+    `_SUFFIX_LETTERS`), a vowel against one («утепля»/«утеплен», «закладк»/«закладыва») or
+    put before it («медсестр»/«медсестер»), or two words differ there: «отделк»/«отдельн»,
+    «поверк»/«поверх», «участв»/«участк», «участв»/«участок», «организм»/«организац»,
     «примерн»/«примерзан»."""
     a, b = short[-1], long[len(short) - 1]
     if short[-2] in _VOWELS:
         return _two_roots(a, b)
-    return not ({a, b} & _VOWELS or {a, b} <= _SUFFIX_LETTERS)
+    if a in _VOWELS and b in _VOWELS:
+        return False
+    if b in _VOWELS and long[len(short) : len(short) + 1] == a:
+        return False  # a vowel put before the last letter: «медсестр»/«медсестер»
+    return not {a, b} - _VOWELS <= _SUFFIX_LETTERS
 
 
 # the letters a suffix opens with, after a root's consonant («-к-», «-н-», «-л-», «-ств-»,
