@@ -37,7 +37,7 @@ def stems_related(term: str, stem: str) -> bool:
     )
     if short.endswith("ц") and long.startswith(short[:-1] + "тив"):
         return True  # a Latin word's «-ция» and «-тивный»: «деформац»/«деформативн»
-    if common < len(short) and common - _prefix_length(short) < ROOT_SHARED:
+    if common < len(short) and common - _prefix_length(short, long) < ROOT_SHARED:
         return False  # «перекрыт»/«перекат», «перегородк»/«перегиб», «автомобил»/«автомат»
     if common == len(short) - 1 and _another_root(short, long):
         return False  # «граница»/«гранит» too
@@ -55,16 +55,17 @@ def stems_related(term: str, stem: str) -> bool:
 ROOT_SHARED = 3
 # word-forming prefixes: two stems sharing one and a letter or two are two words
 _PREFIXES = sorted(
-    """электро тепло гидро внутри водо авто пере пред пре при про под над раз рас воз вос
-    без бес низ нис вы за на об от до по из ис со вз вс""".split(),
+    """электро противо тепло гидро внутри интер контр транс водо авто пере пред пре при про
+    под над раз рас воз вос без бес низ нис вы за на об от до по из ис со вз вс""".split(),
     key=len,
     reverse=True,
 )
 
 
-def _prefix_length(stem: str) -> int:
-    """The length of the prefix `stem` opens with (`_PREFIXES`, the longest), 0 for none."""
-    return next((len(p) for p in _PREFIXES if stem.startswith(p)), 0)
+def _prefix_length(*stems: str) -> int:
+    """The length of the longest prefix (`_PREFIXES`) one of `stems` opens with, 0 for none
+    («внутри» of «внутривен» beside «внутрен»)."""
+    return max(next((len(p) for p in _PREFIXES if stem.startswith(p)), 0) for stem in stems)
 
 
 _VOWELS = frozenset("аеиоуыэюяё")
