@@ -10,6 +10,9 @@ from collections.abc import Collection
 
 VARIANT_MIN = 5  # stems this long or longer match their variants
 _ADJECTIVE = {"н", "ьн", "ан", "ян", "енн", "ов", "ев", "ск"}  # a noun's adjective
+# a stem of three letters and one of these is most often another word: «кра» (край) and
+# «кран», «краск»; «вес» and «весн» (весна); its adjectives are «краев», «весов»
+_SHORT_ADJECTIVE = _ADJECTIVE - {"н", "ск", "ан", "енн"}
 # an adjective saying what a thing is made of, has or looks like, made of the noun with its
 # own suffix: «глина»/«глинистый», «климат»/«климатический», «пыль»/«пылевидный»
 _DERIVED = ("ист", "ическ", "евидн", "овидн")
@@ -28,7 +31,7 @@ def stems_related(term: str, stem: str) -> bool:
     if term == stem:
         return True
     short, long = sorted((term, stem), key=len)
-    if _suffixed(short, long, _ADJECTIVE):
+    if _suffixed(short, long, _ADJECTIVE if len(short) > 3 else _SHORT_ADJECTIVE):
         return True  # «стал»/«стальн», «плит»/«плитн», «стен»/«стенов»
     if len(short) < VARIANT_MIN or len(long) - len(short) > 3:
         return False

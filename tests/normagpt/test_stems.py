@@ -52,6 +52,17 @@ def test_a_longer_stem_with_another_consonant_after_the_vowel_is_another_root() 
         assert stems_related(a, b), (a, b)
 
 
+def test_a_three_letter_stem_s_adjectives_end_in_ov_or_ev() -> None:
+    """A stem of three letters with «-н», «-ск» is most often another word («кран», «краска»
+    beside «край», «весна» beside «вес»); «-ов», «-ев» make its adjective («краевой»,
+    «весовой»). Longer stems keep every adjective's suffix («стальной», «плитный»)."""
+    for a, b in [("кра", "кран"), ("кра", "краск"), ("вес", "весн"), ("дом", "домн")]:
+        assert not stems_related(a, b), (a, b)
+        assert not stems_kin(a, b), (a, b)
+    for a, b in [("кра", "краев"), ("вес", "весов"), ("стал", "стальн"), ("плит", "плитн")]:
+        assert stems_related(a, b), (a, b)
+
+
 def test_stems_sharing_a_prefix_and_a_letter_are_two_words() -> None:
     """Stems that part before the shorter's end share three letters of their root past a
     word-forming prefix: «перекрытие» is no form of «перекат» or «перекрёсток», «водопровод»
