@@ -38,6 +38,8 @@ def stems_related(term: str, stem: str) -> bool:
     common = next(
         (i for i, (a, b) in enumerate(zip(short, long, strict=False)) if a != b), len(short)
     )
+    if common == len(short) and long[common:] in _ANOTHER_THING:
+        return False  # «защит»/«защитник», «проект»/«проектор», «кабин»/«кабинет»
     if short.endswith("ц") and long.startswith(short[:-1] + "тив"):
         return True  # a Latin word's «-ция» and «-тивный»: «деформац»/«деформативн»
     if common < len(short) and common - _prefix_length(short, long) < ROOT_SHARED:
@@ -71,6 +73,9 @@ def _prefix_length(*stems: str) -> int:
     return max(next((len(p) for p in _PREFIXES if stem.startswith(p)), 0) for stem in stems)
 
 
+# endings that make a stem another thing's name: a doer or a device («защитник»,
+# «каменщик», «транспортер», «проектор», «тепловоз»), another thing («кабинет», «бетонит»)
+_ANOTHER_THING = frozenset("ник щик чик ер ор оз озн ет ит".split())
 _VOWELS = frozenset("аеиоуыэюяё")
 _BEFORE_N = {"к": "ч"}  # a consonant as it stands before the adjective's «н» («сутки», «суточный»)
 
