@@ -40,6 +40,8 @@ def stems_related(term: str, stem: str) -> bool:
     )
     if common == len(short) and long[common:] in _ANOTHER_THING:
         return False  # «защит»/«защитник», «проект»/«проектор», «кабин»/«кабинет»
+    if short.endswith("ик") and long.startswith(short[:-1] + "ческ"):
+        return False  # «техника» is no «технический» (norms write it everywhere)
     if short.endswith("ц") and long.startswith(short[:-1] + "тив"):
         return True  # a Latin word's «-ция» and «-тивный»: «деформац»/«деформативн»
     if common < len(short) and common - _prefix_length(short, long) < ROOT_SHARED:
