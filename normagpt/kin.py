@@ -54,9 +54,15 @@ def stems_related(term: str, stem: str) -> bool:
         and not _derived_alike(short, long)
     ):
         return False  # «распорн»/«расположен», «примерн»/«применим»
+    if common == len(short) - 2 and short[-2:] in _FLEETING:
+        # a noun's fleeting vowel: its other forms drop it («участок»/«участков»,
+        # «образец»/«образцов», «козырек»/«козырьк»), another word keeps another letter
+        # («участник», «образован», «короблен»)
+        return long[common:].lstrip("ь").startswith(short[-1])
     return common >= max(VARIANT_MIN, len(short) - 2)
 
 
+_FLEETING = frozenset({"ок", "ек", "ец"})  # a noun's last letters whose vowel goes in its forms
 # stems that part before the shorter's end share this many letters of their root past a
 # prefix («передвига»/«передвижен», «нагруз»/«нагружен»)
 ROOT_SHARED = 3

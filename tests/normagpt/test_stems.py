@@ -63,6 +63,16 @@ def test_a_three_letter_stem_s_adjectives_end_in_ov_or_ev() -> None:
         assert stems_related(a, b), (a, b)
 
 
+def test_a_noun_s_fleeting_vowel_goes_in_its_forms_only() -> None:
+    """«участок», «образец», «козырёк» drop their vowel in their forms («участков»,
+    «образцов», «козырька»); a stem going on with another letter there is another word
+    («участник», «образование», «коробление» beside «коробок»)."""
+    for a, b in [("участок", "участник"), ("образец", "образован"), ("коробок", "короблен")]:
+        assert not stems_related(a, b), (a, b)
+    for a, b in [("участок", "участков"), ("образец", "образцов"), ("козырек", "козырьк")]:
+        assert stems_related(a, b), (a, b)
+
+
 def test_a_doer_s_or_a_device_s_ending_makes_another_word() -> None:
     """A stem and the same with a doer's or a device's ending name two things («защита»/
     «защитник», «проект»/«проектор», «тепловой»/«тепловоз», «кабина»/«кабинет»; «техника»
