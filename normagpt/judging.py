@@ -17,7 +17,7 @@ from normagpt.everyday import everyday_share
 from normagpt.kin import fleeting_bases
 from normagpt.lexicon import lexicon
 from normagpt.parsing import Query, search_normalize, search_stems
-from normagpt.questions import distance_ends, is_noun, may_be_adjective
+from normagpt.quantities_told import distance_ends, is_noun, may_be_adjective
 
 
 class Found(Protocol):

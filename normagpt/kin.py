@@ -10,8 +10,8 @@ from collections.abc import Collection
 
 VARIANT_MIN = 5  # stems this long or longer match their variants
 _ADJECTIVE = {"н", "ьн", "ан", "ян", "енн", "ов", "ев", "ск"}  # a noun's adjective
-# a stem of three letters and one of these is most often another word: «кра» (край) and
-# «кран», «краск»; «вес» and «весн» (весна); its adjectives are «краев», «весов»
+# a stem of three letters ending in a vowel and one of these is another word: «кра» (край)
+# and «кран», «краск»; its adjective is «краев» («дет»/«детск», «лес»/«лесн» are one word)
 _SHORT_ADJECTIVE = _ADJECTIVE - {"н", "ск", "ан", "енн"}
 # an adjective saying what a thing is made of, has or looks like, made of the noun with its
 # own suffix: «глина»/«глинистый», «климат»/«климатический», «пыль»/«пылевидный»
@@ -31,7 +31,8 @@ def stems_related(term: str, stem: str) -> bool:
     if term == stem:
         return True
     short, long = sorted((term, stem), key=len)
-    if _suffixed(short, long, _ADJECTIVE if len(short) > 3 else _SHORT_ADJECTIVE):
+    short_open = len(short) == 3 and short[-1] in _VOWELS
+    if _suffixed(short, long, _SHORT_ADJECTIVE if short_open else _ADJECTIVE):
         return True  # «стал»/«стальн», «плит»/«плитн», «стен»/«стенов»
     if len(short) < VARIANT_MIN or len(long) - len(short) > 3:
         return False

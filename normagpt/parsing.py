@@ -237,6 +237,14 @@ def _stemmer() -> Any:
     return Stemmer.Stemmer("russian")
 
 
+# numbers in words, in the forms norms and questions write them («от трех до семи лет»)
+NUMERALS = (
+    "один одного одной два двух двум три трех трем четыре четырех пять пяти шесть шести семь "
+    "семи восемь восьми девять девяти десять десяти двадцать двадцати тридцать тридцати "
+    "сорок сорока сто ста тысяча тысячи полтора половина"
+)
+
+
 def search_terms(keywords: list[str]) -> list[str]:
     """The distinct stems of the words of `keywords`, stop words left out."""
     terms: list[str] = []
@@ -326,7 +334,7 @@ class Query:
     context: frozenset[str] = frozenset()
     sentence: bool = False  # a keyword is a whole question, not the norms' words
     # a distance asked between two things («расстояние от перекрытия до натяжного потолка»):
-    # the stems of each end (`normagpt.questions.distance_ends`)
+    # the stems of each end (`normagpt.quantities_told.distance_ends`)
     ends: tuple[tuple[frozenset[str], frozenset[str]], ...] = ()
     # the quantities another is asked per («мощность котла на площадь дома»: «площад»)
     per: tuple[str, ...] = ()

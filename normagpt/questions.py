@@ -18,7 +18,14 @@ from typing import Any
 from core.russian import morphology
 from normagpt.kin import stems_kin
 from normagpt.lexicon import Lexicon, lexicon
-from normagpt.parsing import FROM_TO, Query, query_parse, search_stems, word_stem
+from normagpt.parsing import Query, query_parse, search_stems, word_stem
+from normagpt.quantities_told import (
+    ADJECTIVES,
+    distance_ends,
+    is_noun,
+    per_asked,
+    quantities_asked,
+)
 
 
 def question_read(keywords: list[str]) -> Query:
@@ -61,9 +68,9 @@ def _question_read(keywords: tuple[str, ...]) -> Query:
         told += [p for i, p in enumerate(plain) if i not in asking]
     query = query_parse(pieces)
     phrases = [[s for s in phrase if s not in words.filler] or phrase for phrase in query.phrases]
-    query.quantities = _quantities_asked(keywords, phrases, words)
+    query.quantities = quantities_asked(keywords, phrases, words)
     query.quantity = next(iter(query.quantities), "")
-    query.per = tuple(dict.fromkeys(s for keyword in keywords for s in _per(keyword, words)))
+    query.per = tuple(dict.fromkeys(s for keyword in keywords for s in per_asked(keyword, words)))
     if told:
         story = query_parse(told)
         for stem, word in story.words.items():
@@ -88,75 +95,6 @@ def _question_read(keywords: tuple[str, ...]) -> Query:
     }
     query.apart = _words_apart(query.terms, query.words)
     return query
-
-
-# «расстояние от A до B» (a word or three between: «расстояние по горизонтали от …»), its
-# ends read as the claims' check reads a distance (`parsing.FROM_TO`)
-DISTANCE = re.compile(r"расстояни[а-яё]*\s+(?:[а-яё]+\s+){0,3}?" + FROM_TO.pattern, re.I)
-
-
-# a quantity per another («мощность котла на площадь дома»): what the second is a
-# denominator of
-_PER = re.compile(r"([а-яё]+)\s+(?:[а-яё]+\s+){0,3}?на\s+(?:[а-яё]+\s+)??([а-яё]+)", re.I)
-
-
-def _per(text: str, words: Lexicon) -> list[str]:
-    """The stems of the quantities `text` asks another quantity per («на площадь»)."""
-    found = []
-    for m in _PER.finditer(text):
-        first, second = (search_stems(m.group(i))[:1] for i in (1, 2))
-        if first and second and first[0] in words.quantities and second[0] in words.quantities:
-            found.append(second[0])
-    return found
-
-
-def _quantities_asked(
-    keywords: tuple[str, ...], phrases: list[list[str]], words: Lexicon
-) -> tuple[str, ...]:
-    """The quantities `phrases` (the stems of `keywords`) name, in order, each once: not a
-    rate's time nor a thing's property, told, not asked (`_rates`, `_attributes`)."""
-    told = {s for keyword in keywords for s in (*_rates(keyword), *_attributes(keyword))}
-    named = (q for phrase in phrases for q in words.quantities_named(phrase))
-    return tuple(dict.fromkeys(q for q in named if q not in told))
-
-
-# a time a rate is counted per («Сколько пешеходов в час …», «литров в сутки»): what the
-# quantity asked is divided by, not a time asked
-_RATE = re.compile(
-    r"(?<![а-яё])в\s+(час|сутки|день|год|месяц|неделю|смену|минуту|секунду)(?![а-яё])", re.I
-)
-
-
-def _rates(text: str) -> list[str]:
-    """The stems of the times `text` counts a rate per (`_RATE`)."""
-    return [stem for m in _RATE.finditer(text) for stem in search_stems(m.group(1))[:1]]
-
-
-# an adjective after a preposition («по длинной стороне», «в высоком здании»): a thing's
-# property told, a condition, not a quantity asked («Какой самый высокий порог …» asks it)
-_AFTER_PREPOSITION = re.compile(
-    r"(?<![а-яё])(?:по|на|в|во|с|со|у|для|из|от|до|при|под|над|за|к|о|об)\s+([а-яё]+)", re.I
-)
-
-
-def _attributes(text: str) -> list[str]:
-    """The stems of the quantity words of `text` that are adjectives after a preposition
-    (`_AFTER_PREPOSITION`)."""
-    quantities = lexicon().quantities
-    return [
-        stem
-        for m in _AFTER_PREPOSITION.finditer(text)
-        for stem in search_stems(m.group(1))[:1]
-        if stem in quantities and may_be_adjective(m.group(1)) and not is_noun(m.group(1))
-    ]
-
-
-def distance_ends(text: str) -> list[tuple[frozenset[str], frozenset[str]]]:
-    """The stems of the two ends of each distance «от A до B» `text` names; [] for none."""
-    return [
-        (frozenset(search_stems(m.group("near"))), frozenset(search_stems(m.group("far"))))
-        for m in DISTANCE.finditer(text)
-    ]
 
 
 def _said_as(stem: str, word: str, words: Lexicon, *, cut: bool) -> tuple[str, ...]:
@@ -188,12 +126,6 @@ def _words_apart(terms: list[str], written: dict[str, str]) -> frozenset[str]:
 def lemma(word: str) -> str:
     """`word`'s dictionary form (its likeliest reading), «ё» as «е»."""
     return str(morphology().parse(word)[0].normal_form).replace("ё", "е")
-
-
-@functools.lru_cache(maxsize=4096)
-def is_noun(word: str) -> bool:
-    """Whether `word` is a noun (its likeliest reading): what names a thing asked about."""
-    return bool(morphology().parse(word)[0].tag.POS == "NOUN")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -334,13 +266,12 @@ def _antecedents(sentences: list[str], asking: int) -> list[str]:
     return []
 
 
-_ADJECTIVES = frozenset({"ADJF", "PRTF"})
 _VERBS = frozenset({"INFN", "VERB"})
 
 
 def _agrees(word: str, case: str) -> bool:
     """Whether `word` may be an adjective in `case` (any of its readings)."""
-    return any(p.tag.POS in _ADJECTIVES and p.tag.case == case for p in morphology().parse(word))
+    return any(p.tag.POS in ADJECTIVES and p.tag.case == case for p in morphology().parse(word))
 
 
 def _things_asked(sentence: str, words: Lexicon) -> list[tuple[str, bool]]:
@@ -358,7 +289,7 @@ def _things_asked(sentence: str, words: Lexicon) -> list[tuple[str, bool]]:
         quantity = bool(stem) and stem[0] in words.quantities
         if quantity:
             after = at + 1
-            while after < len(found) and tags[after].POS in _ADJECTIVES:
+            while after < len(found) and tags[after].POS in ADJECTIVES:
                 after += 1
             if after < len(found) and _genitive_noun(found[after]):
                 things.append((found[after], True))
@@ -366,7 +297,7 @@ def _things_asked(sentence: str, words: Lexicon) -> list[tuple[str, bool]]:
         if not _naming_noun(word) or word_of_talk(word):
             continue
         start = at
-        while start and tags[start - 1].POS in _ADJECTIVES:
+        while start and tags[start - 1].POS in ADJECTIVES:
             start -= 1
         if not (start and tags[start - 1].POS == "PREP"):
             things.append((word, False))
@@ -512,11 +443,6 @@ def _genitive_noun(word: str) -> bool:
     return any(p.tag.POS == "NOUN" and p.tag.case == "gent" for p in morphology().parse(word))
 
 
-def may_be_adjective(word: str) -> bool:
-    """Whether `word` may be an adjective or a participle (any of its readings)."""
-    return any(p.tag.POS in _ADJECTIVES for p in morphology().parse(word))
-
-
 def _names(sentence: str) -> bool:
     """Whether a sentence (its words of talk left out) names something: a word neither
     filler nor the norms' boilerplate."""
@@ -556,7 +482,7 @@ def _noun_after(adjective: str, word: str) -> bool:
     became), «по социальному найму». Not after a pronoun's adjective («такие стали»)."""
     nouns = [p.tag for p in morphology().parse(word) if p.tag.POS == "NOUN"]
     return any(
-        a.tag.POS in _ADJECTIVES
+        a.tag.POS in ADJECTIVES
         and "Apro" not in a.tag
         and any(
             n.case == a.tag.case

@@ -22,7 +22,7 @@ from normagpt.editions import document_in_force, holds_on
 from normagpt.judging import windows
 from normagpt.lexicon import lexicon
 from normagpt.models import NormClause
-from normagpt.parsing import Query, search_stems
+from normagpt.parsing import NUMERALS, Query, search_stems
 from normagpt.search_candidates import TERM_COUNTS, Vocabulary, sql_rows, sql_within
 from normagpt.terms import PART, TABLE_MARK
 
@@ -165,16 +165,7 @@ _ABOUT = (
 _THIS = search_stems("Настоящий")[0]
 # a number in a clause's search text: its digits, or a numeral's stem («трех», «полтора»)
 _NUMBER = re.compile(
-    r"\d|(?<![^ ])(?:"
-    + "|".join(
-        dict.fromkeys(
-            search_stems(
-                "один одного два двух три трех четыре четырех пять шесть семь восемь девять "
-                "десять двадцать тридцать сорок сто тысяча полтора половина"
-            )
-        )
-    )
-    + ")(?![^ ])"
+    r"\d|(?<![^ ])(?:" + "|".join(dict.fromkeys(search_stems(NUMERALS))) + ")(?![^ ])"
 )
 # the stems of another document cited in a clause's search text (its number is mostly left
 # out)
