@@ -26,8 +26,11 @@ def _suffixed(short: str, long: str, suffixes: Collection[str]) -> bool:
 def stems_related(term: str, stem: str) -> bool:
     """Whether two stems are forms of one word: equal, or sharing VARIANT_MIN letters and
     all but the last two of the shorter («подва»/«подвальн», «утепля»/«утеплен»; not
-    «противопожарн»/«противодымн»), the longer at most three letters longer. Related stems
-    that differ share their first three letters (the search's vocabulary relies on it)."""
+    «противопожарн»/«противодымн»), the longer at most three letters longer; not where the
+    letters they part at tell two roots or another thing (each rule below with its example:
+    a doer's ending, a prefix and a letter, two roots' consonants, a fleeting vowel kept).
+    Related stems that differ share their first three letters (the search's vocabulary
+    relies on it)."""
     if term == stem:
         return True
     short, long = sorted((term, stem), key=len)
