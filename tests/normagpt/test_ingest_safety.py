@@ -156,7 +156,10 @@ except BadPdf as exc:
 except BaseException as exc:
     outcome = f"{type(exc).__name__}: {exc}"
 seconds = time.monotonic() - started
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+# this process's own peak (VmHWM, reset by exec): `ru_maxrss` keeps the peak of the test
+# worker it was spawned from, which a long run of other tests grows past PEAK_MB
+with open("/proc/self/status") as status:
+    peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) / 1024
 print(json.dumps({"outcome": outcome, "seconds": seconds, "peak_mb": peak}))
 """
 
