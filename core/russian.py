@@ -16,6 +16,7 @@ from functools import cache, lru_cache
 from typing import Any
 
 PARSES_KEPT = 4096
+ADJECTIVES = frozenset({"ADJF", "PRTF"})  # an adjective's and a participle's parts of speech
 
 
 @cache
@@ -31,3 +32,14 @@ def morphology() -> Any:
 
     analyzer.parse = parse
     return analyzer
+
+
+@lru_cache(maxsize=4096)
+def is_noun(word: str) -> bool:
+    """Whether `word` is a noun (its likeliest reading)."""
+    return bool(morphology().parse(word)[0].tag.POS == "NOUN")
+
+
+def may_be_adjective(word: str) -> bool:
+    """Whether `word` may be an adjective or a participle (any of its readings)."""
+    return any(p.tag.POS in ADJECTIVES for p in morphology().parse(word))

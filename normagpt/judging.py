@@ -12,12 +12,12 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Protocol
 
-from core.russian import morphology
+from core.russian import is_noun, may_be_adjective, morphology
 from normagpt.everyday import everyday_share
 from normagpt.kin import fleeting_bases
 from normagpt.lexicon import lexicon
 from normagpt.parsing import Query, search_normalize, search_stems
-from normagpt.quantities_told import distance_ends, is_noun, may_be_adjective
+from normagpt.quantities_told import distance_ends
 
 
 class Found(Protocol):

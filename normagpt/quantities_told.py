@@ -7,26 +7,11 @@ question with them; `normagpt.judging` reads a distance's ends.
 
 from __future__ import annotations
 
-import functools
 import re
 
-from core.russian import morphology
+from core.russian import is_noun, may_be_adjective
 from normagpt.lexicon import Lexicon, lexicon
 from normagpt.parsing import FROM_TO, NUMERALS, search_stems
-
-ADJECTIVES = frozenset({"ADJF", "PRTF"})
-
-
-@functools.lru_cache(maxsize=4096)
-def is_noun(word: str) -> bool:
-    """Whether `word` is a noun (its likeliest reading): what names a thing asked about."""
-    return bool(morphology().parse(word)[0].tag.POS == "NOUN")
-
-
-def may_be_adjective(word: str) -> bool:
-    """Whether `word` may be an adjective or a participle (any of its readings)."""
-    return any(p.tag.POS in ADJECTIVES for p in morphology().parse(word))
-
 
 # «расстояние от A до B» (a word or three between: «расстояние по горизонтали от …»), its
 # ends read as the claims' check reads a distance (`parsing.FROM_TO`)

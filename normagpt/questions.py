@@ -15,17 +15,11 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from core.russian import morphology
+from core.russian import ADJECTIVES, is_noun, morphology
 from normagpt.kin import stems_kin
 from normagpt.lexicon import Lexicon, lexicon
 from normagpt.parsing import Query, query_parse, search_stems, word_stem
-from normagpt.quantities_told import (
-    ADJECTIVES,
-    distance_ends,
-    is_noun,
-    per_asked,
-    quantities_asked,
-)
+from normagpt.quantities_told import distance_ends, per_asked, quantities_asked
 
 
 def question_read(keywords: list[str]) -> Query:
