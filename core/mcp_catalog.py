@@ -48,10 +48,10 @@ def catalog_record() -> dict[str, Any]:
     tools: dict[str, list[dict[str, Any]]] = {}
     for size in range(1, len(apps) + 1):
         for served in itertools.combinations(apps, size):
-            answers = anyio.run(_answers, build_server(list(served)))
+            answers = anyio.run(_answers, build_server(list(served), recorded=False))
             answers["initialize"]["protocolVersion"] = None  # the client's, when the SDK has it
             initialize[",".join(served)] = answers["initialize"]
-            modern = anyio.run(_modern_answers, build_server(list(served)))
+            modern = anyio.run(_modern_answers, build_server(list(served), recorded=False))
             discover[",".join(served)] = modern["discover"]
             listed = {**modern["tools/list"], "tools": None}
             if modern_list not in (None, listed):
@@ -61,7 +61,9 @@ def catalog_record() -> dict[str, Any]:
                 tools[served[0]] = answers["tools"]
             elif answers["tools"] != [tool for app in served for tool in tools[app]]:
                 raise RuntimeError(f"the tools of {served} are not their apps' tools in order")
-    refused = anyio.run(_modern_answers, build_server(apps[:1]), "1999-01-01")["discover"]
+    refused = anyio.run(_modern_answers, build_server(apps[:1], recorded=False), "1999-01-01")[
+        "discover"
+    ]
     return {
         "handshake_versions": list(HANDSHAKE_PROTOCOL_VERSIONS),
         "latest_handshake_version": LATEST_HANDSHAKE_VERSION,

@@ -22,6 +22,7 @@ import anyio.to_thread
 from django.conf import settings
 from django.db import close_old_connections
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.tools.base import Tool
 from mcp.server.subscriptions import ListenHandler, ResourceUpdated, SubscriptionBus
 from mcp.shared.exceptions import MCPError
 from mcp.shared.uri_template import UriTemplate
@@ -41,10 +42,12 @@ from mcp_types import (
     SubscriptionsListenRequestParams,
     UnsubscribeRequestParams,
 )
+from mcp_types import Tool as MCPTool
 from pydantic import ValidationError
 
 from core import identity
 from core.exceptions import DomainError, NotFound
+from core.mcp_deferred import DeferredTools
 from core.mcp_errors import (
     RESOURCE_NOT_FOUND,
     prompt_arguments_checked,
@@ -52,7 +55,15 @@ from core.mcp_errors import (
     subscribe_refused,
 )
 from core.mcp_logging import connection_of
-from core.registry import CALLER, Completer, Lister, ResourceSpec, ToolRegistry, Watcher
+from core.registry import (
+    CALLER,
+    Completer,
+    Lister,
+    ResourceSpec,
+    ToolRegistry,
+    ToolSpec,
+    Watcher,
+)
 from core.text_rule import text_fault
 
 logger = logging.getLogger(__name__)
@@ -155,6 +166,25 @@ class HubServer(MCPServer[Any]):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.listers: list[Lister] = []
+        self.listed: list[MCPTool] | None = None  # `tools/list` as recorded (`tools_defer`)
+
+    def tools_defer(
+        self,
+        specs: Sequence[ToolSpec],
+        build: Callable[[ToolSpec], Tool],
+        listed: list[MCPTool] | None,
+    ) -> None:
+        """Serve `specs`' tools, each built by `build` when first used; `tools/list` is
+        `listed` when given (the catalog's: `core.mcp_deferred`), else what is built."""
+        self._tool_manager = DeferredTools(
+            specs, build, warn_on_duplicate_tools=self.settings.warn_on_duplicate_tools
+        )
+        self.listed = listed
+
+    async def list_tools(self) -> list[MCPTool]:
+        if self.listed is not None:
+            return list(self.listed)
+        return await super().list_tools()
 
     async def _handle_list_resources(
         self, ctx: Any, params: PaginatedRequestParams | None

@@ -42,6 +42,7 @@ from core.mcp_arguments import (
     without_titles,
 )
 from core.mcp_content import HubServer, add_content
+from core.mcp_deferred import recorded_tools
 from core.mcp_logging import SessionLogging
 from core.registry import ToolRegistry, ToolSpec
 
@@ -77,23 +78,27 @@ def build_server(
     *,
     lifespan: Callable[[MCPServer[Any]], AbstractAsyncContextManager[Any]] | None = None,
     stateless: bool = False,
-) -> MCPServer[Any]:
-    """A new MCPServer with the tools of `apps` (all apps when None). `stateless`: for
-    stateless HTTP (MCP_HTTP_STATELESS), where no connection outlives a request, so
-    `resources/subscribe` is neither offered nor accepted."""
+    recorded: bool = True,
+) -> HubServer:
+    """A new MCPServer with the tools of `apps` (all apps when None), each built when
+    first used, and `tools/list` answered from the catalog when `recorded` and the catalog
+    matches (`core.mcp_deferred`). `stateless`: for stateless HTTP (MCP_HTTP_STATELESS),
+    where no connection outlives a request, so `resources/subscribe` is neither offered nor
+    accepted."""
     registries = load_registries(apps)
-    tools: list[Tool] = [build_tool(spec) for registry in registries for spec in registry.specs]
+    specs = [spec for registry in registries for spec in registry.specs]
     bus = InMemorySubscriptionBus()
-    server: MCPServer[Any] = HubServer(
+    server = HubServer(
         SERVER_NAME,
         title="Tool hub",
         instructions=INSTRUCTIONS,
         version=str(settings.SPECTACULAR_SETTINGS["VERSION"]),
-        tools=tools,
         lifespan=lifespan,
         log_level=settings.LOG_LEVEL,
         subscriptions=bus,
     )
+    listed = recorded_tools(specs, [r.app for r in registries]) if recorded else None
+    server.tools_defer(specs, build_tool, listed)
     add_content(server, registries, bus, subscribe=not stateless)
     SessionLogging().install(server)
     return server

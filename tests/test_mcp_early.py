@@ -78,7 +78,7 @@ def test_the_early_answers_are_the_servers_for_every_protocol_version(version: s
     """Whatever version a client asks for, the early `initialize` and `tools/list` answers
     are the server's own for that request, field for field."""
     apps = ["problems", "ojclient"]
-    answers = anyio.run(mcp_catalog._answers, build_server(apps), version)
+    answers = anyio.run(mcp_catalog._answers, build_server(apps, recorded=False), version)
     early = early_of(apps)
     early._answer(json.dumps(initialize(version, 1)).encode())
     early._answer(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).encode())
@@ -102,7 +102,7 @@ def test_the_early_discover_answers_are_the_servers(version: str) -> None:
     order, which this protocol's listing changes); a version the server does not speak is
     refused as the server refuses it, and opens nothing (the tool list then waits)."""
     apps = ["anki_bridge", "normagpt"]
-    answers = anyio.run(mcp_catalog._modern_answers, build_server(apps), version)
+    answers = anyio.run(mcp_catalog._modern_answers, build_server(apps, recorded=False), version)
     early = early_of(apps)
     params = {"_meta": mcp_catalog.envelope(version)}
     discover = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": params}
