@@ -10,12 +10,14 @@ the registries' order, when the SDK lists them.
 `tools/list` itself is answered from the catalog (`core/mcp_catalog.json`): the very
 answer the assembled server gives, recorded by `manage.py runmcp --write-catalog`; a test
 fails while the file differs from what the code gives (tests/test_mcp_early.py). Should the
-file not match the tools served (another name, title or description: a tool changed and
-the catalog not written), the server builds its tools and lists them itself.
+file not match the tools served (another name, title, description or set of arguments: a
+tool changed and the catalog not written), the server builds its tools and lists them
+itself.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 from collections.abc import Callable, Sequence
@@ -74,9 +76,7 @@ def recorded_tools(specs: Sequence[ToolSpec], apps: Sequence[str]) -> list[Liste
     except (OSError, ValueError, KeyError, TypeError) as exc:
         logger.warning("tools/list is built, not read from the catalog (%s)", exc)
         return None
-    if [_identity(entry) for entry in entries] != [
-        (spec.name, spec.title, spec.description) for spec in specs
-    ]:
+    if [_identity(entry) for entry in entries] != [_identity_of(spec) for spec in specs]:
         logger.warning(
             "core/mcp_catalog.json does not match the tools served (run `make catalog`): "
             "tools/list is built"
@@ -85,5 +85,15 @@ def recorded_tools(specs: Sequence[ToolSpec], apps: Sequence[str]) -> list[Liste
     return [ListedTool.model_validate(entry) for entry in entries]
 
 
-def _identity(entry: dict[str, Any]) -> tuple[Any, Any, Any]:
-    return entry.get("name"), entry.get("title"), entry.get("description")
+def _identity(entry: dict[str, Any]) -> tuple[Any, ...]:
+    """What the catalog says of a tool that its spec tells without building it."""
+    arguments = entry.get("inputSchema", {}).get("properties", {})
+    return entry.get("name"), entry.get("title"), entry.get("description"), frozenset(arguments)
+
+
+def _identity_of(spec: ToolSpec) -> tuple[Any, ...]:
+    """`_identity` of the tool `spec` would build: its arguments are its function's
+    parameters but the request context the SDK passes (`Context`)."""
+    parameters = inspect.signature(spec.fn).parameters.items()
+    arguments = frozenset(n for n, p in parameters if "Context" not in str(p.annotation))
+    return spec.name, spec.title, spec.description, arguments

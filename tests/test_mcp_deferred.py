@@ -51,7 +51,7 @@ async def test_the_recorded_list_is_the_one_a_server_building_every_tool_writes(
     assert answers[0]["lines"]["initialize"] == answers[1]["lines"]["initialize"]
 
 
-@pytest.mark.parametrize("change", ["description", "name", "missing file"])
+@pytest.mark.parametrize("change", ["description", "name", "argument", "missing file"])
 async def test_a_catalog_not_matching_the_tools_served_is_not_listed(
     change: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -59,6 +59,11 @@ async def test_a_catalog_not_matching_the_tools_served_is_not_listed(
     first = catalog["tools"]["ojclient"][0]
     if change == "missing file":
         path = tmp_path / "absent.json"
+    elif change == "argument":  # an argument renamed, `make catalog` not run
+        properties = first["inputSchema"]["properties"]
+        properties["an_older_name"] = properties.pop(next(iter(properties)))
+        path = tmp_path / "mcp_catalog.json"
+        path.write_text(json.dumps(catalog), encoding="utf-8")
     else:
         first[change] = "an older " + change  # a tool changed, `make catalog` not run
         path = tmp_path / "mcp_catalog.json"
