@@ -9,7 +9,9 @@ reported as a generic error.
 Only the SDK's public API is used (mcp 2.3, pinned by tests/test_mcp_adapter.py): the
 `Tool` model and `Tool.from_function`, `FuncMetadata` and its documented hooks
 (`pre_parse_json`, `validate_arguments`), and `Tool.run`'s contract of handing
-`validate_arguments`' result to the function as keyword arguments.
+`validate_arguments`' result to the function as keyword arguments. One exception: the
+server's tool manager is replaced by one that builds each tool when first used
+(`core.mcp_deferred`; the SDK takes built tools only), pinned by tests/test_mcp_deferred.py.
 """
 
 from __future__ import annotations
