@@ -78,3 +78,16 @@ async def test_a_catalog_not_matching_the_tools_served_is_not_listed(
     specs = tool_specs(["ojclient"])
     assert [(t.name, t.description) for t in listed] == [(s.name, s.description) for s in specs]
     assert server._tool_manager.built == [spec.name for spec in specs]
+
+
+def test_the_schema_an_http_request_s_headers_are_checked_against_builds_its_tool() -> None:
+    """The SDK checks a `tools/call`'s `Mcp-Param-*` headers against the tool's argument
+    schema before dispatch (`get_tool_input_schema`): an unbuilt tool is built for it."""
+    server = build_server(["anki_bridge"])
+    lookup = server._lowlevel_server.get_tool_input_schema
+    assert lookup is not None
+    schema = lookup("greet")
+    assert schema is not None
+    assert schema["required"] == ["name"]
+    assert server._tool_manager.built == ["greet"]
+    assert lookup("no_such_tool") is None
