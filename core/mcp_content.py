@@ -182,7 +182,8 @@ class HubServer(MCPServer[Any]):
         self.listed = listed
 
     async def list_tools(self) -> list[MCPTool]:
-        if self.listed is not None:
+        tools = self._tool_manager
+        if self.listed is not None and not (isinstance(tools, DeferredTools) and tools.added):
             return list(self.listed)
         return await super().list_tools()
 

@@ -65,6 +65,12 @@ class DeferredTools(ToolManager):
         """The names of the tools built so far."""
         return list(self._tools)
 
+    @property
+    def added(self) -> bool:
+        """Whether a tool was added besides the specs (`MCPServer.add_tool`): the catalog
+        does not list it."""
+        return any(name not in self._specs for name in self._tools)
+
 
 def recorded_tools(specs: Sequence[ToolSpec], apps: Sequence[str]) -> list[ListedTool] | None:
     """The catalog's `tools/list` entries of `apps`' tools, as the server would list them;

@@ -91,3 +91,16 @@ def test_the_schema_an_http_request_s_headers_are_checked_against_builds_its_too
     assert schema["required"] == ["name"]
     assert server._tool_manager.built == ["greet"]
     assert lookup("no_such_tool") is None
+
+
+async def test_a_tool_added_besides_the_registries_is_listed_with_the_others() -> None:
+    server = build_server(["ojclient"])
+
+    def echo(text: str) -> str:
+        """Echo."""
+        return text
+
+    server.add_tool(echo)
+    async with Client(server) as client:
+        names = [tool.name for tool in (await client.list_tools()).tools]
+    assert names == [*(spec.name for spec in tool_specs(["ojclient"])), "echo"]
