@@ -28,7 +28,7 @@ from mcp.server.mcpserver.tools.tool_manager import ToolManager
 from mcp_types import Tool as ListedTool
 
 from core.registry import ToolSpec
-from core.stdio_early import CATALOG_PATH
+from core.stdio_early import CATALOG_PATH, catalog_served
 
 logger = logging.getLogger(__name__)
 
@@ -77,11 +77,11 @@ def recorded_tools(specs: Sequence[ToolSpec], apps: Sequence[str]) -> list[Liste
     None when the catalog cannot be read or does not match `specs` (then the server lists
     what it builds)."""
     try:
-        catalog = json.loads(CATALOG_PATH.read_bytes())
-        entries = [entry for app in apps for entry in catalog["tools"][app]]
+        served = catalog_served(json.loads(CATALOG_PATH.read_bytes()), list(apps))
     except (OSError, ValueError, KeyError, TypeError) as exc:
         logger.warning("tools/list is built, not read from the catalog (%s)", exc)
         return None
+    entries = served[2] if served is not None else []
     if [_identity(entry) for entry in entries] != [_identity_of(spec) for spec in specs]:
         logger.warning(
             "core/mcp_catalog.json does not match the tools served (run `make catalog`): "
