@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sqlite3
 from datetime import date
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from django.db import DatabaseError, connection, transaction
 from django.db.models.signals import post_init
+from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 
 from core import rows
@@ -120,6 +123,27 @@ def test_rows_fetch_gives_the_cursors_rows_and_errors_and_is_captured() -> None:
         rows_fetch(sql, [clause.pk, 1])
     assert len(queries) == 1
     assert str(clause.pk) in queries[0]["sql"]
+
+
+def test_rows_fetch_is_watched_and_refused_as_the_cursor_is() -> None:
+    """Straight from the driver, the statement still passes Django's execute wrappers (a
+    watcher sees it) and is refused in a broken atomic block, as through its cursor."""
+    clause = _clause()
+    sql = "SELECT id FROM normagpt_normclause WHERE id = %s"
+    seen: list[str] = []
+
+    def watch(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        seen.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(watch):
+        assert rows_fetch(sql, [clause.pk]) == [(clause.pk,)]
+    assert seen == [sql]
+    with transaction.atomic():
+        with contextlib.suppress(DatabaseError), transaction.atomic(savepoint=False):
+            rows_fetch("SELECT nothing FROM normagpt_no_such_table WHERE id = %s", [1])
+        with pytest.raises(TransactionManagementError):
+            rows_fetch(sql, [clause.pk])
 
 
 def test_ln_is_there_on_an_sqlite_built_without_math(monkeypatch: pytest.MonkeyPatch) -> None:
