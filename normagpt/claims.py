@@ -7,9 +7,9 @@ A value is a number as a number: «20 мм» = «2 см» = «0,02 м», «20,0�
 = «1 кПа», never «1 кН/м»); a range «от 20 до 30 мм», «30-50 л/сут» is its two ends; «не
 менее», «не более» and their kin are its bound. A dash is a minus only where nothing else
 can be meant (`_signs_read`): in «дома - 3 м», «кухни — 8 м2» and a list's «- 0,2 м» it is
-punctuation. Numbers inside references and document codes («п. 10.3.2», «СП 63.13330.2018»,
-«Ф1.3»), and those naming a clause, a row or a figure («6.7 Минимальные…», «рисунок Г.1»),
-are not values.
+punctuation. Numbers inside references, pages cited and document codes («п. 10.3.2», «стр. 2»,
+«СП 63.13330.2018», «Ф1.3»), and those naming a clause, a row or a figure («6.7
+Минимальные…», «рисунок Г.1»), are not values.
 """
 
 from __future__ import annotations

@@ -85,6 +85,13 @@ _DOCUMENT = re.compile(
     re.I,
 )
 _LIST_ITEM = re.compile(_NUMBER)
+# a page cited: «стр. 2», «с. 12», «страница 2», «на странице 3–4», «p. 2»: where a value
+# is, not one (not «м/с. 3»: a unit's «с» ending a sentence)
+_PAGE = re.compile(
+    r"(?<![\w/])(?:(?:стр|с|pp?)\.|страниц[а-яё]*|pages?)\s*"
+    r"\d{1,4}(?:\s*[-–—]\s*\d{1,4})?(?![\d,.]\d)",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
@@ -162,9 +169,17 @@ def _document_near(start: int, end: int, documents: list[tuple[int, int, str]]) 
 
 
 def naming_blanked(text: str) -> str:
-    """`text` with what cites clauses, tables and documents blanked, and the numbers that
-    name a clause, a row or an appendix's part (same length): what is left of its numbers
-    are values."""
-    for pattern in (_DOCUMENT, ARTICLE_REF, _TABLE_REF, _CLAUSE_REF, _BARE_CLAUSE, _naming()):
+    """`text` with what cites clauses, tables, pages and documents blanked, and the numbers
+    that name a clause, a row or an appendix's part (same length): what is left of its
+    numbers are values."""
+    for pattern in (
+        _DOCUMENT,
+        ARTICLE_REF,
+        _TABLE_REF,
+        _CLAUSE_REF,
+        _BARE_CLAUSE,
+        _PAGE,
+        _naming(),
+    ):
         text = pattern.sub(lambda match: " " * len(match.group(0)), text)
     return text

@@ -106,6 +106,21 @@ def test_a_length_is_held_in_any_unit(millimetres: int, unit: tuple[str, int]) -
     assert c.value_held(claimed, [other]) is None
 
 
+@pytest.mark.parametrize(
+    "cited",
+    ["стр. 2", "с. 12", "см. страницу 2", "на странице 3–4", "p. 2", "стр.2"],
+)
+def test_a_page_cited_is_no_value(cited: str) -> None:
+    """A model cites the page it read: its number is where the value is, not one."""
+    values = c.values_find(f"Не менее 25 мм (СП 63.13330.2018, п. 10.3.2, {cited}).")
+    assert [(v.number, v.unit) for v in values] == [(25, "мм")]
+
+
+def test_a_unit_ending_a_sentence_before_a_number_is_still_a_unit() -> None:
+    values = c.values_find("Скорость не более 2 м/с. 3 раза в смену — проверка.")
+    assert [(v.number, v.unit) for v in values][:1] == [(2, "м/с")]
+
+
 def test_bounds_said_as_nearer_farther_earlier_later_longer() -> None:
     """«не ближе», «не ранее» bound from below; «не дальше», «не позднее», «не дольше»,
     «не глубже» from above; «не должен быть более», «не должен превышать» (masculine too),
@@ -195,6 +210,14 @@ def test_a_clause_named_only_in_the_text_is_checked(corpus) -> None:  # type: ig
     assert not result.confirmed
     assert "значения 45 мм нет в п. 5.5.2 СП 28.13330.2017" in result.reason
     assert "30 мм" in result.reason
+
+
+def test_a_right_claim_citing_its_page_is_confirmed(corpus) -> None:  # type: ignore[no-untyped-def]
+    [result] = check(
+        "При повышенной влажности в закрытых помещениях защитный слой — не менее 25 мм "
+        "(СП 63.13330.2018, п. 10.3.2, стр. 2)."
+    )
+    assert result.confirmed, result.reason
 
 
 def test_a_missing_clause_or_document_is_said(corpus) -> None:  # type: ignore[no-untyped-def]
