@@ -64,10 +64,18 @@ MARK = " *[не подтверждено: {reason}]*"
 
 def answer_marked(text: str, results: list[ClaimResult], *, lead: bool = True) -> str:
     """`text` with every unconfirmed claim marked after it and (with `lead`) `answer_lead`
-    first."""
+    first. The claims are found in their order (each after the one before: two sentences
+    citing the same clause end alike, and the same sentence may be said twice); a claim not
+    found in `text` (an executor's quote) is listed after it."""
+    cursor = 0
     for result in results:
-        if not result.confirmed:
-            text = _mark_after(text, result.claim, MARK.format(reason=result.reason))
+        mark = "" if result.confirmed else MARK.format(reason=result.reason)
+        end = _claim_end(text, result.claim, cursor)
+        if end is None:
+            text = f"{text}\n\n- {result.claim}{mark}" if mark else text
+            continue
+        text = text[:end] + mark + text[end:]
+        cursor = max(cursor, end + len(mark))
     first = answer_lead(results) if lead else ""
     return f"{first}\n\n{text}" if first else text
 
@@ -84,14 +92,14 @@ def answer_lead(results: list[ClaimResult]) -> str:
     return f"**Не всё подтверждено нормами:** {results_summary(results)} (отмечены ниже)."
 
 
-def _mark_after(text: str, claim: str, mark: str) -> str:
-    """Insert `mark` after the end of `claim` in `text` (markup and spacing may differ); at
-    the end of `text` when the claim cannot be found."""
-    tokens = re.findall(r"\w+|[^\w\s]", claim)[-8:]
-    if tokens:
-        pattern = re.compile(r"[\s*_`>]*".join(re.escape(t) for t in tokens) + r"[*_`]*")
-        found = list(pattern.finditer(text))
+def _claim_end(text: str, claim: str, cursor: int) -> int | None:
+    """Where `claim` ends in `text` (markup and spacing may differ): its first whole
+    occurrence from `cursor`, else from the start; else the first of its last eight words
+    and signs (a claim read from a longer line), alike; None when neither is there."""
+    tokens = re.findall(r"\w+|[^\w\s]", claim)
+    for part in (tokens, tokens[-8:]) if tokens else ():
+        pattern = re.compile(r"[\s*_`>]*".join(re.escape(t) for t in part) + r"[*_`]*")
+        found = pattern.search(text, cursor) or pattern.search(text)
         if found:
-            end = found[-1].end()
-            return text[:end] + mark + text[end:]
-    return f"{text}\n\n- {claim}{mark}"
+            return found.end()
+    return None

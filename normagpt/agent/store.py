@@ -8,7 +8,13 @@ from typing import Any
 
 from django.utils import timezone
 
-from normagpt.claim_results import answer_lead, answer_marked, results_summary
+from normagpt.claim_results import (
+    UNCONFIRMED,
+    ClaimResult,
+    answer_lead,
+    answer_marked,
+    results_summary,
+)
 from normagpt.claims import references_find
 from normagpt.parsing import clause_label, code_matches
 from normagpt.verification import Checker
@@ -95,6 +101,7 @@ def citations_check(
     )
     checks = list(checked or [])
     results = checker.answer(output["answer"], origin=origin, start=len(checks))
+    _resting_on_dropped(results, dropped, shared)
     answer = answer_marked(output["answer"], results, lead=lead)
     if dropped:
         names = "; ".join(
@@ -116,6 +123,38 @@ def citations_check(
         "unconfirmed": results_summary(results),
         "lead": answer_lead(results),
     }
+
+
+def _resting_on_dropped(
+    results: list[ClaimResult], dropped: list[dict[str, Any]], shared: Store
+) -> None:
+    """Each confirmed claim whose clause the run never read (its page not retrieved) and
+    that a dropped source cites made unconfirmed, saying which source and why: the clause's
+    text holds the value, but the answer did not rest on what the run found."""
+    for result in results:
+        if not result.confirmed or not result.document_code or result.page_number is None:
+            continue
+        if page_match(shared, result.document_code, result.page_number) is not None:
+            continue
+        source = next((s for s in dropped if _cites(s, result)), None)
+        if source is None:
+            continue
+        cited = f"{clause_label(result.clause_number)} {result.document_code}"
+        result.verdict = UNCONFIRMED
+        result.reason = (
+            f"источник удалён: {source['document']}, стр. {source['page']} "
+            f"({source['reason']}): {cited} в этом запуске не прочитан"
+        )
+        problems = [*result.details.get("problems", []), "source_dropped"]
+        result.details = {**result.details, "problem": "source_dropped", "problems": problems}
+
+
+def _cites(source: dict[str, Any], result: ClaimResult) -> bool:
+    """Whether `source` names the clause `result` was checked against (or its page)."""
+    clause = str(source.get("clause") or "").strip().rstrip(".,;)")
+    return code_matches(source["document"], result.document_code) and (
+        clause == result.clause_number or source["page"] == result.page_number
+    )
 
 
 def findings_checked(shared: Store, findings: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -240,6 +240,29 @@ def test_citations_not_retrieved_in_the_run_are_dropped_and_said_so(corpus, llm)
     assert "ГОСТ 10180-2012" in run.final_answer
 
 
+def test_a_right_sentence_resting_only_on_a_dropped_source_is_unconfirmed(corpus, llm) -> None:  # type: ignore[no-untyped-def]
+    """The plan only calculates: no page is read, yet the answer cites СП 63 п. 10.3.2,
+    whose text does hold 20 мм. The source is dropped, and the sentence resting on it is
+    not shown as confirmed by what the run found."""
+    import json as json_module
+
+    script = straight_script()
+    steps = [{"action": "Слой с допуском", "calculate": "20 + 5"}]
+    script["planner"] = [json_module.dumps({"goal": "Слой с допуском", "steps": steps})]
+    llm.play(**script)
+    run = ask()
+    (dropped,) = run.answer["dropped_sources"]
+    assert dropped["reason"] == "страница не найдена в этом запуске"
+    (check,) = run.checks.all()
+    assert check.verdict == "unconfirmed"
+    assert check.reason == (
+        "источник удалён: СП 63.13330.2018, стр. 2 (страница не найдена в этом запуске): "
+        "п. 10.3.2 СП 63.13330.2018 в этом запуске не прочитан"
+    )
+    assert f"*[не подтверждено: {check.reason}]*" in run.final_answer
+    assert run.incomplete
+
+
 def test_a_made_up_clause_on_a_retrieved_page_is_dropped_and_its_sentence_marked(
     corpus, llm
 ) -> None:  # type: ignore[no-untyped-def]

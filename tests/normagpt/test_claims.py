@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from normagpt import claims as c
 from normagpt import services
 from normagpt.agent.store import store_new
-from normagpt.claim_results import answer_marked
+from normagpt.claim_results import CONFIRMED, MARK, UNCONFIRMED, ClaimResult, answer_marked
 from normagpt.tasks import run_advance_task
 from normagpt.verification import Checker
 from tests.normagpt.scripted_llm import (
@@ -266,6 +266,33 @@ def test_the_answer_says_first_what_is_unconfirmed(corpus) -> None:  # type: ign
     assert body.endswith("(п. 5.5.2 СП 28). *[не подтверждено: " + results[1].reason + "]*")
     nothing = answer_marked("Ровно 45 мм (п. 5.5.2 СП 28).", check("Ровно 45 мм (п. 5.5.2 СП 28)."))
     assert nothing.startswith("**Подтверждённого ответа в нормах корпуса нет:**")
+
+
+def test_each_mark_follows_its_own_claim_where_two_end_alike(corpus) -> None:  # type: ignore[no-untyped-def]
+    """Two sentences citing the same clause end alike: the mark goes after the one that is
+    unconfirmed, not after the last sentence ending so."""
+    wrong = "В грунте защитный слой — не менее 30 мм (п. 10.3.2 СП 63.13330.2018)."
+    right = "На открытом воздухе — не менее 30 мм (п. 10.3.2 СП 63.13330.2018)."
+    results = check(f"{wrong}\n\n{right}")
+    assert [r.confirmed for r in results] == [False, True], [r.reason for r in results]
+    body = answer_marked(f"{wrong}\n\n{right}", results, lead=False)
+    assert body == f"{wrong}{MARK.format(reason=results[0].reason)}\n\n{right}"
+    both = answer_marked(f"{wrong}\n\n{wrong}", check(f"{wrong}\n\n{wrong}"), lead=False)
+    assert [part.endswith("]*") for part in both.split("\n\n")] == [True, True]
+
+
+def test_the_same_sentence_said_twice_is_marked_where_it_is_unconfirmed() -> None:
+    said = "Не менее 20 мм (п. 10.3.2 СП 63)."
+    results = [
+        ClaimResult(0, "answer", said, UNCONFIRMED, reason="другой день"),
+        ClaimResult(1, "answer", said, CONFIRMED),
+        ClaimResult(2, "finding", "Цитата, которой нет в ответе.", UNCONFIRMED, reason="нет"),
+    ]
+    marked = answer_marked(f"{said} **{said}**", results, lead=False)
+    assert marked == (
+        f"{said}{MARK.format(reason='другой день')} **{said}**"
+        f"\n\n- Цитата, которой нет в ответе.{MARK.format(reason='нет')}"
+    )
 
 
 def test_an_executor_quote_is_checked_against_its_clause_and_page(corpus) -> None:  # type: ignore[no-untyped-def]
