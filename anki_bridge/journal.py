@@ -7,8 +7,9 @@ once Anki answers: by the flush task (Celery) with a broker, by a thread of this
 without one (`anki_bridge.waiting`, handed `notes_flush`). A call that reaches Anki
 flushes what waits, and a new MCP server has what a killed one left delivered as it
 starts (`notes_takeover`), whatever its first call.
-`dedup_key` is unique: a key already sent never makes a second note, and a key being
-delivered by another call is not delivered twice.
+`dedup_key` is unique per owner: a key already sent never makes a second note of its
+owner's, and a key being delivered by another call is not delivered twice; one user's key
+is no answer for another's note.
 
 Crash safety: a row is marked `unanswered_since` before its addNote goes out, so when the
 answer is lost (Anki killed, closed, the worker gone) the next delivery recognises the
@@ -313,15 +314,18 @@ def _journal(
                     fresh.save()
                 draft.journal_id = fresh.pk
             except IntegrityError:
-                detail = _reuse(draft, fresh, token, until)
+                detail = _reuse(draft, fresh, token, until, owner)
                 if detail is not None:
                     fixed[draft.index] = detail
     return fixed
 
 
-def _reuse(draft: Draft, fresh: Note, token: str, until: datetime) -> NoteDetail | None:
-    """The journaled note with the same dedup_key: taken over when it may be, else a detail."""
-    note = Note.objects.select_for_update().get(dedup_key=draft.dedup_key)
+def _reuse(
+    draft: Draft, fresh: Note, token: str, until: datetime, owner: int | None
+) -> NoteDetail | None:
+    """The owner's journaled note with the same dedup_key: taken over when it may be, else
+    a detail."""
+    note = Note.objects.select_for_update().get(dedup_key=draft.dedup_key, owner_id=owner)
     draft.journal_id = note.pk
     if note.status in (S.SENT, S.DUPLICATE):
         what = (

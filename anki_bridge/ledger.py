@@ -135,10 +135,20 @@ class JournalLedger:
         return {int(nid): pk for nid, pk in rows.values_list("anki_note_id", "pk") if nid}
 
 
-def dedup_sent(keys: Iterable[str]) -> set[str]:
-    """The keys among `keys` whose notes Anki already holds (no need to prepare them)."""
-    done = Note.objects.filter(dedup_key__in=list(keys), status__in=[S.SENT, S.DUPLICATE])
-    return {key for key in done.values_list("dedup_key", flat=True) if key}
+def dedup_sent(keys: Iterable[str], owner: int | None = None) -> dict[str, int | None]:
+    """The keys among `keys` whose notes of `owner`'s were delivered (no need to prepare
+    them), each with its note's Anki id (None: Anki held it already, id unknown)."""
+    done = Note.objects.filter(
+        dedup_key__in=list(keys), owner_id=owner, status__in=[S.SENT, S.DUPLICATE]
+    )
+    return {key: note for key, note in done.values_list("dedup_key", "anki_note_id") if key}
+
+
+def dedup_release(note_ids: Iterable[int], owner: int | None = None) -> None:
+    """Free the keys of `owner`'s notes Anki no longer holds (`note_ids`): a note added
+    again under one is a new note."""
+    gone = Note.objects.filter(anki_note_id__in=list(note_ids), owner_id=owner)
+    gone.exclude(dedup_key=None).update(dedup_key=None)
 
 
 def media_store(files: Iterable[MediaFile]) -> None:

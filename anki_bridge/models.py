@@ -4,8 +4,8 @@ A note stays `pending` until Anki answers for it: `sent` (with its Anki note id)
 `duplicate` (Anki already holds it) or `failed` (Anki refused it; `last_error` says why).
 While Anki is unreachable notes wait as `pending` and the flush task delivers them later.
 A sender holds the notes it is delivering with a lease (`claim`, `claimed_until`) so two
-senders never deliver one note; `dedup_key`, unique when given, makes every path
-idempotent. Image bytes wait in `Media` until their notes are delivered.
+senders never deliver one note; `dedup_key`, unique per owner when given, makes every
+path idempotent. Image bytes wait in `Media` until their notes are delivered.
 """
 
 from __future__ import annotations
@@ -33,8 +33,10 @@ class Note(models.Model):
     media = models.JSONField(
         default=list, blank=True, verbose_name=_("media")
     )  # media file names the fields show
-    dedup_key = models.CharField(
-        max_length=255, null=True, blank=True, unique=True, verbose_name=_("dedup key")
+    # unique per owner (`Meta.constraints`): one user's key never answers for another's
+    # note; None for no key (the constraints skip it) and once the note is gone from Anki
+    dedup_key = models.CharField(  # noqa: DJ001
+        max_length=255, null=True, blank=True, verbose_name=_("dedup key")
     )
     # Create the deck before delivery (add_from_model does; add_notes leaves decks alone).
     ensure_deck = models.BooleanField(default=False, verbose_name=_("ensure deck"))
@@ -83,6 +85,18 @@ class Note(models.Model):
         indexes = [
             models.Index(fields=["status", "id"]),
             models.Index(fields=["status", "placed"], name="anki_note_unplaced"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["dedup_key"],
+                condition=models.Q(owner__isnull=True),
+                name="anki_note_dedup_key_unowned",
+            ),
+            models.UniqueConstraint(
+                fields=["owner", "dedup_key"],
+                condition=models.Q(owner__isnull=False),
+                name="anki_note_dedup_key_owned",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -19,7 +19,7 @@ from django.utils import timezone
 from anki_bridge import scheduling
 from anki_bridge.client import AnkiClient
 from anki_bridge.exceptions import AnkiError, AnkiUnavailable
-from anki_bridge.models import NoteChange
+from anki_bridge.models import Note, NoteChange
 from anki_bridge.schemas import DeleteNotesResult, FoundNotes, NoteUpdated
 from core.exceptions import Conflict, InvalidInput, NotFound
 
@@ -118,6 +118,8 @@ def notes_delete(
     except BaseException:
         cache.delete(used)  # Anki did not confirm: a retry with the token may delete them
         raise
+    # their keys free: a note added again under its key is a new note, not this gone one
+    Note.objects.filter(anki_note_id__in=ids).exclude(dedup_key=None).update(dedup_key=None)
     return DeleteNotesResult(deleted=ids)
 
 

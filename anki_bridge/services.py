@@ -27,7 +27,7 @@ from anki_bridge.delivery import Known
 from anki_bridge.drafts import drafts_build, items_parse, note_validate, target_given
 from anki_bridge.exceptions import AnkiUnavailable
 from anki_bridge.journal import MediaReady, Submission
-from anki_bridge.ledger import dedup_sent
+from anki_bridge.ledger import dedup_release, dedup_sent
 from anki_bridge.notemodel import NoteModel, fields_normalize
 from anki_bridge.notes import (
     note_update,
@@ -96,7 +96,7 @@ def notes_add_from_model(
     structure, seen, reachable = _target_seen(model=model_name, deck=deck_name)
     if structure is not None:
         clozes_check(structure, notes, name="items")
-    done = dedup_sent(n.dedup_key for n in notes if n.dedup_key)
+    done = _dedup_held([n.dedup_key for n in notes if n.dedup_key], owner, reachable)
 
     def fields_of(note: NoteInput) -> tuple[dict[str, str], list[str]]:
         if structure is None:
@@ -202,7 +202,7 @@ def notes_add(
                     f"({', '.join(note.fields)}); nothing was sent to Anki",
                     field=where,
                 )
-    done = dedup_sent(n.dedup_key for n in parsed if n.dedup_key)
+    done = _dedup_held([n.dedup_key for n in parsed if n.dedup_key], None, reachable=True)
     media = MediaReady(send=True)  # sends nothing (no thread) for notes without files
     with Submission(
         deck=deck_name, model=model_name, ensure_deck=False, source=source, media=media
@@ -218,3 +218,21 @@ def notes_add(
             on_ready=submission.add,
         )
         return result_make(submission.finish())
+
+
+def _dedup_held(keys: list[str], owner: int | None, reachable: bool) -> set[str]:
+    """The keys among `keys` whose notes of `owner`'s Anki holds: delivered before and, when
+    Anki answers, still there. A note deleted in Anki since (by the user, in Anki) frees
+    its key: the note given now is added, not called a duplicate of one that is gone."""
+    sent = dedup_sent(keys, owner) if keys else {}
+    ids = [note for note in sent.values() if note]
+    if not ids or not reachable:
+        return set(sent)
+    try:
+        with AnkiClient() as client:
+            infos = client.notes_info(ids)
+    except AnkiUnavailable:
+        return set(sent)
+    gone = {note for note, info in zip(ids, infos, strict=True) if not info}
+    dedup_release(gone, owner)
+    return {key for key, note in sent.items() if note not in gone}

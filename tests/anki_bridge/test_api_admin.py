@@ -108,6 +108,29 @@ def test_a_user_lists_their_own_notes_and_staff_list_every_users(anki: FakeAnki)
     assert Note.objects.get(fields__Prompt="alice's").owner == alice
 
 
+def test_one_users_dedup_key_is_no_answer_for_anothers_note(anki: FakeAnki) -> None:
+    """Keys are each user's own: bob's note under the key alice used is added, and neither
+    hears of the other's note."""
+    alice = User.objects.create_user("alice", password="pw")
+    bob = User.objects.create_user("bob", password="pw")
+
+    def post(user: User, prompt: str) -> dict:
+        client = APIClient()
+        client.force_authenticate(user)
+        body = {"deck": "Keys", "items": [{"Prompt": prompt, "dedup_key": "k2"}]}
+        response = client.post(URL, body, format="json")
+        assert response.status_code == 200, response.json()
+        return response.json()["details"][0]
+
+    alices = post(alice, "alice's")
+    bobs = post(bob, "bob's")
+    assert (alices["status"], bobs["status"]) == ("ok", "ok")
+    assert bobs["noteId"] != alices["noteId"]
+    again = post(alice, "alice's, again")
+    assert (again["status"], again["noteId"]) == ("duplicate", alices["noteId"])
+    assert sorted(n["fields"]["Prompt"] for n in anki.notes('"deck:Keys"')) == ["alice's", "bob's"]
+
+
 def test_the_list_takes_a_fixed_number_of_queries(
     api: APIClient, anki: FakeAnki, django_assert_num_queries
 ) -> None:  # type: ignore[no-untyped-def]

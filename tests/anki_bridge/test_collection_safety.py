@@ -169,6 +169,40 @@ async def test_a_delete_token_deletes_once(anki: FakeAnki) -> None:
     assert "confirm_token: already used" in again
 
 
+async def test_a_note_deleted_through_the_hub_frees_its_dedup_key(anki: FakeAnki) -> None:
+    """Deleted, a note's key names no note: adding under it again makes the new note, not a
+    «duplicate» of one that is gone."""
+    async with client() as c:
+        item = {"Prompt": "Del me", "dedup_key": "del-7"}
+        [first] = (await call(c, "anki.add_from_model", items=[item], deck="Del"))["details"]
+        token = (await call(c, "anki.delete_notes", note_ids=[first["noteId"]]))["confirm_token"]
+        await call(c, "anki.delete_notes", note_ids=[first["noteId"]], confirm_token=token)
+        again = {"Prompt": "Del me (again)", "dedup_key": "del-7"}
+        [second] = (await call(c, "anki.add_from_model", items=[again], deck="Del"))["details"]
+        assert second["status"] == "ok", second
+        [kept] = (await call(c, "anki.add_from_model", items=[again], deck="Del"))["details"]
+    assert kept["status"] == "duplicate"  # the key names the new note now
+    assert kept["noteId"] == second["noteId"] != first["noteId"]
+    assert [n["fields"]["Prompt"] for n in anki.notes('"deck:Del"')] == ["Del me (again)"]
+
+
+async def test_a_note_the_user_deleted_in_anki_is_added_again_under_its_key(
+    anki: FakeAnki,
+) -> None:
+    """The user deleted the card in Anki itself; asked to add it again, the hub adds it (with
+    its picture) rather than answer «duplicate» with the id of a note that is gone."""
+    async with client() as c:
+        item = {**photo_note("Снова", "red"), "dedup_key": "gone-1"}
+        [first] = (await call(c, "anki.add_from_model", items=[item], deck="Gone"))["details"]
+        with anki.collection() as col:
+            col.remove_notes([first["noteId"]])
+        [second] = (await call(c, "anki.add_from_model", items=[item], deck="Gone"))["details"]
+    assert second["status"] == "ok", second
+    [note] = anki.notes('"deck:Gone"')
+    assert note["id"] == second["noteId"] != first["noteId"]
+    assert picture(note, anki.media_files()) == "red"
+
+
 async def test_deck_names_are_matched_as_anki_matches_them(anki: FakeAnki) -> None:
     """Typed in another case, a deck is found by the statistics and the review as by add."""
     await orm(notes_of_every_kind, anki)
