@@ -212,10 +212,6 @@ def resume(
     return run_respond(run, response_format)
 
 
-# a keyword may be a person's whole question told with its story (a few sentences)
-QUESTION_CHARS = 1000
-
-
 @registry.tool(
     name="normagpt_search_norms",
     title="Search the norms corpus",
@@ -225,7 +221,7 @@ QUESTION_CHARS = 1000
 )
 def search_norms(
     keywords: Annotated[
-        list[Annotated[str, Field(min_length=1, max_length=QUESTION_CHARS)]],
+        list[Annotated[str, Field(min_length=1, max_length=services.KEYWORD_CHARS)]],
         Field(
             min_length=1,
             max_length=12,

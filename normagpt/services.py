@@ -72,6 +72,9 @@ RUN_TASK = "normagpt.run_advance"
 INGEST_TASK = "normagpt.document_ingest"
 QUESTION_MIN, QUESTION_MAX = 5, 2000
 REPLY_MAX = 2000
+# a search's keyword may be a person's whole question told with its story (a few
+# sentences): the same bound over MCP and REST
+KEYWORD_CHARS = 1000
 RESUME_DECISIONS = {"CONTINUE": "executor", "REPLAN": "planner", "FINALIZE": "finalizer"}
 
 

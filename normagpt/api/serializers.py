@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from normagpt import services
 from normagpt.formatting import page_image_url, page_url
 from normagpt.models import NormDocument, NormPage
 
@@ -71,7 +72,9 @@ class ReplySerializer(serializers.Serializer):
 
 class SearchQuerySerializer(serializers.Serializer):
     keywords = serializers.ListField(
-        child=serializers.CharField(min_length=1, max_length=200), min_length=1, max_length=12
+        child=serializers.CharField(min_length=1, max_length=services.KEYWORD_CHARS),
+        min_length=1,
+        max_length=12,
     )
     expected = serializers.ListField(
         child=serializers.CharField(min_length=1, max_length=100), required=False, max_length=8

@@ -265,6 +265,26 @@ def test_api_documents_pages_and_search_are_public(corpus, django_assert_max_num
     assert api().get("/api/normagpt/documents/999/pages/").status_code == 404
 
 
+def test_a_whole_question_is_a_keyword_over_rest_as_over_mcp(corpus) -> None:  # type: ignore[no-untyped-def]
+    """A person's question with its story (over 200 characters) is searched; a keyword
+    past the bound both channels share is refused naming it."""
+    from normagpt.services import KEYWORD_CHARS
+
+    question = (
+        "Мы строим частный дом, фундамент ленточный, плиту перекрытия над подвалом льём "
+        "сами из бетона B25, помещение будет сухое и отапливаемое. Какой защитный слой "
+        "бетона нужен для нижней арматуры плиты перекрытия, чтобы она не ржавела?"
+    )
+    assert len(question) > 200
+    found = api().get("/api/normagpt/search/", {"keywords": question})
+    assert found.status_code == 200, found.json()
+    assert found.json()["whole_question"] is True
+    too_long = api().get("/api/normagpt/search/", {"keywords": "б" * (KEYWORD_CHARS + 1)})
+    assert too_long.status_code == 400
+    assert too_long.json()["message"].startswith("keywords.0: ")
+    assert str(KEYWORD_CHARS) in too_long.json()["message"]
+
+
 def test_openapi_schema_builds(client) -> None:  # type: ignore[no-untyped-def]
     response = client.get("/api/schema/", {"format": "json"})
     assert response.status_code == 200
