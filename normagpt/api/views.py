@@ -8,7 +8,7 @@ from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
-from rest_framework.permissions import AllowAny, IsAdminUser, IsAuthenticated
+from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -60,11 +60,12 @@ class RunDetailApi(APIView):
 
 
 class RunResumeApi(APIView):
-    permission_classes = (IsAdminUser,)
+    permission_classes = (IsAuthenticated,)
 
     @extend_schema(request=s.ResumeSerializer, responses={202: schemas.RunOut})
     def post(self, request: Request, run_id: str) -> Response:
-        """Resume a run waiting for review with a reviewer's note (staff only)."""
+        """Resume a run waiting for review (needs_review) with a reviewer's note: your own
+        run, or any run for staff, as `normagpt_resume` over MCP. 409 unless it waits."""
         serializer = s.ResumeSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         run = selectors.run_get_public(public_id=run_id, viewer=request.user)

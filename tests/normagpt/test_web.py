@@ -207,20 +207,34 @@ def test_api_runs_need_authentication_and_belong_to_their_user(corpus, llm, user
     assert invalid.json()["code"] == "invalid_input"
 
 
-def test_api_resume_is_for_staff(corpus, llm, user, staff) -> None:  # type: ignore[no-untyped-def]
+def test_api_resume_is_for_the_runs_owner_and_staff_as_over_mcp(corpus, llm, user, staff) -> None:  # type: ignore[no-untyped-def]
+    """One rule on every channel (`normagpt_resume` too): the asker reviews their own run,
+    staff any run; another user's run does not exist for a user."""
+    from django.contrib.auth import get_user_model
+
     llm.play(
-        planner=[plan(COVER_STEP)],
-        executor=[step(COVER_FINDING)],
-        judge=[verdict("HUMAN_REVIEW", "?")],
+        planner=[plan(COVER_STEP), plan(COVER_STEP)],
+        executor=[step(COVER_FINDING), step(COVER_FINDING)],
+        judge=[verdict("HUMAN_REVIEW", "?"), verdict("HUMAN_REVIEW", "?")],
     )
-    run = run_advance(run_id=services.run_create(question=QUESTION).pk)
+    run = run_advance(run_id=services.run_create(question=QUESTION, user=user).pk)
+    assert run.status == "needs_review"
     resume = f"/api/normagpt/runs/{run.public_id}/resume/"
-    assert api(user).post(resume, {"note": "x"}).status_code == 403
+    other = get_user_model().objects.create_user("other", password="pw-123456")
+    assert api(other).post(resume, {"note": "x"}, format="json").status_code == 404
+    assert api().post(resume, {"note": "x"}, format="json").status_code in (401, 403)
+    mine = api(user).post(resume, {"note": "Помещение сухое"}, format="json")
+    assert mine.status_code == 202, mine.json()
     conflict = api(staff).post("/api/normagpt/runs/999999/resume/", {"note": "x"}, format="json")
     assert conflict.status_code == 404
-    run.status = "completed"
-    run.save()
-    done = api(staff).post(resume, {"note": "x"}, format="json")
+    theirs = run_advance(run_id=services.run_create(question=QUESTION, user=other).pk)
+    assert theirs.status == "needs_review"
+    resumed = api(staff).post(f"/api/normagpt/runs/{theirs.public_id}/resume/", {"note": "x"})
+    assert resumed.status_code == 202
+    theirs.refresh_from_db()
+    theirs.status = "completed"
+    theirs.save()
+    done = api(staff).post(f"/api/normagpt/runs/{theirs.public_id}/resume/", {"note": "x"})
     assert done.status_code == 409
     assert done.json()["code"] == "run_not_resumable"
 
