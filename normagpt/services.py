@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from core import background
 from core.exceptions import InvalidInput
+from core.text_rule import text_check
 from normagpt import editions, selectors, threads
 from normagpt.agent.runner import event_add, run_advance, run_fail
 from normagpt.agent.store import store_new
@@ -223,6 +224,7 @@ def run_reply(*, run_id: int, answer: str, user: Any) -> AgentRun:
             f"run {run.public_id} is {run.status}; only a run that asked you a question "
             "(awaiting_input) takes a reply"
         )
+    text_check({"answer": answer})  # every channel: an elicited answer is no tool argument
     answer = " ".join(answer.split())
     if not 1 <= len(answer) <= REPLY_MAX:
         raise InvalidInput(

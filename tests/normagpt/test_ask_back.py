@@ -23,7 +23,7 @@ from normagpt import formatting, services
 from normagpt.agent.runner import run_advance
 from normagpt.exceptions import RunNotAwaitingInput, RunNotResumable, RunNotYours
 from normagpt.models import AgentRun, RunEvent
-from tests.conftest import text_of
+from tests.conftest import orm, text_of
 from tests.normagpt.scripted_llm import (
     ANSWER,
     COVER_FINDING,
@@ -284,6 +284,25 @@ async def test_unasked_or_unanswered_the_run_waits_for_normagpt_reply(  # type: 
     assert result.structured_content["status"] == "awaiting_input", text_of(result)  # type: ignore[index]
     assert "normagpt_reply" in text_of(result)
     assert len(asked) == (mode == "legacy")
+
+
+@pytest.mark.anyio
+@pytest.mark.django_db(transaction=True)
+async def test_an_elicited_answer_holding_a_nul_is_refused_naming_it(corpus, llm) -> None:  # type: ignore[no-untyped-def]
+    """The client's elicited answer is no tool argument, yet it meets the same text rule:
+    refused naming `answer`, the run still waiting, nothing of it stored."""
+    llm.play(**asking_script())
+
+    async def user(context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult:
+        return ElicitResult(action="accept", content={"answer": "ОТВЕТ_ДАН\u0000"})
+
+    async with mcp_client(elicitation_callback=user, mode="legacy") as c:
+        result = await c.call_tool("normagpt_ask", {"question": QUESTION, "wait_seconds": 30})
+    assert result.is_error
+    assert "answer: text contains a NUL character" in text_of(result)
+    run = await orm(lambda: AgentRun.objects.get())
+    assert run.status == "awaiting_input"
+    assert "ОТВЕТ_ДАН" not in json.dumps(run.shared, ensure_ascii=False)
 
 
 @pytest.mark.django_db
