@@ -199,16 +199,18 @@ def idf(count: int, total: int) -> float:
 
 
 def clauses_named(query: Query, expected: list[int]) -> list[int]:
-    """Clauses named by their number: in the expected documents, else in any."""
+    """Clauses named by their number: in the expected documents, else (none of them holds
+    it: the documents were named to rank first, not to search alone) in any."""
     if not query.clauses:
         return []
     wanted = Q()
     for ref in query.clauses:
         wanted |= Q(kind=ref.kind, number__iexact=ref.number)
-    qs = NormClause.objects.filter(wanted)
-    if expected:
-        qs = qs.filter(document_id__in=expected)
-    return list(qs.order_by("document_id", "position").values_list("pk", flat=True)[:NAMED_MAX])
+    qs = NormClause.objects.filter(wanted).order_by("document_id", "position")
+    ids = qs.values_list("pk", flat=True)
+    if expected and (within := list(ids.filter(document_id__in=expected)[:NAMED_MAX])):
+        return within
+    return list(ids[:NAMED_MAX])
 
 
 def _match_terms(vocabulary: Vocabulary, context: frozenset[str] = frozenset()) -> list[str]:

@@ -207,6 +207,15 @@ def test_a_clause_named_by_number_comes_first(corpus) -> None:  # type: ignore[n
     assert (hits[0].clause.document.code, hits[0].clause.number) == ("СП 28.13330.2017", "5.5.2")
 
 
+def test_a_clause_named_by_number_is_found_where_the_named_document_lacks_it(corpus) -> None:  # type: ignore[no-untyped-def]
+    """Documents named to rank first do not hide a clause only another holds: «п. 10.3.2»
+    with СП 28 named finds СП 63's, as it does with a code the corpus does not hold."""
+    for named in (["СП 28"], ["ГОСТ 99999"]):
+        [first, *_] = services.clauses_search(keywords=["п. 10.3.2"], expected_documents=named)
+        assert (first.clause.document.code, first.clause.number) == ("СП 63.13330.2018", "10.3.2")
+        assert not first.expected
+
+
 @pytest.mark.parametrize("alias", ["сп63", "СП 63", "63.13330"])
 def test_a_document_named_by_an_alias_comes_first(corpus, alias) -> None:  # type: ignore[no-untyped-def]
     for hits in (
