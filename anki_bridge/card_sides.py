@@ -1,7 +1,8 @@
 """What the model is shown of a card's side as Anki renders it: its text, and its pictures.
 
 A side is HTML. Its text drops styles, scripts and what the learner does not see (a
-`{{hint:…}}` field, anything styled `display: none`), and names each picture. Those same
+`{{hint:…}}` field, anything styled `display: none`, the place of a sound's play button),
+and names each picture. Those same
 visible pictures are read from Anki's media folder and sent as images (issue 52, item 6),
 so that a picture quiz can be reviewed: re-encoded as JPEG within ANKI_REVIEW_IMAGE_MAX_PX
 and ANKI_REVIEW_IMAGE_MAX_BYTES, at most ANKI_REVIEW_IMAGES a side. A picture Anki does not
@@ -23,6 +24,9 @@ from anki_bridge.client import AnkiClient, retrieve_media_file
 from anki_bridge.images import ImageProblem, image_prepare
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# where Anki's renderer put a sound or a text-to-speech tag (`{{tts …}}`, `[sound:…]`): a
+# play button for the learner, no text (a TTS tag reads a field the side already shows)
+_PLAY = re.compile(r"\[anki:play:[qa]:\d+\]")
 _HIDDEN = re.compile(r"display\s*:\s*none", re.IGNORECASE)
 SHRINK = 0.7  # the long side's factor per try while a picture is over the byte limit
 MIN_SIDE = 64  # below this a picture shows nothing useful: given up
@@ -39,7 +43,7 @@ class SideImage:
 
 def _visible(html: str) -> lxml.html.HtmlElement | None:
     """The side's HTML as the learner sees it (hidden parts dropped); None when empty."""
-    html = _CONTROL.sub("", html)  # lxml refuses them; Anki shows nothing for them
+    html = _PLAY.sub("", _CONTROL.sub("", html))  # lxml refuses controls; Anki shows neither
     if not html.strip():
         return None
     root = lxml.html.fragment_fromstring(html, create_parent="div")

@@ -38,7 +38,8 @@ _ISOLATION_MARKS = str.maketrans("", "", "\u2068\u2069")
 
 
 def clean_error(text: Any) -> str:
-    """Anki's error text without the invisible isolation marks (U+2068/U+2069)."""
+    """Anki's text (an error, a review interval) without the invisible isolation marks
+    (U+2068/U+2069) its translations wrap values in."""
     return str(text).translate(_ISOLATION_MARKS).strip()
 
 

@@ -31,7 +31,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from anki_bridge.card_sides import SideImage, html_text, side_images
-from anki_bridge.client import AnkiClient, deck_spelled
+from anki_bridge.client import AnkiClient, clean_error, deck_spelled
 from anki_bridge.exceptions import AnkiError, AnkiUnavailable
 from anki_bridge.models import ReviewCard, ReviewSession
 from anki_bridge.review_queue import queue_today
@@ -169,7 +169,7 @@ def _reveal(
         parts = _ANSWER_RULE.split(answer, maxsplit=1)
         back = parts[1] if len(parts) == 2 else answer
         images = side_images(client, back) if pictures else []
-    intervals = list(info.get("nextReviews") or [])
+    intervals = [clean_error(i) for i in info.get("nextReviews") or []]  # no invisible marks
     revealed = ReviewRevealed(
         session=held.public_id,
         card=card,

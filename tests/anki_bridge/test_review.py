@@ -244,6 +244,22 @@ async def test_update_note_checks_names_refuses_an_open_note_and_reads_back(
     assert journal == [("sent", note_id), ("failed", note_id)]  # refused ones go nowhere
 
 
+async def test_a_card_reads_without_anki_s_play_tags_and_invisible_marks(anki: FakeAnki) -> None:
+    """The default note type reads its prompt aloud (`{{tts …}}`): Anki renders a play
+    tag in the side's HTML, and wraps the intervals' values in isolation marks. Neither is
+    text for the model or the learner."""
+    async with Client(build_server(["anki_bridge"]), read_timeout_seconds=60) as client:
+        await call(client, "anki.add_from_model", items=[{"Prompt": "T1"}], deck="QA")
+        session = (await call(client, "anki.review_start", deck="QA", include_new=True))["session"]
+        card = await call(client, "anki.review_next", session=session)
+        revealed = await call(client, "anki.review_reveal", session=session, card=card["card"])
+        read = await client.read_resource("anki://deck/QA")
+    assert card["front"] == "T1"
+    intervals = "".join(revealed["next_intervals"].values())
+    assert intervals and not {"\u2068", "\u2069"} & set(intervals)
+    assert "anki:play" not in read.contents[0].text  # type: ignore[union-attr]
+
+
 async def test_the_deck_resource_and_the_review_prompt(anki: FakeAnki) -> None:
     await orm(deck_to_review, anki)
     async with Client(build_server(["anki_bridge"]), read_timeout_seconds=60) as client:
