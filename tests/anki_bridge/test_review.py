@@ -256,7 +256,8 @@ async def test_a_card_reads_without_anki_s_play_tags_and_invisible_marks(anki: F
         read = await client.read_resource("anki://deck/QA")
     assert card["front"] == "T1"
     intervals = "".join(revealed["next_intervals"].values())
-    assert intervals and not {"\u2068", "\u2069"} & set(intervals)
+    assert intervals
+    assert not {"\u2068", "\u2069"} & set(intervals)
     assert "anki:play" not in read.contents[0].text  # type: ignore[union-attr]
 
 
