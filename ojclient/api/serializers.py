@@ -13,7 +13,10 @@ class OjDailyQuerySerializer(serializers.Serializer):
 
 
 class OjSimilarQuerySerializer(serializers.Serializer):
-    q = serializers.CharField(required=False, trim_whitespace=False, help_text="3–2000 characters")
+    query = serializers.CharField(
+        required=False, trim_whitespace=False, help_text="3–2000 characters (as the tool's)"
+    )
+    q = serializers.CharField(required=False, trim_whitespace=False, help_text="`query`'s alias")
     source = serializers.CharField(required=False, trim_whitespace=False)  # type: ignore[assignment]  # the API's field name
     id = serializers.CharField(required=False, trim_whitespace=False)
     limit = serializers.IntegerField(required=False, help_text="1–50, default 10")

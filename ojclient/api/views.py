@@ -85,10 +85,11 @@ class ProblemApi(OjView):
 class SimilarApi(OjView):
     @extend_schema(parameters=[s.OjSimilarQuerySerializer], responses=s.OjSimilarOutSerializer)
     def get(self, request: Request) -> Response:
-        """Similar problems to a text (`q`) or to a problem (`source` + `id`)."""
+        """Similar problems to a text (`query`, or its alias `q`) or to a problem (`source` +
+        `id`)."""
         query = _query(s.OjSimilarQuerySerializer, request)
         result = services.similar_find(
-            query=query.get("q"),
+            query=query.get("query") or query.get("q"),
             source=query.get("source"),
             problem_id=query.get("id"),
             limit=query.get("limit"),

@@ -45,6 +45,10 @@ def test_similar_and_resolve_and_status(backend: Backend, api: APIClient) -> Non
     body = api.get("/api/oj/similar/", {"q": "two sum", "limit": 2}).json()
     assert body["mode"] == "query"
     assert [r["id"] for r in body["results"]] == ["167", "1520D"]
+    # `query`, the name its errors and the tool use, is read too
+    assert api.get("/api/oj/similar/", {"query": "two sum", "limit": 2}).json() == body
+    short = api.get("/api/oj/similar/", {"query": "ab"}).json()
+    assert short["message"] == "query must be between 3 and 2000 characters"
     backend.reply("/api/v1/resolve/two-sum", fixture("resolve_found.json"))
     assert api.get("/api/oj/resolve/", {"query": "two-sum"}).json()["problems"][0]["id"] == "1"
     backend.reply("/status", fixture("status_200.json"))
