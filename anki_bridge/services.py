@@ -210,7 +210,7 @@ def notes_add(
         drafts_build(
             parsed,
             name="notes",
-            fields_of=lambda note: (dict(note.fields), []),
+            fields_of=lambda note: (dict(note.fields), _fields_unknown(known, note.fields)),
             target_of=lambda note, target: _key_named(note.fields, target),
             back_of=back_of,
             skip=lambda note: note.dedup_key in done,
@@ -236,3 +236,17 @@ def _dedup_held(keys: list[str], owner: int | None, reachable: bool) -> set[str]
     gone = {note for note, info in zip(ids, infos, strict=True) if not info}
     dedup_release(gone, owner)
     return {key for key, note in sent.items() if note not in gone}
+
+
+def _fields_unknown(known: NoteModel | None, fields: Mapping[str, str]) -> list[str]:
+    """Warnings for the names of `fields` the model, as last seen, lacks: a note queued
+    while Anki is away would be refused once it answers (sent now, it fails at once)."""
+    if known is None:
+        return []
+    unknown = [name for name in fields if known.field_named(name) is None]
+    if not unknown:
+        return []
+    return [
+        f"unknown_field: {', '.join(map(repr, unknown))} is not a field of «{known.name}» "
+        f"({', '.join(known.fields)}); Anki refuses the note"
+    ]

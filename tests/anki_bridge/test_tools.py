@@ -411,6 +411,21 @@ async def test_anki_closed_is_a_clear_error_naming_anki(anki: FakeAnki) -> None:
     assert "Anki is not reachable" in await call_error("anki.note_info", {"noteIds": [1]})
 
 
+async def test_a_note_queued_with_a_field_its_model_lacks_is_warned_now(anki: FakeAnki) -> None:
+    """Anki closed, the model known from before: the note waits, but the caller hears now
+    that Anki will refuse its unknown field (sent while Anki is up, it fails at once)."""
+    await call("anki.model_info", {"model": "Basic"})  # seen: its fields are kept
+    anki.stop()
+    body = await call(
+        "anki.add_notes", {"notes": [{"fields": {"Nope": "Queued-Z"}}], "model": "Basic"}
+    )
+    [detail] = body["details"]
+    assert detail["status"] == "queued"
+    assert detail["warnings"] == [
+        "unknown_field: 'Nope' is not a field of «Basic» (Front, Back); Anki refuses the note"
+    ]
+
+
 async def test_the_api_key_is_sent_and_a_wrong_one_is_explained(anki: FakeAnki, settings) -> None:  # type: ignore[no-untyped-def]
     anki.state.api_key = "s3cret"
     text = await call_error("anki.model_info", {})
