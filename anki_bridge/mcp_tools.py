@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
-from pydantic import Field, WithJsonSchema
+from pydantic import AfterValidator, Field, WithJsonSchema
 
 from anki_bridge import (
     mcp_content,
@@ -38,6 +38,19 @@ registry = ToolRegistry(
 
 Deck = str | None  # omitted: ANKI_DEFAULT_DECK
 Model = Annotated[str | None, Field(description="Note type.")]  # omitted: ANKI_DEFAULT_MODEL
+
+
+ANKI_ID_MAX = 2**63 - 1  # Anki's ids (notes, cards) are 64-bit integers
+
+
+def _anki_id(value: int) -> int:
+    if value > ANKI_ID_MAX:
+        raise ValueError(f"an Anki id is at most {ANKI_ID_MAX} (64 bits)")
+    return value
+
+
+# an id checked before Anki sees it (its bound named in the error, not advertised)
+AnkiId = Annotated[int, Field(ge=1), AfterValidator(_anki_id)]
 
 
 @registry.tool(name="greet", title="Greet", read_only=True, open_world=False)
@@ -123,7 +136,7 @@ def add_from_model(
 )
 def note_info(
     noteIds: Annotated[
-        list[Annotated[int, Field(ge=1)]],
+        list[AnkiId],
         Field(min_length=1, max_length=500, description="Anki note ids."),
     ],
 ) -> CallToolResult:
@@ -165,7 +178,7 @@ def find_notes(
 )
 def delete_notes(
     note_ids: Annotated[
-        list[Annotated[int, Field(ge=1)]],
+        list[AnkiId],
         Field(min_length=1, max_length=100),
     ],
     confirm_token: Annotated[
@@ -181,7 +194,7 @@ def delete_notes(
     )
 
 
-CardIds = Annotated[list[Annotated[int, Field(ge=1)]], Field(min_length=1, max_length=500)]
+CardIds = Annotated[list[AnkiId], Field(min_length=1, max_length=500)]
 
 
 @registry.tool(
@@ -251,7 +264,7 @@ def forget(card_ids: CardIds) -> CallToolResult:
     open_world=True,
 )
 def update_note(
-    note_id: Annotated[int, Field(ge=1)],
+    note_id: AnkiId,
     fields: Annotated[
         dict[str, str] | None,
         Field(description="Field name → new value; names exactly as anki.note_info gives them."),
@@ -267,7 +280,7 @@ def update_note(
 
 
 Session = Annotated[str, Field(description="From anki.review_start.")]
-Card = Annotated[int, Field(ge=1)]
+Card = AnkiId
 
 
 @registry.tool(

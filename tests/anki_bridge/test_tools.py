@@ -411,6 +411,19 @@ async def test_anki_closed_is_a_clear_error_naming_anki(anki: FakeAnki) -> None:
     assert "Anki is not reachable" in await call_error("anki.note_info", {"noteIds": [1]})
 
 
+async def test_an_id_past_64_bits_is_refused_naming_it_before_anki_sees_it(anki: FakeAnki) -> None:
+    too_big = 2**64 + 7
+    for tool, arguments, field in [
+        ("anki.note_info", {"noteIds": [too_big]}, "noteIds.0"),
+        ("anki.suspend", {"card_ids": [1, too_big]}, "card_ids.1"),
+        ("anki.update_note", {"note_id": too_big, "tags": ["x"]}, "note_id"),
+    ]:
+        text = await call_error(tool, arguments)
+        assert field in text, text
+        assert "an Anki id is at most 9223372036854775807 (64 bits)" in text
+    assert anki.state.requests == []
+
+
 async def test_a_note_queued_with_a_field_its_model_lacks_is_warned_now(anki: FakeAnki) -> None:
     """Anki closed, the model known from before: the note waits, but the caller hears now
     that Anki will refuse its unknown field (sent while Anki is up, it fails at once)."""
