@@ -27,6 +27,7 @@ from anki_bridge.images import (
     decode_base64,
     ensure_img_tag,
     image_prepare,
+    image_unreadable,
     img_stand_in,
     media_name,
     sniff_ext,
@@ -126,6 +127,8 @@ def image_finish(spec: ImageSpec, data: bytes, where: str) -> Loaded:
         data, converted = image_prepare(data, max_side=spec.max_side)
     except ImageProblem as exc:
         return Loaded(warning=exc.warning(where))
+    if not converted and (unreadable := image_unreadable(data)):  # a card's broken picture
+        return Loaded(warning=f"image_invalid: {where}: the image is {unreadable}; left out")
     filename = name_for_bytes(media_name(spec.filename), "jpg" if converted else sniff_ext(data))
     file = MediaFile(filename=content_name(filename, data), data=data)
     if converted or sniff_ext(data) == "svg":  # a drawing in vectors needs no resizing

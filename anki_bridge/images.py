@@ -190,6 +190,9 @@ def _data_file(mime: str, payload: str) -> MediaFile:
     data = decode_base64(payload)
     if not data:
         raise ImageProblem("image_invalid", "the data URL holds no data")
+    unreadable = image_unreadable(data)
+    if unreadable:
+        raise ImageProblem("image_invalid", f"the data URL holds {unreadable}; left out")
     digest = hashlib.sha1(data).hexdigest()  # noqa: S324 (a name, not a secret)
     sniffed = sniff_ext(data)
     ext = sniffed if sniffed != "bin" else ext_from_mime(mime)
@@ -205,7 +208,33 @@ def sniff_ext(data: bytes) -> str:
             return ext
     if head.startswith(b"riff") and head[8:12] == b"webp":
         return "webp"
+    if data[4:8] == b"ftyp" and (brand := data[8:12].lower()) in _FTYP:
+        return _FTYP[brand]
     return "bin"
+
+
+# the ISO media brands of pictures Anki's web view may show and Pillow may not read
+_FTYP = {b"avif": "avif", b"avis": "avif", b"heic": "heic", b"heix": "heic", b"mif1": "heic"}
+# kinds stored as they came when Pillow cannot read them: a drawing, or a newer format
+_BEYOND_PILLOW = frozenset({"svg", "avif", "heic"})
+
+
+def image_unreadable(data: bytes) -> str | None:
+    """Why `data` is no picture a card can show (None when it is one, or may be: a drawing,
+    a format Pillow may lack): bytes of no known kind, or of a kind Pillow reads (PNG, JPEG,
+    GIF, WebP) that it cannot (broken, cut short). Checked, not decoded."""
+    kind = sniff_ext(data)
+    if kind in _BEYOND_PILLOW:
+        return None
+    from PIL import Image, UnidentifiedImageError  # heavy: kept off the server's start-up
+
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            image.verify()
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError, IndexError):
+        what = "no picture (not PNG, JPEG, GIF, WebP, SVG, AVIF or HEIC)"
+        return what if kind == "bin" else f"a broken {kind.upper()} file"
+    return None
 
 
 def image_prepare(data: bytes, *, max_side: int) -> tuple[bytes, bool]:

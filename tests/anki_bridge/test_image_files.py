@@ -93,6 +93,21 @@ def test_png_and_svg_named_png_reach_anki_under_their_bytes_extension(anki: Fake
     assert f'src="{named["drawing"]}"' in note["fields"]["Response"]
 
 
+def test_an_image_that_is_no_picture_is_left_out_with_a_warning(anki: FakeAnki) -> None:
+    junk = base64.b64encode(b"not an image at all").decode()
+    image = {"image_base64": junk, "target_field": "Prompt", "filename": "x.png"}
+    result = services.notes_add_from_model(items=[{"Prompt": "img", "images": [image]}])
+    [detail] = result.details
+    assert detail.status == "ok"
+    assert detail.warnings == [
+        "image_invalid: items[0].images[0]: the image is no picture (not PNG, JPEG, GIF, "
+        "WebP, SVG, AVIF or HEIC); left out"
+    ]
+    assert anki.media_files() == {}
+    (note,) = anki.notes()
+    assert note["fields"]["Prompt"] == "img"
+
+
 # --- the default image field -------------------------------------------------------------
 
 

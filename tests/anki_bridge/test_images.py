@@ -87,6 +87,36 @@ def test_data_urls_in_any_case_become_files_named_by_sha1() -> None:
     assert warnings == ["image_invalid: field D: image_base64 is not valid base64"]
 
 
+def test_bytes_that_are_no_picture_are_left_out_not_sent_as_a_broken_one() -> None:
+    """A data URL of junk or of a PNG cut short would be a broken picture on the card: left
+    out with a warning. A drawing (SVG) and a format Pillow may lack (AVIF) are kept."""
+    cut = png_bytes(40, 40)[:60]
+    svg = b'<svg xmlns="http://www.w3.org/2000/svg"/>'
+    avif = b"\x00\x00\x00\x1cftypavif" + b"\x00" * 40
+
+    def url(data: bytes, mime: str = "image/png") -> str:
+        return f"data:{mime};base64,{base64.b64encode(data).decode()}"
+
+    fields, media, warnings = data_urls_extract(
+        {
+            "Junk": url(b"GIF89a garbage", "image/gif"),
+            "Cut": f'before <img src="{url(cut)}"> after',
+            "Svg": url(svg, "image/svg+xml"),
+            "Avif": url(avif, "image/avif"),
+        }
+    )
+    assert fields["Junk"] == ""
+    assert [m.filename.rsplit(".", 1)[1] for m in media] == ["svg", "avif"]
+    assert warnings == [
+        "image_invalid: field Junk: the data URL holds a broken GIF file; left out",
+        "image_invalid: field Cut: the data URL holds a broken PNG file; left out",
+    ]
+    assert images.image_unreadable(b"not an image at all") == (
+        "no picture (not PNG, JPEG, GIF, WebP, SVG, AVIF or HEIC)"
+    )
+    assert images.image_unreadable(png_bytes(5, 5)) is None
+
+
 def test_images_are_resized_to_max_side_as_jpeg_and_others_kept() -> None:
     data, converted = image_prepare(png_bytes(1000, 1000), max_side=768)
     assert converted
