@@ -137,6 +137,20 @@ def exam_resolve(exam: str) -> str:
     return code
 
 
+def subject_resolve(subject: str) -> str:
+    """A subject's code from its code, Russian name or alias, on either exam; InvalidSubject
+    naming `subject` and the valid codes otherwise."""
+    folded = _fold(subject)
+    code = folded if folded in SUBJECTS["ege"] or folded in SUBJECTS["oge"] else ALIASES.get(folded)
+    if code is None:
+        valid = ", ".join(sorted({*SUBJECTS["ege"], *SUBJECTS["oge"]}))
+        raise InvalidSubject(
+            f"subject {_shown(subject)} is not a СДАМ ГИА subject; valid codes: {valid}",
+            field="subject",
+        )
+    return code
+
+
 def site_resolve(*, subject: str, exam: str = "ege") -> Site:
     """The site for a subject code, Russian name or alias on an exam.
 

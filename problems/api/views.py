@@ -22,7 +22,7 @@ from problems.api import serializers as s
 from problems.models import Problem, Variant
 from problems.sheet_copies import MAX_COPIES, SHEET_PARTS, copies_parse
 from problems.sheet_links import sheet_link
-from problems.subjects import Site, site_resolve
+from problems.subjects import Site, exam_resolve, site_resolve, subject_resolve
 
 M = TypeVar("M", bound=BaseModel)
 RULES = {"missing": "required", "extra_forbidden": "unknown field (not accepted)"}
@@ -86,9 +86,14 @@ class ProblemListApi(generics.ListAPIView):
     def get_queryset(self) -> QuerySet[Problem]:
         params = self.request.query_params
         qs = Problem.objects.order_by("subject", "exam", "problem_id")
-        for param, lookup in [("subject", "subject"), ("exam", "exam"), ("type", "type_number")]:
-            if params.get(param):
-                qs = qs.filter(**{lookup: params[param]})
+        # a subject or exam is read as everywhere else (an alias, «ЕГЭ»), an unknown one
+        # refused naming it, not answered with an empty list
+        if params.get("subject"):
+            qs = qs.filter(subject=subject_resolve(params["subject"]))
+        if params.get("exam"):
+            qs = qs.filter(exam=exam_resolve(params["exam"]))
+        if params.get("type"):
+            qs = qs.filter(type_number=params["type"])
         if params.get("category"):
             qs = qs.filter(categories__category_id=params["category"]).distinct()
         if params.get("q"):

@@ -46,6 +46,13 @@ def test_problem_list_filters_without_n_plus_one(api: APIClient, django_assert_n
         "3"
     ]
     assert page["results"][0]["url"].endswith("/problem?id=" + page["results"][0]["id"])
+    # a subject or exam as every other endpoint reads it: an alias, «ЕГЭ»; an unknown one named
+    aliased = api.get("/api/problems/", {"subject": "Математика", "exam": "ЕГЭ", "q": "ромб"})
+    assert aliased.json()["count"] == 15
+    unknown = api.get("/api/problems/", {"subject": "klingon"})
+    assert unknown.status_code == 400
+    assert unknown.json()["message"].startswith("subject 'klingon' is not a СДАМ ГИА subject")
+    assert api.get("/api/problems/", {"exam": "gre"}).status_code == 400
 
 
 def test_detail_fetches_through_and_errors_use_the_envelope(api: APIClient, fake_site) -> None:  # type: ignore[no-untyped-def]
