@@ -93,6 +93,15 @@ def tags_clean(tags: Sequence[str]) -> list[str]:
     return list(dict.fromkeys("_".join(t.split()) for t in tags if t.strip()))
 
 
+def tags_renamed(tags: Sequence[str]) -> list[str]:
+    """A warning per tag `tags_clean` writes otherwise (a tag with a space in it)."""
+    return [
+        f"tag_renamed: {tag!r} is stored as {'_'.join(tag.split())!r} (an Anki tag is one word)"
+        for tag in dict.fromkeys(tags)
+        if tag.strip() and "_".join(tag.split()) != tag.strip()
+    ]
+
+
 @dataclass
 class Loaded:
     file: MediaFile | None = None
@@ -196,7 +205,7 @@ def drafts_build(
                 tags=tags_clean(note.tags),
                 media=media,
                 dedup_key=note.dedup_key,
-                warnings=[*warnings, *data_warnings],
+                warnings=[*warnings, *data_warnings, *tags_renamed(note.tags)],
             )
         )
         if not skip(note):

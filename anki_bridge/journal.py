@@ -341,11 +341,12 @@ def _reuse(
             error=f"dedup_key {draft.dedup_key!r} {what}",
         )
     if not claim_free(note):
+        by = "an earlier note of this call" if note.claim == token else "another call"
         return NoteDetail(
             index=draft.index,
             status="duplicate",
             dedup_key=draft.dedup_key,
-            error=f"dedup_key {draft.dedup_key!r} is being delivered by another call",
+            error=f"dedup_key {draft.dedup_key!r} is being delivered by {by}",
         )
     if note.status == S.FAILED:  # a resend: the new content replaces the refused one
         for name in ("deck", "model", "fields", "tags", "media", "ensure_deck", "source"):

@@ -411,6 +411,25 @@ async def test_anki_closed_is_a_clear_error_naming_anki(anki: FakeAnki) -> None:
     assert "Anki is not reachable" in await call_error("anki.note_info", {"noteIds": [1]})
 
 
+async def test_a_tag_changed_and_a_key_repeated_in_one_call_are_said_as_they_are(
+    anki: FakeAnki,
+) -> None:
+    wide = "x\u3000y"  # an ideographic space
+    tagged = {"Prompt": "t", "tags": ["a b", wide, "ok"], "dedup_key": "kb"}
+    body = await call(
+        "anki.add_from_model", {"items": [tagged, {"Prompt": "u", "dedup_key": "kb"}]}
+    )
+    first, second = body["details"]
+    assert first["warnings"] == [
+        "tag_renamed: 'a b' is stored as 'a_b' (an Anki tag is one word)",
+        f"tag_renamed: {wide!r} is stored as 'x_y' (an Anki tag is one word)",
+    ]
+    assert second["status"] == "duplicate"
+    assert second["error"] == "dedup_key 'kb' is being delivered by an earlier note of this call"
+    (note,) = anki.notes()
+    assert sorted(note["tags"]) == ["a_b", "ok", "x_y"]
+
+
 async def test_an_id_past_64_bits_is_refused_naming_it_before_anki_sees_it(anki: FakeAnki) -> None:
     too_big = 2**64 + 7
     for tool, arguments, field in [
