@@ -41,12 +41,14 @@ from mcp_types import (
 from pydantic import ValidationError
 
 from core.stdio import take_wire, write_all
+from core.text_rule import text_fault
 from core.stdio_early import Early
 
 logger = logging.getLogger(__name__)
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
 _ERROR_TEXT_CHARS = 300
 
 
@@ -221,7 +223,7 @@ def refusal(line: str, reason: Exception) -> Answer | None:
         return None  # JSON-RPC: a notification is never answered
     message_id = find_top_level_id(line)
     try:
-        json.loads(line)  # only to tell invalid JSON from an invalid message
+        parsed = json.loads(line)  # only to tell invalid JSON from an invalid message
     except RecursionError:
         code, text = INVALID_REQUEST, "Invalid Request: JSON nested too deep"
     except ValueError as exc:
@@ -230,7 +232,13 @@ def refusal(line: str, reason: Exception) -> Answer | None:
         else:
             code, text = INVALID_REQUEST, f"Invalid Request: {exc}"
     else:
-        code, text = INVALID_REQUEST, f"Invalid Request: {first_error(reason)}"
+        # a lone surrogate escaped in a string («\ud800») is JSON the SDK's parser refuses:
+        # the text rule names where it is, as it does for a tool's argument
+        fault = text_fault(parsed) if parsed is not None else None
+        if fault is not None and fault.rule == "text_surrogate":
+            code, text = INVALID_PARAMS, f"Invalid params: {fault.field}: {fault.message}"
+        else:
+            code, text = INVALID_REQUEST, f"Invalid Request: {first_error(reason)}"
     logger.warning("answered an unreadable line with %s: %s", code, short(text))
     return Answer(
         error_text(message_id, code, text), (message_id,) if message_id is not None else ()

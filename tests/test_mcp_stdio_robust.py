@@ -119,9 +119,12 @@ def test_an_unreadable_line_gets_an_error_reply_and_the_next_call_works(
     error = server.reply()
     assert error["id"] == expected_id
     code = error["error"]["code"]  # type: ignore[index]
-    assert code in (-32700, -32600)
+    assert code in (-32700, -32600, -32602)
     if case == "not JSON":
         assert code == -32700
+    if case == "lone surrogate":  # JSON, but text the rule refuses: where it is, named
+        assert code == -32602
+        assert "params.arguments.name: text contains a lone surrogate" in error["error"]["message"]  # type: ignore[index]
 
     server.send(call(100, "Алиса"))
     ok = server.reply()
@@ -192,6 +195,22 @@ def test_the_request_id_is_found_without_parsing_the_line(line: str, expected: o
 def test_a_valid_message_is_left_to_the_sdk() -> None:
     assert rejection(call(1, "x")) is None
     assert rejection('{"jsonrpc":"2.0","method":"notifications/initialized"}') is None
+
+
+def test_a_lone_surrogate_in_an_argument_is_refused_naming_where_it_is() -> None:
+    """JSON may escape a lone surrogate («\\ud800»); the SDK's parser refuses the whole
+    line. The reply names the argument and the rule, as the text rule does for a tool."""
+    line = (
+        '{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":'
+        '"normagpt_search_norms","arguments":{"keywords":["ab\\ud800cd"]}}}'
+    )
+    reply = json.loads(rejection(line) or "{}")
+    assert reply["id"] == 77
+    assert reply["error"]["code"] == -32602
+    assert reply["error"]["message"] == (
+        "Invalid params: params.arguments.keywords.0: text contains a lone surrogate "
+        "(\\ud800–\\udfff)"
+    )
 
 
 def test_the_sdk_attribute_the_transport_relies_on_is_still_there() -> None:
