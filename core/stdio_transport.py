@@ -41,8 +41,8 @@ from mcp_types import (
 from pydantic import ValidationError
 
 from core.stdio import take_wire, write_all
-from core.text_rule import text_fault
 from core.stdio_early import Early
+from core.text_rule import text_fault
 
 logger = logging.getLogger(__name__)
 
