@@ -18,3 +18,10 @@ class AnkiBridgeConfig(AppConfig):
         from core.serving import on_serving
 
         on_serving(notes_takeover_due)  # the web process's /mcp: what a dead sender left
+
+        from django.contrib.auth import get_user_model
+        from django.db.models.signals import pre_delete
+
+        from anki_bridge.ledger import owner_keys_release
+
+        pre_delete.connect(owner_keys_release, sender=get_user_model(), weak=False)

@@ -136,7 +136,7 @@ def image_finish(spec: ImageSpec, data: bytes, where: str) -> Loaded:
         data, converted = image_prepare(data, max_side=spec.max_side)
     except ImageProblem as exc:
         return Loaded(warning=exc.warning(where))
-    if not converted and (unreadable := image_unreadable(data)):  # a card's broken picture
+    if not converted and (unreadable := image_unreadable(data, tried=True)):  # a broken picture
         return Loaded(warning=f"image_invalid: {where}: the image is {unreadable}; left out")
     filename = name_for_bytes(media_name(spec.filename), "jpg" if converted else sniff_ext(data))
     file = MediaFile(filename=content_name(filename, data), data=data)

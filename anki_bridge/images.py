@@ -208,33 +208,65 @@ def sniff_ext(data: bytes) -> str:
             return ext
     if head.startswith(b"riff") and head[8:12] == b"webp":
         return "webp"
-    if data[4:8] == b"ftyp" and (brand := data[8:12].lower()) in _FTYP:
-        return _FTYP[brand]
+    if data[4:8] == b"ftyp":
+        return _heif_kind(data) or "bin"
     return "bin"
 
 
-# the ISO media brands of pictures Anki's web view may show and Pillow may not read
-_FTYP = {b"avif": "avif", b"avis": "avif", b"heic": "heic", b"heix": "heic", b"mif1": "heic"}
+def _heif_kind(data: bytes) -> str | None:
+    """An ISO media file's picture kind, by its major brand or (for the generic «mif1»,
+    «msf1») its compatible brands: «avif», «heic» or None."""
+    size = int.from_bytes(data[:4], "big")
+    brands = [data[8:12].lower()]
+    if brands[0] in (b"mif1", b"msf1"):
+        box = data[16 : min(size, 256)]
+        brands = [box[i : i + 4].lower() for i in range(0, len(box) - 3, 4)]
+    for brand in brands:
+        if brand in (b"avif", b"avis"):
+            return "avif"
+        if brand in (b"heic", b"heix", b"heim", b"heis"):
+            return "heic"
+    return None
+
+
 # kinds stored as they came when Pillow cannot read them: a drawing, or a newer format
 _BEYOND_PILLOW = frozenset({"svg", "avif", "heic"})
 
 
-def image_unreadable(data: bytes) -> str | None:
+def image_unreadable(data: bytes, *, tried: bool = False) -> str | None:
     """Why `data` is no picture a card can show (None when it is one, or may be: a drawing,
     a format Pillow may lack): bytes of no known kind, or of a kind Pillow reads (PNG, JPEG,
-    GIF, WebP) that it cannot (broken, cut short). Checked, not decoded."""
+    GIF, WebP) that it cannot decode (broken, cut short). `tried`: Pillow already failed to
+    decode them. ImageProblem for a picture over MAX_PIXELS (a decompression bomb)."""
     kind = sniff_ext(data)
     if kind in _BEYOND_PILLOW:
         return None
+    if not tried and _decodes(data):
+        return None
+    what = "no picture (not PNG, JPEG, GIF, WebP, SVG, AVIF or HEIC)"
+    return what if kind == "bin" else f"a broken {kind.upper()} file"
+
+
+def _decodes(data: bytes) -> bool:
+    """Whether Pillow decodes `data` whole (its first frame), within MAX_PIXELS."""
     from PIL import Image, UnidentifiedImageError  # heavy: kept off the server's start-up
 
     try:
-        with Image.open(io.BytesIO(data)) as image:
-            image.verify()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as image:
+                width, height = image.size
+                if width * height > MAX_PIXELS:
+                    raise ImageProblem(
+                        "image_refused",
+                        f"{width}×{height} pixels is over the {MAX_PIXELS:,}-pixel limit",
+                    )
+                image.load()
+    except (Image.DecompressionBombWarning, Image.DecompressionBombError) as exc:
+        raise ImageProblem("image_refused", f"decompression bomb guard: {exc}") from exc
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError, IndexError):
-        what = "no picture (not PNG, JPEG, GIF, WebP, SVG, AVIF or HEIC)"
-        return what if kind == "bin" else f"a broken {kind.upper()} file"
-    return None
+        return False
+    return True
 
 
 def image_prepare(data: bytes, *, max_side: int) -> tuple[bytes, bool]:

@@ -15,10 +15,12 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, Value
+from django.db.models.functions import Concat
 from django.utils import timezone
 
 from anki_bridge.delivery import Delivered, Outgoing
@@ -144,11 +146,27 @@ def dedup_sent(keys: Iterable[str], owner: int | None = None) -> dict[str, int |
     return {key: note for key, note in done.values_list("dedup_key", "anki_note_id") if key}
 
 
+def owner_keys_release(sender: Any, instance: Any, **kwargs: Any) -> None:
+    """A `pre_delete` receiver of the user model: the user's notes keep their content and
+    lose their owner (SET_NULL), and so their keys, which would clash with the keys of the
+    notes no user owns."""
+    keys_free(Note.objects.filter(owner_id=instance.pk), "its owner was deleted")
+
+
 def dedup_release(note_ids: Iterable[int], owner: int | None = None) -> None:
     """Free the keys of `owner`'s notes Anki no longer holds (`note_ids`): a note added
     again under one is a new note."""
     gone = Note.objects.filter(anki_note_id__in=list(note_ids), owner_id=owner)
-    gone.exclude(dedup_key=None).update(dedup_key=None)
+    keys_free(gone, "the note is gone from Anki")
+
+
+def keys_free(notes: Any, why: str) -> None:
+    """`notes`' dedup keys set free (None), each said in its note's `last_error`, where the
+    admin's search still finds it («dedup_key 'k' freed: …»)."""
+    notes.exclude(dedup_key=None).update(
+        last_error=Concat(Value("dedup_key '"), F("dedup_key"), Value(f"' freed: {why}")),
+        dedup_key=None,
+    )
 
 
 def media_store(files: Iterable[MediaFile]) -> None:

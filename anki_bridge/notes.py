@@ -19,6 +19,7 @@ from django.utils import timezone
 from anki_bridge import scheduling
 from anki_bridge.client import AnkiClient
 from anki_bridge.exceptions import AnkiError, AnkiUnavailable
+from anki_bridge.ledger import keys_free
 from anki_bridge.models import Note, NoteChange
 from anki_bridge.schemas import DeleteNotesResult, FoundNotes, NoteUpdated
 from core.exceptions import Conflict, InvalidInput, NotFound
@@ -119,7 +120,7 @@ def notes_delete(
         cache.delete(used)  # Anki did not confirm: a retry with the token may delete them
         raise
     # their keys free: a note added again under its key is a new note, not this gone one
-    Note.objects.filter(anki_note_id__in=ids).exclude(dedup_key=None).update(dedup_key=None)
+    keys_free(Note.objects.filter(anki_note_id__in=ids), "the note was deleted (anki.delete_notes)")
     return DeleteNotesResult(deleted=ids)
 
 

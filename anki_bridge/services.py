@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django.conf import settings
+
 from anki_bridge.client import AnkiClient
 from anki_bridge.decks import (
     cards_reschedule,
@@ -25,7 +27,7 @@ from anki_bridge.decks import (
 )
 from anki_bridge.delivery import Known
 from anki_bridge.drafts import drafts_build, items_parse, note_validate, target_given
-from anki_bridge.exceptions import AnkiUnavailable
+from anki_bridge.exceptions import AnkiError, AnkiUnavailable
 from anki_bridge.journal import MediaReady, Submission
 from anki_bridge.ledger import dedup_release, dedup_sent
 from anki_bridge.notemodel import NoteModel, fields_normalize
@@ -210,14 +212,17 @@ def notes_add(
         drafts_build(
             parsed,
             name="notes",
-            fields_of=lambda note: (dict(note.fields), _fields_unknown(known, note.fields)),
+            fields_of=lambda note: (dict(note.fields), []),
             target_of=lambda note, target: _key_named(note.fields, target),
             back_of=back_of,
             skip=lambda note: note.dedup_key in done,
             on_file=media.add,
             on_ready=submission.add,
         )
-        return result_make(submission.finish())
+        return result_make(_queued_warned(submission.finish(), parsed, known))
+
+
+DEDUP_CHECK_SECONDS = 5
 
 
 def _dedup_held(keys: list[str], owner: int | None, reachable: bool) -> set[str]:
@@ -228,25 +233,35 @@ def _dedup_held(keys: list[str], owner: int | None, reachable: bool) -> set[str]
     ids = [note for note in sent.values() if note]
     if not ids or not reachable:
         return set(sent)
-    try:
-        with AnkiClient() as client:
+    try:  # a short look: an Anki that hangs is waited for by the delivery, not twice
+        with AnkiClient(timeout=min(DEDUP_CHECK_SECONDS, settings.ANKI_CONNECT_TIMEOUT)) as client:
             infos = client.notes_info(ids)
-    except AnkiUnavailable:
+    except (AnkiUnavailable, AnkiError):  # or refusing (no collection open): the keys stand
         return set(sent)
     gone = {note for note, info in zip(ids, infos, strict=True) if not info}
     dedup_release(gone, owner)
     return {key for key, note in sent.items() if note not in gone}
 
 
-def _fields_unknown(known: NoteModel | None, fields: Mapping[str, str]) -> list[str]:
-    """Warnings for the names of `fields` the model, as last seen, lacks: a note queued
-    while Anki is away would be refused once it answers (sent now, it fails at once)."""
+def _queued_warned(
+    details: list[NoteDetail], notes: Sequence[NoteInput], known: NoteModel | None
+) -> list[NoteDetail]:
+    """Each queued note told now of its fields the model, as last seen, lacks: Anki will
+    refuse it once it answers (a note sent now that Anki refuses says so itself)."""
+    for detail in details:
+        if detail.status == "queued" and (unknown := _fields_unknown(known, notes[detail.index])):
+            detail.warnings = [*(detail.warnings or []), unknown]
+    return details
+
+
+def _fields_unknown(known: NoteModel | None, note: NoteInput) -> str:
+    """The warning for the names of `note`'s fields the model `known` lacks ('' for none)."""
     if known is None:
-        return []
-    unknown = [name for name in fields if known.field_named(name) is None]
+        return ""
+    unknown = [name for name in note.fields if known.field_named(name) is None]
     if not unknown:
-        return []
-    return [
+        return ""
+    return (
         f"unknown_field: {', '.join(map(repr, unknown))} is not a field of «{known.name}» "
         f"({', '.join(known.fields)}); Anki refuses the note"
-    ]
+    )

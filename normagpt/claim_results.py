@@ -75,7 +75,8 @@ def answer_marked(text: str, results: list[ClaimResult], *, lead: bool = True) -
             text = f"{text}\n\n- {result.claim}{mark}" if mark else text
             continue
         text = text[:end] + mark + text[end:]
-        cursor = max(cursor, end + len(mark))
+        # found before the cursor (out of order): the text the cursor points into moved
+        cursor = end + len(mark) if end >= cursor else cursor + len(mark)
     first = answer_lead(results) if lead else ""
     return f"{first}\n\n{text}" if first else text
 

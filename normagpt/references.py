@@ -86,10 +86,11 @@ _DOCUMENT = re.compile(
 )
 _LIST_ITEM = re.compile(_NUMBER)
 # a page cited: «стр. 2», «с. 12», «страница 2», «на странице 3–4», «p. 2»: where a value
-# is, not one (not «м/с. 3»: a unit's «с» ending a sentence)
+# is, not one. Not «м/с. 3» (a unit's «с» ending a sentence), nor «5 с. 2 м» (seconds),
+# nor the first digits of a decimal («стр. 12,5»: the number is taken whole or not at all)
 _PAGE = re.compile(
-    r"(?<![\w/])(?:(?:стр|с|pp?)\.|страниц[а-яё]*|pages?)\s*"
-    r"\d{1,4}(?:\s*[-–—]\s*\d{1,4})?(?![\d,.]\d)",
+    r"(?<![\w/])(?:(?<!\d\s)(?<!\d)с\.|стр\.|pp?\.|страниц[а-яё]*|pages?)\s*"
+    r"(?>\d{1,4})(?:\s*[-–—]\s*(?>\d{1,4}))?(?![\d,.]\d)",
     re.I,
 )
 

@@ -199,8 +199,9 @@ def idf(count: int, total: int) -> float:
 
 
 def clauses_named(query: Query, expected: list[int]) -> list[int]:
-    """Clauses named by their number: in the expected documents, else (none of them holds
-    it: the documents were named to rank first, not to search alone) in any."""
+    """Clauses named by their number: in the expected documents, else in any. A clause
+    the query names with its document («п. 10.3.2 СП 28») is that document's or none; one
+    named alone, with documents given to rank first that lack it, is any document's."""
     if not query.clauses:
         return []
     wanted = Q()
@@ -208,8 +209,10 @@ def clauses_named(query: Query, expected: list[int]) -> list[int]:
         wanted |= Q(kind=ref.kind, number__iexact=ref.number)
     qs = NormClause.objects.filter(wanted).order_by("document_id", "position")
     ids = qs.values_list("pk", flat=True)
-    if expected and (within := list(ids.filter(document_id__in=expected)[:NAMED_MAX])):
-        return within
+    if expected:
+        within = list(ids.filter(document_id__in=expected)[:NAMED_MAX])
+        if within or query.documents:
+            return within
     return list(ids[:NAMED_MAX])
 
 

@@ -137,11 +137,16 @@ def exam_resolve(exam: str) -> str:
     return code
 
 
+def _subject_code(subject: str) -> str | None:
+    """The code a subject's code, Russian name or alias names (either exam), or None."""
+    folded = _fold(subject)
+    return folded if folded in SUBJECTS["ege"] or folded in SUBJECTS["oge"] else ALIASES.get(folded)
+
+
 def subject_resolve(subject: str) -> str:
     """A subject's code from its code, Russian name or alias, on either exam; InvalidSubject
     naming `subject` and the valid codes otherwise."""
-    folded = _fold(subject)
-    code = folded if folded in SUBJECTS["ege"] or folded in SUBJECTS["oge"] else ALIASES.get(folded)
+    code = _subject_code(subject)
     if code is None:
         valid = ", ".join(sorted({*SUBJECTS["ege"], *SUBJECTS["oge"]}))
         raise InvalidSubject(
@@ -157,8 +162,7 @@ def site_resolve(*, subject: str, exam: str = "ege") -> Site:
     Raises InvalidSubject naming the field and listing the valid codes for that exam.
     """
     exam_code = exam_resolve(exam)
-    folded = _fold(subject)
-    code = folded if folded in SUBJECTS["ege"] or folded in SUBJECTS["oge"] else ALIASES.get(folded)
+    code = _subject_code(subject)
     valid = ", ".join(SUBJECTS[exam_code])
     if code is None:
         raise InvalidSubject(

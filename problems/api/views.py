@@ -88,10 +88,14 @@ class ProblemListApi(generics.ListAPIView):
         qs = Problem.objects.order_by("subject", "exam", "problem_id")
         # a subject or exam is read as everywhere else (an alias, «ЕГЭ»), an unknown one
         # refused naming it, not answered with an empty list
-        if params.get("subject"):
-            qs = qs.filter(subject=subject_resolve(params["subject"]))
-        if params.get("exam"):
-            qs = qs.filter(exam=exam_resolve(params["exam"]))
+        subject, exam = params.get("subject"), params.get("exam")
+        if subject and exam:  # a subject the exam has not is refused, as on every endpoint
+            site = site_resolve(subject=subject, exam=exam)
+            qs = qs.filter(subject=site.subject, exam=site.exam)
+        elif subject:
+            qs = qs.filter(subject=subject_resolve(subject))
+        elif exam:
+            qs = qs.filter(exam=exam_resolve(exam))
         if params.get("type"):
             qs = qs.filter(type_number=params["type"])
         if params.get("category"):

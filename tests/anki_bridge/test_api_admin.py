@@ -131,6 +131,24 @@ def test_one_users_dedup_key_is_no_answer_for_anothers_note(anki: FakeAnki) -> N
     assert sorted(n["fields"]["Prompt"] for n in anki.notes('"deck:Keys"')) == ["alice's", "bob's"]
 
 
+def test_users_sharing_a_key_can_be_deleted_and_their_notes_stay(anki: FakeAnki) -> None:
+    """A deleted user's notes stay, owned by no one: their keys are freed first (they
+    would clash with the same key of another deleted user's, or of the tools'), and each
+    note says which key it had."""
+    services.notes_add_from_model(items=[{"Prompt": "the tool's", "dedup_key": "k"}])
+    alice = User.objects.create_user("alice", password="pw")
+    bob = User.objects.create_user("bob", password="pw")
+    for user, prompt in ((alice, "alice's"), (bob, "bob's")):
+        services.notes_add_from_model(items=[{"Prompt": prompt, "dedup_key": "k"}], owner=user.pk)
+    alice.delete()
+    bob.delete()
+    kept = {n.fields["Prompt"]: n for n in Note.objects.all()}
+    assert set(kept) == {"the tool's", "alice's", "bob's"}
+    assert kept["the tool's"].dedup_key == "k"
+    assert (kept["alice's"].owner, kept["alice's"].dedup_key) == (None, None)
+    assert kept["bob's"].last_error == "dedup_key 'k' freed: its owner was deleted"
+
+
 def test_the_list_takes_a_fixed_number_of_queries(
     api: APIClient, anki: FakeAnki, django_assert_num_queries
 ) -> None:  # type: ignore[no-untyped-def]

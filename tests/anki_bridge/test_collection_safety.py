@@ -14,6 +14,7 @@ from mcp import Client
 from PIL import Image
 
 from anki_bridge import services
+from anki_bridge.models import Note
 from core.mcp_server import build_server
 from tests.anki_bridge.ankiconnect_server import FakeAnki
 from tests.anki_bridge.conftest import png_base64, png_bytes
@@ -184,6 +185,8 @@ async def test_a_note_deleted_through_the_hub_frees_its_dedup_key(anki: FakeAnki
     assert kept["status"] == "duplicate"  # the key names the new note now
     assert kept["noteId"] == second["noteId"] != first["noteId"]
     assert [n["fields"]["Prompt"] for n in anki.notes('"deck:Del"')] == ["Del me (again)"]
+    gone = await orm(lambda: Note.objects.get(anki_note_id=first["noteId"]))
+    assert gone.last_error == ("dedup_key 'del-7' freed: the note was deleted (anki.delete_notes)")
 
 
 async def test_a_note_the_user_deleted_in_anki_is_added_again_under_its_key(

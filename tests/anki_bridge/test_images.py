@@ -117,6 +117,53 @@ def test_bytes_that_are_no_picture_are_left_out_not_sent_as_a_broken_one() -> No
     assert images.image_unreadable(png_bytes(5, 5)) is None
 
 
+def _encoded(image: Image.Image, kind: str, **options: Any) -> bytes:
+    out = io.BytesIO()
+    image.save(out, kind, **options)
+    return out.getvalue()
+
+
+def test_real_kinds_pass_and_cut_ones_do_not() -> None:
+    """Pillow's `verify` reads no JPEG or GIF: a file cut short is told by decoding it.
+    Progressive, CMYK, 16-bit and animated pictures are pictures."""
+    rgb = Image.new("RGB", (64, 48), "red")
+    frames = [Image.new("P", (32, 32), i) for i in range(3)]
+    good = {
+        "progressive JPEG": _encoded(rgb, "JPEG", progressive=True),
+        "CMYK JPEG": _encoded(rgb.convert("CMYK"), "JPEG"),
+        "16-bit PNG": _encoded(Image.new("I;16", (20, 20), 4000), "PNG"),
+        "animated GIF": _encoded(frames[0], "GIF", save_all=True, append_images=frames[1:]),
+        "WebP": _encoded(rgb, "WEBP"),
+    }
+    for name, data in good.items():
+        assert images.image_unreadable(data) is None, name
+    big = _encoded(Image.effect_noise((400, 400), 64).convert("RGB"), "JPEG")
+    assert images.image_unreadable(big[: len(big) // 2]) == "a broken JPG file"
+    gif = good["animated GIF"]
+    assert images.image_unreadable(gif[:40]) == "a broken GIF file"
+
+
+def test_a_data_url_bomb_is_refused_with_a_warning_not_a_crash(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(images, "MAX_PIXELS", 100)
+    encoded = base64.b64encode(png_bytes(20, 20)).decode()
+    fields, media, warnings = data_urls_extract({"A": f"data:image/png;base64,{encoded}"})
+    assert (fields["A"], media) == ("", [])
+    assert warnings == ["image_refused: field A: 20×20 pixels is over the 100-pixel limit"]
+
+
+def test_a_heif_file_is_named_by_its_brands() -> None:
+    def ftyp(major: bytes, *compatible: bytes) -> bytes:
+        body = major + b"\x00\x00\x00\x00" + b"".join(compatible)
+        return (8 + len(body)).to_bytes(4, "big") + b"ftyp" + body + b"\x00" * 16
+
+    assert images.sniff_ext(ftyp(b"avif", b"mif1")) == "avif"
+    assert images.sniff_ext(ftyp(b"mif1", b"mif1", b"avif")) == "avif"
+    assert images.sniff_ext(ftyp(b"mif1", b"mif1", b"heic")) == "heic"
+    assert images.sniff_ext(ftyp(b"isom", b"mp41")) == "bin"  # a video
+
+
 def test_images_are_resized_to_max_side_as_jpeg_and_others_kept() -> None:
     data, converted = image_prepare(png_bytes(1000, 1000), max_side=768)
     assert converted

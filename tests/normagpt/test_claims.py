@@ -116,9 +116,18 @@ def test_a_page_cited_is_no_value(cited: str) -> None:
     assert [(v.number, v.unit) for v in values] == [(25, "мм")]
 
 
-def test_a_unit_ending_a_sentence_before_a_number_is_still_a_unit() -> None:
-    values = c.values_find("Скорость не более 2 м/с. 3 раза в смену — проверка.")
-    assert [(v.number, v.unit) for v in values][:1] == [(2, "м/с")]
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("Скорость не более 2 м/с. 3 раза в смену — проверка.", [(2, "м/с"), (3, "раз")]),
+        ("Выдержка не более 5 с. 2 м от стены.", [(5, "с"), (2, "м")]),
+        ("Не менее 30 с. 15 мм по толщине.", [(30, "с"), (15, "мм")]),
+        ("Слой 12,5 мм (стр. 12,5).", [(12.5, "мм"), (12.5, "")]),
+    ],
+)
+def test_a_number_after_seconds_or_a_decimal_is_no_page(text: str, values: list) -> None:
+    """«с.» after a number is seconds, and a decimal is not cut to a page's digits."""
+    assert [(v.number, v.unit) for v in c.values_find(text)] == values
 
 
 def test_bounds_said_as_nearer_farther_earlier_later_longer() -> None:
@@ -292,6 +301,21 @@ def test_the_same_sentence_said_twice_is_marked_where_it_is_unconfirmed() -> Non
     assert marked == (
         f"{said}{MARK.format(reason='другой день')} **{said}**"
         f"\n\n- Цитата, которой нет в ответе.{MARK.format(reason='нет')}"
+    )
+
+
+def test_claims_out_of_order_are_each_marked_after_themselves() -> None:
+    one, two = "Первое: 20 мм (п. 1).", "Второе: 30 мм (п. 2)."
+    long = "причина " * 20  # a mark longer than the claim after it
+    results = [
+        ClaimResult(0, "answer", two, UNCONFIRMED, reason="b"),
+        ClaimResult(1, "answer", one, UNCONFIRMED, reason=long),
+        ClaimResult(2, "answer", two, UNCONFIRMED, reason="c"),
+    ]
+    marked = answer_marked(f"{one} {two} {two}", results, lead=False)
+    assert marked == (
+        f"{one}{MARK.format(reason=long)} {two}{MARK.format(reason='b')}"
+        f" {two}{MARK.format(reason='c')}"
     )
 
 

@@ -214,6 +214,9 @@ def test_a_clause_named_by_number_is_found_where_the_named_document_lacks_it(cor
         [first, *_] = services.clauses_search(keywords=["п. 10.3.2"], expected_documents=named)
         assert (first.clause.document.code, first.clause.number) == ("СП 63.13330.2018", "10.3.2")
         assert not first.expected
+    # named with its document, the clause is that document's or none: no other's is «named»
+    hits = services.clauses_search(keywords=["п. 10.3.2 СП 28"])
+    assert not any(hit.named for hit in hits)
 
 
 @pytest.mark.parametrize("alias", ["сп63", "СП 63", "63.13330"])

@@ -53,6 +53,9 @@ def test_problem_list_filters_without_n_plus_one(api: APIClient, django_assert_n
     assert unknown.status_code == 400
     assert unknown.json()["message"].startswith("subject 'klingon' is not a СДАМ ГИА subject")
     assert api.get("/api/problems/", {"exam": "gre"}).status_code == 400
+    other_exam = api.get("/api/problems/", {"subject": "mathb", "exam": "oge"})
+    assert other_exam.status_code == 400
+    assert "exists only for ege" in other_exam.json()["message"]
 
 
 def test_detail_fetches_through_and_errors_use_the_envelope(api: APIClient, fake_site) -> None:  # type: ignore[no-untyped-def]
