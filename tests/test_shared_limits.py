@@ -61,10 +61,13 @@ def test_four_processes_start_no_faster_than_the_interval_together(redis_url: st
         run(pace_worker, redis_url, f"pace-{uuid.uuid4().hex}", interval, count, starts)
         ordered = sorted(starts)
     assert len(ordered) == PROCESSES * count
-    # In every window of one second: at most 1/interval starts, +1 for the window's edge.
+    # In every window of one second: at most 1/interval starts, +1 for the window's edge,
+    # and one more a process: a start is stamped when its sleep ends, and a busy machine
+    # may wake a process late, into the next window (it reserves no more until it wakes).
+    # Four processes pacing each alone would start 4/interval a second.
     for i, first in enumerate(ordered):
         in_window = sum(1 for t in ordered[i:] if t < first + 1.0)
-        assert in_window <= round(1 / interval) + 1
+        assert in_window <= round(1 / interval) + PROCESSES
     # Together, not each alone: four processes alone would take a quarter of the time.
     assert ordered[-1] - ordered[0] >= (len(ordered) - 1) * interval * 0.9
 
