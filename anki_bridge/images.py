@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import hashlib
 import html
 import io
 import re
 import unicodedata
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -249,22 +251,10 @@ def image_unreadable(data: bytes, *, tried: bool = False) -> str | None:
 
 def _decodes(data: bytes) -> bool:
     """Whether Pillow decodes `data` whole (its first frame), within MAX_PIXELS."""
-    from PIL import Image, UnidentifiedImageError  # heavy: kept off the server's start-up
-
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
-            with Image.open(io.BytesIO(data)) as image:
-                width, height = image.size
-                if width * height > MAX_PIXELS:
-                    raise ImageProblem(
-                        "image_refused",
-                        f"{width}×{height} pixels is over the {MAX_PIXELS:,}-pixel limit",
-                    )
-                image.load()
-    except (Image.DecompressionBombWarning, Image.DecompressionBombError) as exc:
-        raise ImageProblem("image_refused", f"decompression bomb guard: {exc}") from exc
-    except (UnidentifiedImageError, OSError, ValueError, SyntaxError, IndexError):
+        with _guarded(data) as image:
+            image.load()
+    except _UNREADABLE:
         return False
     return True
 
@@ -275,7 +265,27 @@ def image_prepare(data: bytes, *, max_side: int) -> tuple[bytes, bool]:
     Returns the bytes and whether they were re-encoded; data Pillow cannot read comes back
     as is. ImageProblem for an image over the pixel limit (a decompression bomb).
     """
-    from PIL import Image, UnidentifiedImageError  # heavy: kept off the server's start-up
+    try:
+        with _guarded(data) as image:
+            image.draft("RGB", (max_side, max_side))  # JPEG: decode at a smaller scale
+            image.thumbnail((max_side, max_side))
+            rgb = _flatten(image)
+            out = io.BytesIO()
+            rgb.save(out, "JPEG", quality=JPEG_QUALITY)
+            return out.getvalue(), True
+    except _UNREADABLE:
+        return data, False
+
+
+# what Pillow raises for bytes it cannot read (not a picture, or a broken one)
+_UNREADABLE = (OSError, ValueError, SyntaxError, IndexError)  # UnidentifiedImageError: OSError
+
+
+@contextlib.contextmanager
+def _guarded(data: bytes) -> Iterator[Image.Image]:
+    """`data` opened by Pillow, refused (ImageProblem) over MAX_PIXELS or as a
+    decompression bomb; Pillow's own errors for unreadable bytes pass through."""
+    from PIL import Image  # heavy: kept off the server's start-up
 
     try:
         with warnings.catch_warnings():
@@ -287,16 +297,9 @@ def image_prepare(data: bytes, *, max_side: int) -> tuple[bytes, bool]:
                         "image_refused",
                         f"{width}×{height} pixels is over the {MAX_PIXELS:,}-pixel limit",
                     )
-                image.draft("RGB", (max_side, max_side))  # JPEG: decode at a smaller scale
-                image.thumbnail((max_side, max_side))
-                rgb = _flatten(image)
-                out = io.BytesIO()
-                rgb.save(out, "JPEG", quality=JPEG_QUALITY)
-                return out.getvalue(), True
+                yield image
     except (Image.DecompressionBombWarning, Image.DecompressionBombError) as exc:
         raise ImageProblem("image_refused", f"decompression bomb guard: {exc}") from exc
-    except (UnidentifiedImageError, OSError, ValueError, SyntaxError):
-        return data, False
 
 
 def _flatten(image: Image.Image) -> Image.Image:
