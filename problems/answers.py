@@ -31,7 +31,7 @@ _FRACTION = re.compile(r"^([+-]?\d+)/(\d+)$")
 _SIGN_SPACE = re.compile(r"^([+-])\s+")  # «- 0,5»
 _FRACTION_SPACED = re.compile(r"^[+-]?\s*\d+\s*/\s*\d+$")
 _ALTERNATIVES = re.compile(r"\s*(?:\|| или )\s*", re.IGNORECASE)
-_SEQUENCE_SEPARATORS = re.compile(r"[\s,;.]+")
+_SEQUENCE_SEPARATORS = re.compile(r"[\s,;.]+(?:и\s+)?")  # «1, 3», «1 3», «1 и 3»
 # The wordings of "any order" the bank's conditions use. «В порядке возрастания» is not
 # one: it asks for that order.
 _ANY_ORDER = re.compile(
@@ -92,8 +92,8 @@ def _same(given: str, right: str, *, form: AnswerForm) -> bool:
             return False
         return sorted(digits) == sorted(right) if form.any_order else digits == right
     expected = number(right)
-    if expected is not None:
-        return number(given) == expected
+    if expected is not None:  # a full stop ending the answer ends a sentence: «0,5.»
+        return number(given.removesuffix(".")) == expected
     return _SPACES.sub("", given).rstrip(".") == _SPACES.sub("", right).rstrip(".")
 
 
@@ -113,5 +113,6 @@ def number(text: str) -> Fraction | None:
 
 
 def _normal(text: str) -> str:
-    text = unicodedata.normalize("NFKC", str(text)).translate(_MINUS)
+    # NFKC writes «½» as 1⁄2, with the fraction slash
+    text = unicodedata.normalize("NFKC", str(text)).translate(_MINUS).replace("\u2044", "/")
     return " ".join(text.lower().replace("ё", "е").split())

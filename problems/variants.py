@@ -200,10 +200,10 @@ def variant_problems(variant: Variant) -> dict[str, Problem]:
 def variant_markdown(variant: Variant) -> str:
     """A variant for reading: its problems in order with their conditions (no answers)."""
     problems = variant_problems(variant)
-    lines = [
-        f"# Variant {variant.public_id} ({variant.subject}, {variant.exam}, seed {variant.seed})",
-        "",
-    ]
+    made = (
+        f"seed {variant.seed}" if variant.seed is not None else f"site test {variant.site_test_id}"
+    )
+    lines = [f"# Variant {variant.public_id} ({variant.subject}, {variant.exam}, {made})", ""]
     for number, pid in enumerate(variant.problem_ids, start=1):
         problem = problems.get(pid)
         condition = " ".join(problem.condition_text.split()) if problem else "(not stored)"

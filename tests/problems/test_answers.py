@@ -125,6 +125,16 @@ NUMBER = "Найдите площадь треугольника, стороны
         ("-0,5", "−1/2", NUMBER, True),
         ("", "5", NUMBER, False),
         ("1/0", "0", NUMBER, False),
+        # a full stop ends a student's sentence, after a decimal or a fraction too
+        ("0.5.", "0,5", NUMBER, True),
+        ("0,5.", "0,5", NUMBER, True),
+        ("1/2.", "0,5", NUMBER, True),
+        ("8.", "8", NUMBER, True),
+        ("0,6.", "0,5", NUMBER, False),
+        ("½", "0,5", NUMBER, True),  # NFKC: 1⁄2, the fraction slash
+        ("５", "5", NUMBER, True),
+        ("1 и 3", "13", ANY_ORDER, True),
+        ("1 и 3", "13", NUMBER, False),
     ],
 )
 def test_the_rules(given: str, stored: str, condition: str, right: bool) -> None:

@@ -215,6 +215,11 @@ def test_a_variant_made_by_the_sites_constructor_stores_its_test(fake_site, sett
     test = Test.objects.get(subject="math", exam="ege", test_id=variant["site_test_id"])
     assert variant["problem_ids"] == test.problem_ids == ["101", "102", "201"]
     assert (variant["source"], variant["seed"]) == ("site", None)
+    from problems.models import Variant
+    from problems.variants import variant_markdown
+
+    heading = variant_markdown(Variant.objects.get(public_id=variant["id"])).splitlines()[0]
+    assert heading.endswith(f"(math, ege, site test {variant['site_test_id']})")  # not «None»
     assert Problem.objects.filter(problem_id__in=["101", "102", "201"]).count() == 3  # stored
     seeded = teacher.post(
         "/api/problems/math/ege/variants/",
