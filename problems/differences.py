@@ -277,9 +277,11 @@ def _differ(asked: Token, mine: Token) -> bool:
     short, long = sorted((asked.key, mine.key), key=len)
     if asked.glued and (long.startswith(short) or long.endswith(short)):
         return False  # `равенl20`, `равн012`: where the word ends is a guess
+    a, b = asked.key, mine.key
+    if asked.kind == "label" and a == b[::-1]:
+        return False  # `CB` is `BC`, `CBA` is `ABC`: one segment, one angle, one triangle
     if asked.kind != "label" or len(mine.key) < 4:
         return True
-    a, b = asked.key, mine.key
     dropped = len(a) == len(b) - 1 and any(b[:i] + b[i + 1 :] == a for i in range(len(b)))
     swapped = (
         len(a) == len(b)

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, replace
+from decimal import Decimal
+from fractions import Fraction
 from functools import lru_cache
 from typing import Literal
 
@@ -22,8 +24,15 @@ from problems.question import Part, lead_split, parts
 from problems.words import AS_CYRILLIC, NOTATION
 
 _LOOK = r"[\dоОзЗбlі]"  # a digit or a letter OCR makes of one
-# A number standing apart (a decimal one too: `0,5`, `о,25`), else a word.
-_TOKEN = re.compile(rf"(?<![^\W_])(?:{_LOOK}+[.,])?{_LOOK}*\d{_LOOK}*(?![^\W_])|[^\W_]+")
+# before a decimal comma, a Latin O too (`O,5`): a point O is never followed by one
+_LEAD = r"[\dоОзЗбlіoO]"
+# A simple fraction (`1/2`: a number, the same as `0,5`), a number standing apart (a
+# decimal one too: `0,5`, `о,25`), else a word.
+_TOKEN = re.compile(
+    r"(?<![^\W_/])\d{1,6}/[1-9]\d{0,5}(?![^\W_/])"
+    rf"|(?<![^\W_])(?:{_LEAD}+[.,])?{_LOOK}*\d{_LOOK}*(?![^\W_])|[^\W_]+"
+)
+_FRACTION = re.compile(r"(\d+)/(\d+)")
 _LINE_BREAK_HYPHEN = re.compile(r"(\w)[-\u00ad‐‑]\s*\n\s*(\w)")
 _NUMBERISH = frozenset("0123456789oоOОзЗбlIiі|.,")
 _AS_DIGIT = str.maketrans(
@@ -80,7 +89,22 @@ def _sentence_start(text: str, at: int) -> bool:
     return not before or before[-1] in ".!?"
 
 
+def _fraction_key(raw: str) -> str:
+    """A fraction's key: the decimal it is when it ends (`1/2` → `0,5`, as the site writes
+    it), else the fraction (`1/3`)."""
+    value = Fraction(int(_FRACTION.fullmatch(raw).group(1)), int(raw.split("/")[1]))  # type: ignore[union-attr]
+    denominator = value.denominator
+    for factor in (2, 5):
+        while denominator % factor == 0:
+            denominator //= factor
+    if denominator != 1:
+        return f"{value.numerator}/{value.denominator}"
+    return format(Decimal(value.numerator) / Decimal(value.denominator), "f").replace(".", ",")
+
+
 def _classify(raw: str, first: bool, glued: bool = False) -> list[Token]:
+    if _FRACTION.fullmatch(raw):
+        return [Token("number", _fraction_key(raw), raw, glued)]
     if set(raw) <= _NUMBERISH and any(ch.isdigit() for ch in raw):  # `16`, `l6`, `о,25`
         return [Token("number", raw.translate(_AS_DIGIT).replace(".", ","), raw, glued)]
     latin = raw.translate(_AS_LATIN)

@@ -71,6 +71,22 @@ def test_ocr_damage_is_not_a_difference() -> None:
     assert differences("AC = 24, BC = l6, угол равен9о°", "AC = 24, BC = 16, угол равен 90°") == []
 
 
+def test_notation_a_user_may_choose_is_no_difference() -> None:
+    """A segment named backwards is the same segment, `1/2` is `0,5`, and a Latin `O`
+    before a decimal comma is a zero: none of them is another problem."""
+    stored = "В треугольнике ABC угол C равен 90°, BC = 4, синус A = 0,5. Найдите AB."
+    for query in (
+        "В треугольнике ABC угол C равен 90°, CB = 4, синус A = 0,5. Найдите BA.",
+        "В треугольнике CBA угол C равен 90°, BC = 4, sin A = 1/2. Найдите AB.",
+        "B тpeугoльникe ABC угoл C paвeн 9O°, BC = 4, cинуc A = O,5. Haйдитe AB.",
+    ):
+        assert differences(query, stored) == [], query
+    # a fraction that is no decimal stays a fraction, and another value still differs
+    assert [t.key for t in tokens("2/3 и 3/4")] == ["2/3", "и", "0,75"]
+    assert differences("sin A = 1/3.", "sin A = 0,5.") == [Difference("number", "1/3", "0,5", "A")]
+    assert differences("Найдите AC.", "Найдите AB.") == [Difference("label", "AC", "AB")]
+
+
 def store(pairs: dict[str, str]) -> None:
     problems_store(
         site=MATH, parsed=[ParsedProblem(problem_id=p, condition_text=t) for p, t in pairs.items()]
