@@ -58,6 +58,66 @@ def sentences_split(text: str) -> list[str]:
     return out
 
 
+# a Markdown table: a row between pipes, and the rule under its head («|---|:--:|»)
+_TABLE_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_HEAD_UNIT = re.compile(r",\s*(?P<unit>[^,\d]{1,12})$")  # «Толщина защитного слоя, мм»
+_BARE_NUMBER = re.compile(r"^[−\-–]?\s*\d[\d\s]*(?:[.,]\d+)?$")
+# a cell stating a value: a bound, a number or a range, a short unit («не менее 30 мм»,
+# «20–25», «0,5 кН/м²»); a cell of words is the row's condition
+_VALUE_CELL = re.compile(
+    r"^(?:(?:не\s+)?(?:менее|более|больше|меньше|до|от|свыше)\s+)?[−\-–]?\d[\d\s.,]*"
+    r"(?:\s*(?:[-–—…]|до)\s*\d[\d\s.,]*)?\s*[^\s\d]{0,12}$",
+    re.I,
+)
+
+
+def tables_read(text: str) -> str:
+    """`text` with each Markdown table written as its rows' sentences, one list item a
+    value: «Толщина защитного слоя: на открытом воздухе — 30 мм.» — the value's column head,
+    the row's other cells (its condition), the value (a bare number with the unit its head
+    names: «…, мм»). Each is a claim checked with its condition, as a sentence saying it
+    would be."""
+    lines, out, at = text.splitlines(), [], 0
+    while at < len(lines):
+        if not (
+            at + 1 < len(lines) and _TABLE_ROW.match(lines[at]) and _TABLE_RULE.match(lines[at + 1])
+        ):
+            out.append(lines[at])
+            at += 1
+            continue
+        head, at = _cells(lines[at]), at + 2
+        out.append("")
+        while at < len(lines) and _TABLE_ROW.match(lines[at]):
+            out += [f"- {said}" for said in _row_said(head, _cells(lines[at]))]
+            at += 1
+        out.append("")
+    return "\n".join(out)
+
+
+def _cells(row: str) -> list[str]:
+    return [cell.strip() for cell in row.strip().strip("|").split("|")]
+
+
+def _row_said(head: list[str], cells: list[str]) -> list[str]:
+    """A table row's sentences: one a value cell, each with the row's other cells."""
+    pairs = list(zip(head, cells, strict=False))
+    values = [(h, c) for h, c in pairs if _VALUE_CELL.match(c)]
+    condition = ", ".join(c for h, c in pairs if c and not _VALUE_CELL.match(c))
+    if not values:
+        return [f"{condition}."] if condition else []
+    said = []
+    for name, cell in values:
+        unit = _HEAD_UNIT.search(name)
+        if unit and _BARE_NUMBER.match(cell):
+            cell = f"{cell} {unit.group('unit').strip()}"
+        name = name[: unit.start()] if unit else name
+        what = f"{name.strip()}: " if name.strip() else ""
+        where = f"{condition[:1].lower()}{condition[1:]} — " if condition else ""
+        said.append(f"{what}{where}{cell}.")
+    return said
+
+
 # a reference alone in brackets: the source of the sentence before, cut from it after an
 # abbreviation the splitter took for its end («500 руб.», «10 тыс.»)
 _CITED_ALONE = re.compile(

@@ -117,7 +117,7 @@ class Checker:
     def answer(self, text: str, *, origin: str = "answer", start: int = 0) -> list[ClaimResult]:
         """The claims of `text`, each checked; sentences that claim nothing are left out."""
         results: list[ClaimResult] = []
-        for paragraph in _paragraphs(text):
+        for paragraph in _paragraphs(c.tables_read(text)):
             sentences = c.sentences_split(paragraph)
             cited = [r for s in sentences for r in c.references_find(s)]
             for sentence in sentences:

@@ -229,6 +229,34 @@ def test_a_right_claim_citing_its_page_is_confirmed(corpus) -> None:  # type: ig
     assert result.confirmed, result.reason
 
 
+def test_each_row_of_a_markdown_table_is_a_claim_with_its_condition(corpus) -> None:  # type: ignore[no-untyped-def]
+    """A model answers in a table: each row is checked as a sentence saying its condition
+    and its value (the unit from the column's head). Rows giving another condition's value
+    are flagged; a right row holds."""
+    answer = (
+        "Толщина защитного слоя по п. 10.3.2 СП 63.13330.2018:\n\n"
+        "| Условия эксплуатации | Толщина защитного слоя, мм |\n"
+        "|---|---|\n"
+        "| На открытом воздухе | 40 |\n"
+        "| В грунте | 30 |\n"
+        "| В закрытых помещениях при повышенной влажности | 25 |\n"
+    )
+    sources = [{"document": "СП 63.13330.2018", "clause": "10.3.2", "page": 2}]
+    results = check(answer, sources)
+    rows = {r.claim: r for r in results if "—" in r.claim}
+    assert list(rows) == [
+        "Толщина защитного слоя: на открытом воздухе — 40 мм.",
+        "Толщина защитного слоя: в грунте — 30 мм.",
+        "Толщина защитного слоя: в закрытых помещениях при повышенной влажности — 25 мм.",
+    ]
+    assert [r.confirmed for r in rows.values()] == [False, False, True], [
+        r.reason for r in rows.values()
+    ]
+    assert "не менее 40 мм" in rows["Толщина защитного слоя: в грунте — 30 мм."].reason
+    marked = answer_marked(answer, results, lead=False)
+    assert marked.count("*[не подтверждено:") == 2
+
+
 def test_a_missing_clause_or_document_is_said(corpus) -> None:  # type: ignore[no-untyped-def]
     [clause] = check("Не менее 50 мм (п. 77.7.7 СП 63.13330.2018).")
     assert clause.reason == "пункта 77.7.7 нет в СП 63.13330.2018"
