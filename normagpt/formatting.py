@@ -345,32 +345,71 @@ def search_markdown(
 
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
+_ITALIC = re.compile(r"(?<![*\w])[*_](?![\s*_])(.+?)(?<![\s*_])[*_](?![*\w])")
+_CODE = re.compile(r"`([^`]+)`")
+_LINK = re.compile(r"\[([^\]]+)\]\((https?://[^\s)]+)\)")
+_NUMBERED = re.compile(r"^\d{1,3}[.)]\s+")
+_TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?$")
+
+
+def _inline(line: str) -> str:
+    """A line's text escaped, with bold, italics (the checker's marks), code and http(s)
+    links as HTML."""
+    text = _BOLD.sub(r"<strong>\1</strong>", html.escape(line))
+    text = _CODE.sub(r"<code>\1</code>", text)
+    text = _LINK.sub(r'<a href="\2" rel="nofollow noopener">\1</a>', text)
+    return _ITALIC.sub(r"<em>\1</em>", text)
+
+
+def _table_html(rows: list[str]) -> str:
+    """A Markdown table (its head, its rule, its rows) as an HTML table."""
+
+    def cells(row: str, tag: str) -> str:
+        parts = row.strip().strip("|").split("|")
+        return "<tr>" + "".join(f"<{tag}>{_inline(p.strip())}</{tag}>" for p in parts) + "</tr>"
+
+    body = "".join(cells(row, "td") for row in rows[2:])
+    return f"<table><thead>{cells(rows[0], 'th')}</thead><tbody>{body}</tbody></table>"
 
 
 def markdown_html(text: str) -> SafeString:
-    """A small, safe Markdown subset (bold, bullet lists, quotes, paragraphs) as HTML."""
+    """A small, safe Markdown subset as HTML: paragraphs, bold, italics, code, http(s)
+    links, bullet and numbered lists, quotes, headings and tables. Every text is escaped."""
     blocks: list[str] = []
     items: list[str] = []
-
-    def inline(line: str) -> str:
-        return _BOLD.sub(r"<strong>\1</strong>", html.escape(line))
+    kind = ""  # the open list's tag
 
     def flush() -> None:
         if items:
-            blocks.append("<ul>" + "".join(f"<li>{i}</li>" for i in items) + "</ul>")
+            blocks.append(f"<{kind}>" + "".join(f"<li>{i}</li>" for i in items) + f"</{kind}>")
             items.clear()
 
-    for raw in text.splitlines():
-        line = raw.strip()
-        if line.startswith(("- ", "* ")):
-            items.append(inline(line[2:]))
+    lines = [raw.strip() for raw in text.splitlines()]
+    at = 0
+    while at < len(lines):
+        line = lines[at]
+        listed = "ul" if line.startswith(("- ", "* ")) else "ol" if _NUMBERED.match(line) else ""
+        if listed:
+            if listed != kind:
+                flush()
+            kind = listed
+            items.append(_inline(line[2:] if listed == "ul" else _NUMBERED.sub("", line)))
+            at += 1
             continue
         flush()
+        if line.startswith("|") and at + 1 < len(lines) and _TABLE_RULE.match(lines[at + 1]):
+            end = at + 2
+            while end < len(lines) and lines[end].startswith("|"):
+                end += 1
+            blocks.append(_table_html(lines[at:end]))
+            at = end
+            continue
         if line.startswith(">"):
-            blocks.append(f"<blockquote>{inline(line.lstrip('> '))}</blockquote>")
+            blocks.append(f"<blockquote>{_inline(line.lstrip('> '))}</blockquote>")
         elif line.startswith("#"):
-            blocks.append(f"<h4>{inline(line.lstrip('# '))}</h4>")
+            blocks.append(f"<h4>{_inline(line.lstrip('# '))}</h4>")
         elif line:
-            blocks.append(f"<p>{inline(line)}</p>")
+            blocks.append(f"<p>{_inline(line)}</p>")
+        at += 1
     flush()
     return mark_safe("".join(blocks))  # noqa: S308 (every piece of text is escaped above)

@@ -299,6 +299,34 @@ def test_a_whole_question_is_a_keyword_over_rest_as_over_mcp(corpus) -> None:  #
     assert str(KEYWORD_CHARS) in too_long.json()["message"]
 
 
+def test_an_answer_renders_its_tables_lists_marks_and_links_escaped() -> None:
+    from normagpt.formatting import markdown_html
+
+    answer = (
+        "Толщина слоя по п. 10.3.2 *(стр. 2)*:\n\n"
+        "| Условия | Слой, мм |\n|---|---|\n| На открытом воздухе | 30 |\n\n"
+        "1. Первое.\n2. Второе *[не подтверждено: нет]*\n\n"
+        "- пункт\n\n"
+        "[страница](https://example.com/p?a=1&b=2) и [плохая](javascript:alert(1)) "
+        "<script>alert(1)</script> `код`"
+    )
+    html_text = str(markdown_html(answer))
+    assert (
+        "<table><thead><tr><th>Условия</th><th>Слой, мм</th></tr></thead>"
+        "<tbody><tr><td>На открытом воздухе</td><td>30</td></tr></tbody></table>"
+    ) in html_text
+    assert "<ol><li>Первое.</li><li>Второе <em>[не подтверждено: нет]</em></li></ol>" in html_text
+    assert "<ul><li>пункт</li></ul>" in html_text
+    assert '<a href="https://example.com/p?a=1&amp;b=2" rel="nofollow noopener">страница</a>' in (
+        html_text
+    )
+    assert "[плохая](javascript:alert(1))" in html_text  # only http(s) is made a link
+    assert "<script>" not in html_text
+    assert "&lt;script&gt;" in html_text
+    assert "<code>код</code>" in html_text
+    assert "<em>(стр. 2)</em>" in html_text
+
+
 def test_openapi_schema_builds(client) -> None:  # type: ignore[no-untyped-def]
     response = client.get("/api/schema/", {"format": "json"})
     assert response.status_code == 200
