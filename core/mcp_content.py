@@ -15,9 +15,11 @@ import inspect
 import json
 import logging
 import typing
+import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
+import anyio
 import anyio.to_thread
 from django.conf import settings
 from django.db import close_old_connections
@@ -143,8 +145,20 @@ def resource_reader(spec: ResourceSpec) -> Callable[..., Any]:
     return read
 
 
+# Short database work of the transport (who calls, a resource's read) has worker threads
+# of its own: tool calls fill anyio's default pool (40 threads), and a user's long waits
+# (`normagpt_ask`'s) must not keep another user's requests from being let in.
+_DB_THREADS = 16
+_db_limiters: weakref.WeakKeyDictionary[Any, anyio.CapacityLimiter] = weakref.WeakKeyDictionary()
+
+
 async def on_db_thread(fn: Callable[..., T], *args: Any) -> T:
-    """`fn(*args)` on a worker thread with fresh database connections, given back after."""
+    """`fn(*args)` on a worker thread with fresh database connections, given back after;
+    the threads are this module's own (at most _DB_THREADS), not the tools'."""
+    loop = asyncio.get_running_loop()  # a limiter waits on its own event loop's primitives
+    limiter = _db_limiters.get(loop)
+    if limiter is None:
+        limiter = _db_limiters[loop] = anyio.CapacityLimiter(_DB_THREADS)
 
     def run() -> T:
         close_old_connections()
@@ -153,7 +167,7 @@ async def on_db_thread(fn: Callable[..., T], *args: Any) -> T:
         finally:
             close_old_connections()
 
-    return await anyio.to_thread.run_sync(run)
+    return await anyio.to_thread.run_sync(run, limiter=limiter)
 
 
 class HubServer(MCPServer[Any]):

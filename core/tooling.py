@@ -96,3 +96,14 @@ def thread_progress(ctx: Context | None) -> ProgressReport | None:
             future.result(timeout=PROGRESS_SEND_SECONDS)
 
     return report
+
+
+def call_cancelled_raise() -> None:
+    """In a sync tool's worker thread: raise the call's cancellation when its task was
+    cancelled (the client sent `notifications/cancelled`, or its session was torn down), so
+    that a long wait lets its thread go at once instead of holding one of the server's
+    workers to its end. Nothing happens outside an anyio worker thread (a direct call)."""
+    try:
+        anyio.from_thread.check_cancelled()
+    except RuntimeError:  # not on a worker thread (anyio's NoEventLoopError)
+        return

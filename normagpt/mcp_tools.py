@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field, WithJsonSchema
 
 from core.identity import mcp_caller
 from core.registry import ToolRegistry
-from core.tooling import Format, respond, thread_progress
+from core.tooling import Format, call_cancelled_raise, respond, thread_progress
 from normagpt import editions, formatting, mcp_content, schemas, selectors, services
 from normagpt.exceptions import RunNotAwaitingInput
 from normagpt.models import AgentRun
@@ -91,6 +91,7 @@ def run_wait(
         working = run.status in (AgentRun.Status.QUEUED, AgentRun.Status.RUNNING)
         if not working or time.monotonic() >= deadline:
             return run
+        call_cancelled_raise()  # the client cancelled the call: its thread is let go now
         time.sleep(POLL_SECONDS)
 
 

@@ -93,6 +93,42 @@ async def test_anothers_run_is_not_readable_over_mcp_but_the_callers_own_is(corp
     assert f"/normagpt/runs/{run_id}/" in ours.text  # type: ignore[union-attr]
 
 
+async def test_a_cancelled_ask_lets_its_worker_thread_go(
+    corpus, llm, monkeypatch, settings
+) -> None:  # type: ignore[no-untyped-def]
+    """A client that cancels `normagpt_ask` (or whose session ends) frees the server's
+    worker thread at once, not when `wait_seconds` runs out: forty such calls held every
+    thread of an HTTP server, and no other user's request got in."""
+    import time
+
+    from normagpt import mcp_tools
+
+    ended: list[float] = []
+    waiting = mcp_tools.run_wait
+
+    def run_wait(*args: Any) -> Any:
+        try:
+            return waiting(*args)
+        finally:
+            ended.append(time.monotonic())
+
+    monkeypatch.setattr(mcp_tools, "run_wait", run_wait)
+    settings.NORMAGPT_LLM_TIMEOUT = settings.NORMAGPT_NODE_BUDGET = 120  # the run stays busy
+    llm.play(planner=[{"hang": True}])
+    try:
+        async with client() as c:
+            started = time.monotonic()
+            with anyio.move_on_after(1.5):
+                await c.call_tool("normagpt_ask", {"question": QUESTION, "wait_seconds": 120})
+            with anyio.fail_after(60):  # a busy machine's deadline, not the 120 s asked
+                while not ended:
+                    await anyio.sleep(0.05)
+        # cancelled at 1.5 s; the model hangs 60 s, the call would wait 120 s
+        assert ended[0] - started < 15
+    finally:
+        llm.release()
+
+
 async def test_ask_norms_leads_a_model_to_the_search_and_the_agent(corpus, llm) -> None:  # type: ignore[no-untyped-def]
     llm.play(**straight_script())
     async with client() as c:
