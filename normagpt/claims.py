@@ -29,6 +29,7 @@ from normagpt.units import UNIT_PATTERN, is_close, power_lost, unit_read
 
 # --- sentences -----------------------------------------------------------------------------
 
+_LINK = re.compile(r"\[([^\]]*)\]\([^)\s]*\)")  # «[страницу](http://…)»: its text says
 _MARKUP = re.compile(r"\*\*|__|`|^\s*(?:[-*•]|\d+[.)])\s+|^\s*#+\s*|^\s*>\s*", re.M)
 # a sentence ends at . ! ? … before a capital, a quote or a bracket (never before a digit:
 # «п. 10.3.2»); «т. е.», «и т. д.» and other lower-case continuations do not end one
@@ -37,9 +38,10 @@ _ABBREVIATION = re.compile(r"(?:\b(?:п|пп|табл|стр|рис|прил|с�
 
 
 def sentences_split(text: str) -> list[str]:
-    """The answer's sentences: Markdown markup off, one line or list item at a time."""
+    """The answer's sentences: Markdown markup off (a link is its text), one line or list
+    item at a time."""
     out: list[str] = []
-    for line in _MARKUP.sub("", text).splitlines():
+    for line in _MARKUP.sub("", _LINK.sub(r"\1", text)).splitlines():
         line = " ".join(line.split())
         if not line:
             continue

@@ -257,6 +257,17 @@ def test_each_row_of_a_markdown_table_is_a_claim_with_its_condition(corpus) -> N
     assert marked.count("*[не подтверждено:") == 2
 
 
+def test_a_links_address_is_no_word_of_a_claim(corpus) -> None:  # type: ignore[no-untyped-def]
+    """A Markdown link is its text: the words of its address («http», «example») are no
+    words the cited clause must say."""
+    pointed = check("Подробнее см. *п. 10.3.1 СП 63.13330.2018* и [страницу](http://example.com).")
+    assert all(r.confirmed for r in pointed), [r.reason for r in pointed]
+    [right] = check(
+        "Не менее 20 мм для плит перекрытия ([п. 10.3.2 СП 63.13330.2018](http://example.com/x))."
+    )
+    assert right.confirmed, right.reason
+
+
 def test_a_missing_clause_or_document_is_said(corpus) -> None:  # type: ignore[no-untyped-def]
     [clause] = check("Не менее 50 мм (п. 77.7.7 СП 63.13330.2018).")
     assert clause.reason == "пункта 77.7.7 нет в СП 63.13330.2018"
