@@ -62,7 +62,7 @@ def sentences_split(text: str) -> list[str]:
 
 # a Markdown table: a row between pipes, and the rule under its head («|---|:--:|»)
 _TABLE_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 _HEAD_UNIT = re.compile(r",\s*(?P<unit>[^,\d]{1,12})$")  # «Толщина защитного слоя, мм»
 _BARE_NUMBER = re.compile(r"^[−\-–]?\s*\d[\d\s]*(?:[.,]\d+)?$")
 # a cell stating a value: a bound, a number or a range, a short unit («не менее 30 мм»,
@@ -83,7 +83,7 @@ def tables_read(text: str) -> str:
     lines, out, at = text.splitlines(), [], 0
     while at < len(lines):
         if not (
-            at + 1 < len(lines) and _TABLE_ROW.match(lines[at]) and _TABLE_RULE.match(lines[at + 1])
+            at + 1 < len(lines) and _TABLE_ROW.match(lines[at]) and TABLE_RULE.match(lines[at + 1])
         ):
             out.append(lines[at])
             at += 1

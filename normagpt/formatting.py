@@ -14,6 +14,7 @@ from django.urls import NoReverseMatch, get_script_prefix, get_urlconf
 from django.utils.safestring import SafeString, mark_safe
 
 from core.links import absolute_url, link_path, links_urlconf
+from normagpt.claims import TABLE_RULE
 from normagpt.editions import amendment_label
 from normagpt.models import AgentRun, ClaimCheck, NormClause, NormPage, Thread
 from normagpt.parsing import clause_label
@@ -349,7 +350,6 @@ _ITALIC = re.compile(r"(?<![*\w])[*_](?![\s*_])(.+?)(?<![\s*_])[*_](?![*\w])")
 _CODE = re.compile(r"`([^`]+)`")
 _LINK = re.compile(r"\[([^\]]+)\]\((https?://[^\s)]+)\)")
 _NUMBERED = re.compile(r"^\d{1,3}[.)]\s+")
-_TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?$")
 
 
 def _inline(line: str) -> str:
@@ -397,7 +397,7 @@ def markdown_html(text: str) -> SafeString:
             at += 1
             continue
         flush()
-        if line.startswith("|") and at + 1 < len(lines) and _TABLE_RULE.match(lines[at + 1]):
+        if line.startswith("|") and at + 1 < len(lines) and TABLE_RULE.match(lines[at + 1]):
             end = at + 2
             while end < len(lines) and lines[end].startswith("|"):
                 end += 1
