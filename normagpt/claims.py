@@ -64,14 +64,17 @@ def sentences_split(text: str) -> list[str]:
 _TABLE_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
 TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 _HEAD_UNIT = re.compile(r",\s*(?P<unit>[^,\d]{1,12})$")  # «Толщина защитного слоя, мм»
-_BARE_NUMBER = re.compile(r"^[−\-–]?\s*\d[\d\s]*(?:[.,]\d+)?$")
+_ENDS_IN_NUMBER = re.compile(r"\d\s*$")  # a value written with no unit: its head's is due
+# a number: one decimal mark, groups of digits (not a date «01.02.2024», a clause «10.3.2»)
+_CELL_NUMBER = r"[−\-–]?\d+(?:[ \u00a0]\d{3})*(?:[.,]\d+)?"
 # a cell stating a value: a bound, a number or a range, a short unit («не менее 30 мм»,
 # «20–25», «0,5 кН/м²»); a cell of words is the row's condition
 _VALUE_CELL = re.compile(
-    r"^(?:(?:не\s+)?(?:менее|более|больше|меньше|до|от|свыше)\s+)?[−\-–]?\d[\d\s.,]*"
-    r"(?:\s*(?:[-–—…]|до)\s*\d[\d\s.,]*)?\s*[^\s\d]{0,12}$",
+    rf"^(?:(?:не\s+)?(?:менее|более|больше|меньше|до|от|свыше)\s+)?{_CELL_NUMBER}"
+    rf"(?:\s*(?:[-–—…]|до)\s*{_CELL_NUMBER})?\s*[^\s\d]{{0,12}}$",
     re.I,
 )
+_LOWER_FIRST = re.compile(r"^[А-ЯЁ](?=[а-яё]|\s)")  # «На …», «В грунте»; not «B25», «REI 60»
 
 
 def tables_read(text: str) -> str:
@@ -102,22 +105,38 @@ def _cells(row: str) -> list[str]:
 
 
 def _row_said(head: list[str], cells: list[str]) -> list[str]:
-    """A table row's sentences: one a value cell, each with the row's other cells."""
-    pairs = list(zip(head, cells, strict=False))
+    """A table row's sentences: one a value cell, each with the row's other cells (its
+    condition; a row of values only: its first cell, under its head)."""
+    pairs = [(h, c.rstrip(".")) for h, c in zip(head, cells, strict=False)]
     values = [(h, c) for h, c in pairs if _VALUE_CELL.match(c)]
-    condition = ", ".join(c for h, c in pairs if c and not _VALUE_CELL.match(c))
+    words = [c for h, c in pairs if c and not _VALUE_CELL.match(c)]
+    if not words and len(values) > 1:  # «| 12 | 200 |» under «Диаметр, мм | Шаг, мм»
+        (name, cell), values = values[0], values[1:]
+        words = [f"{_head_core(name)} {_with_unit(name, cell)}".strip()]
+    condition = ", ".join(words)
     if not values:
         return [f"{condition}."] if condition else []
+    where = f"{_LOWER_FIRST.sub(lambda m: m.group().lower(), condition)} — " if condition else ""
     said = []
     for name, cell in values:
-        unit = _HEAD_UNIT.search(name)
-        if unit and _BARE_NUMBER.match(cell):
-            cell = f"{cell} {unit.group('unit').strip()}"
-        name = name[: unit.start()] if unit else name
-        what = f"{name.strip()}: " if name.strip() else ""
-        where = f"{condition[:1].lower()}{condition[1:]} — " if condition else ""
-        said.append(f"{what}{where}{cell}.")
+        what = f"{_head_core(name)}: " if _head_core(name) else ""
+        said.append(f"{what}{where}{_with_unit(name, cell)}.")
     return said
+
+
+def _head_core(head: str) -> str:
+    """A column's head without the unit it names («Толщина защитного слоя, мм» → its
+    words)."""
+    unit = _HEAD_UNIT.search(head)
+    return (head[: unit.start()] if unit else head).strip()
+
+
+def _with_unit(head: str, cell: str) -> str:
+    """A value cell with its head's unit when it writes none («не менее 30», «20–25»)."""
+    unit = _HEAD_UNIT.search(head)
+    if unit and _ENDS_IN_NUMBER.search(cell):
+        return f"{cell} {unit.group('unit').strip()}"
+    return cell
 
 
 # a reference alone in brackets: the source of the sentence before, cut from it after an

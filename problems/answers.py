@@ -112,7 +112,19 @@ def number(text: str) -> Fraction | None:
     return None
 
 
+# a vulgar fraction, after a whole number or alone: «½», «1½» (NFKC would write «11⁄2»)
+_VULGAR = re.compile(r"(\d*)\s?([\u00bc-\u00be\u2150-\u215e])")
+
+
+def _vulgar(match: re.Match[str]) -> str:
+    value = int(match.group(1) or 0) + Fraction(
+        unicodedata.numeric(match.group(2))
+    ).limit_denominator(100)
+    return f"{value.numerator}/{value.denominator}"
+
+
 def _normal(text: str) -> str:
-    # NFKC writes «½» as 1⁄2, with the fraction slash
-    text = unicodedata.normalize("NFKC", str(text)).translate(_MINUS).replace("\u2044", "/")
+    text = _VULGAR.sub(_vulgar, str(text))
+    # NFKC; a fraction typed with the fraction slash «1⁄2» is 1/2
+    text = unicodedata.normalize("NFKC", text).translate(_MINUS).replace("\u2044", "/")
     return " ".join(text.lower().replace("ё", "е").split())

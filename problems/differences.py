@@ -84,7 +84,11 @@ def compare(asked: list[Token], problem: list[Token]) -> Comparison:
             pairs = _values_paired(asked[i1:i2], problem, j1, j2)
             held += len(pairs)
             placed |= {id(q) for q, _ in pairs}
-            found += [_difference(q, problem, j) for q, j in pairs if _differ(q, problem[j])]
+            found += [
+                _difference(q, problem, j)
+                for q, j in pairs
+                if _differ(q, problem[j], ordered=_ordered(problem, j))
+            ]
             words += _words_differing(asked[i1:i2], problem[j1:j2])
     foreign, unpaired = _strangers(asked, problem, {id(t) for pair in words for t in pair})
     found += [Difference("word", q.shown, p.shown) for q, p in [*words, *foreign]]
@@ -268,7 +272,18 @@ def _split_label(label: str, labels: set[str], most: int) -> list[str] | None:
     return None
 
 
-def _differ(asked: Token, mine: Token) -> bool:
+# what a label names with its letters in order: a vector, a ray, an arc (`AB` is not `BA`)
+# (as tokens hold words: folded as OCR damage is, `вект0р`)
+_ORDERED = tuple(ocr_fold(word) for word in ("вектор", "луч", "дуг"))
+
+
+def _ordered(problem: list[Token], at: int) -> bool:
+    """Whether the label at `at` names a thing whose letters' order matters."""
+    before = [t for t in problem[max(0, at - 3) : at] if t.kind == "text"]
+    return any(t.key.startswith(_ORDERED) for t in before)
+
+
+def _differ(asked: Token, mine: Token, *, ordered: bool = False) -> bool:
     """Whether two values in one place differ. A polygon's name of four letters or more
     with one of them lost or two swapped (`ACD`, `ABDC` for `ABCD`) is damage, not another
     figure."""
@@ -278,7 +293,7 @@ def _differ(asked: Token, mine: Token) -> bool:
     if asked.glued and (long.startswith(short) or long.endswith(short)):
         return False  # `равенl20`, `равн012`: where the word ends is a guess
     a, b = asked.key, mine.key
-    if asked.kind == "label" and a == b[::-1]:
+    if asked.kind == "label" and a == b[::-1] and not ordered:
         return False  # `CB` is `BC`, `CBA` is `ABC`: one segment, one angle, one triangle
     if asked.kind != "label" or len(mine.key) < 4:
         return True

@@ -257,6 +257,23 @@ def test_each_row_of_a_markdown_table_is_a_claim_with_its_condition(corpus) -> N
     assert marked.count("*[не подтверждено:") == 2
 
 
+def test_a_tables_rows_are_said_with_their_grades_units_and_keys() -> None:
+    table = (
+        "| Условия | Толщина, мм |\n|---|---|\n"
+        "| На открытом воздухе | не менее 30 |\n| Бетон B25 | 20–25 |\n| REI 60 | 3 шт. |\n\n"
+        "| Диаметр, мм | Шаг, мм |\n|---|---|\n| 12 | 200 |\n| 01.02.2024 | 10.3.2 |\n"
+    )
+    said = [line[2:] for line in c.tables_read(table).splitlines() if line.startswith("- ")]
+    assert said == [
+        "Толщина: на открытом воздухе — не менее 30 мм.",  # a bound keeps the head's unit
+        "Толщина: бетон B25 — 20–25 мм.",  # a grade keeps its letter's case
+        "Толщина: REI 60 — 3 шт.",
+        "Шаг: диаметр 12 мм — 200 мм.",  # a row of values: its first is its key
+        "01.02.2024, 10.3.2.",  # a date and a clause's number are no values
+    ]
+    assert [g.text for g in c.said(said[1]).grades] == ["B25"]
+
+
 def test_a_links_address_is_no_word_of_a_claim(corpus) -> None:  # type: ignore[no-untyped-def]
     """A Markdown link is its text: the words of its address («http», «example») are no
     words the cited clause must say."""

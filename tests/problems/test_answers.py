@@ -131,7 +131,10 @@ NUMBER = "Найдите площадь треугольника, стороны
         ("1/2.", "0,5", NUMBER, True),
         ("8.", "8", NUMBER, True),
         ("0,6.", "0,5", NUMBER, False),
-        ("½", "0,5", NUMBER, True),  # NFKC: 1⁄2, the fraction slash
+        ("½", "0,5", NUMBER, True),
+        ("1½", "1,5", NUMBER, True),  # not NFKC's «11⁄2»
+        ("1½", "5,5", NUMBER, False),
+        ("1⁄4", "0,25", NUMBER, True),  # the fraction slash
         ("５", "5", NUMBER, True),
         ("1 и 3", "13", ANY_ORDER, True),
         ("1 и 3", "13", NUMBER, False),

@@ -85,6 +85,10 @@ def test_notation_a_user_may_choose_is_no_difference() -> None:
     assert [t.key for t in tokens("2/3 и 3/4")] == ["2/3", "и", "0,75"]
     assert differences("sin A = 1/3.", "sin A = 0,5.") == [Difference("number", "1/3", "0,5", "A")]
     assert differences("Найдите AC.", "Найдите AB.") == [Difference("label", "AC", "AB")]
+    # a vector's or a ray's letters are in order: BA is the opposite vector
+    assert differences("Найдите длину вектора BA.", "Найдите длину вектора AB.") == [
+        Difference("label", "BA", "AB")
+    ]
 
 
 def store(pairs: dict[str, str]) -> None:
