@@ -347,17 +347,27 @@ def search_markdown(
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 _ITALIC = re.compile(r"(?<![*\w])[*_](?![\s*_])(.+?)(?<![\s*_])[*_](?![*\w])")
-_CODE = re.compile(r"`([^`]+)`")
-_LINK = re.compile(r"\[([^\]]+)\]\((https?://[^\s)]+)\)")
+# a code span, or an http(s) link (its address without a space or a bracket)
+_SPANS = re.compile(r"`(?P<code>[^`]+)`|\[(?P<label>[^\]]+)\]\((?P<href>https?://[^\s)]+)\)")
 _NUMBERED = re.compile(r"^\d{1,3}[.)]\s+")
 
 
 def _inline(line: str) -> str:
     """A line's text escaped, with bold, italics (the checker's marks), code and http(s)
-    links as HTML."""
-    text = _BOLD.sub(r"<strong>\1</strong>", html.escape(line))
-    text = _CODE.sub(r"<code>\1</code>", text)
-    text = _LINK.sub(r'<a href="\2" rel="nofollow noopener">\1</a>', text)
+    links as HTML: a code span's text and a link's address get no italics."""
+    text, out, at = _BOLD.sub(r"<strong>\1</strong>", html.escape(line)), [], 0
+    for span in _SPANS.finditer(text):
+        out.append(_emphasis(text[at : span.start()]))
+        if span.group("code") is not None:
+            out.append(f"<code>{span.group('code')}</code>")
+        else:
+            label, href = span.group("label"), span.group("href")
+            out.append(f'<a href="{href}" rel="nofollow noopener">{_emphasis(label)}</a>')
+        at = span.end()
+    return "".join([*out, _emphasis(text[at:])])
+
+
+def _emphasis(text: str) -> str:
     return _ITALIC.sub(r"<em>\1</em>", text)
 
 

@@ -325,6 +325,11 @@ def test_an_answer_renders_its_tables_lists_marks_and_links_escaped() -> None:
     assert "&lt;script&gt;" in html_text
     assert "<code>код</code>" in html_text
     assert "<em>(стр. 2)</em>" in html_text
+    # a link's address and a code span are taken as they are
+    odd = str(markdown_html("[t](http://a.com/_x_y_) и `*p*` и **[b](https://b.ru)**"))
+    assert '<a href="http://a.com/_x_y_" rel="nofollow noopener">t</a>' in odd
+    assert "<code>*p*</code>" in odd
+    assert '<strong><a href="https://b.ru" rel="nofollow noopener">b</a></strong>' in odd
 
 
 def test_openapi_schema_builds(client) -> None:  # type: ignore[no-untyped-def]
