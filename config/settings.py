@@ -522,6 +522,13 @@ NORMAGPT_MAX_SECONDS = env_int("NORMAGPT_MAX_SECONDS", 600)
 # A run whose advancer stopped renewing its lease (every third of it) this long is taken
 # over by another (normagpt.recovery): the time from a crash to the run going on again.
 NORMAGPT_RUN_LEASE_SECONDS = env_int("NORMAGPT_RUN_LEASE_SECONDS", 15)
+# Runs of one user advanced at once, on all hosts together (0: no limit); the user's next
+# runs wait their turn, queued, so one user's burst does not hold every worker.
+NORMAGPT_RUNS_PER_USER = max(0, env_int("NORMAGPT_RUNS_PER_USER", 2))
+# With a broker, a run no worker has taken this many seconds after it was queued is sent
+# again (its message may be lost); a run waiting in a process's own pool is kept alive by
+# that process, and one whose process stopped is taken over after a lease.
+NORMAGPT_QUEUED_RESEND_SECONDS = max(30, env_int("NORMAGPT_QUEUED_RESEND_SECONDS", 300))
 # Seconds a run that asked the asker a question waits for the reply (holding no worker);
 # past them it answers with what it has, marked incomplete (at least a minute).
 NORMAGPT_INPUT_TIMEOUT = max(60, env_int("NORMAGPT_INPUT_TIMEOUT", 86_400))

@@ -8,7 +8,9 @@ process resumes its runs. Every half lease the sweeper starts each stalled run a
 (`services.runs_recover`); a start that finds the lease held waits for it to lapse
 (`runner.run_advance`), and only one advancer can hold it. Beat's `runs_recover` stays a
 safety net. Reading a run never starts it. The same sweep marks failed an ingestion whose
-process stopped (`normagpt.ingest.lease`); starting it again is a person's decision.
+process stopped (`normagpt.ingest.lease`); starting it again is a person's decision. A
+sweeper also keeps alive the runs waiting on its process's own pool, so no run waiting for
+a worker or its turn is taken for a stalled one (`normagpt.turns`).
 """
 
 from __future__ import annotations
@@ -50,11 +52,12 @@ def serving_process_start() -> None:
 
 
 def _sweep_forever() -> None:
-    from normagpt import services
+    from normagpt import services, turns
 
     stop = threading.Event()
     while not stop.wait(sweep_interval()):
         try:
+            turns.queued_keep_alive()  # this process's queue is alive: no run in it is lost
             services.runs_recover()
         except Exception:  # a database hiccup: the next sweep tries again
             logger.exception("sweeping stalled runs failed")

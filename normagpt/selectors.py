@@ -71,13 +71,15 @@ def run_list(
 
 
 def runs_stalled() -> list[int]:
-    """Runs in progress whose worker died: their lease expired, or their advancer is a
-    process of this host that no longer runs (`core.holders`). Ids, oldest first."""
+    """Runs an advancer held whose advancer died: their lease expired, or the advancer is
+    a process of this host that no longer runs (`core.holders`). Ids, oldest first. A run
+    no advancer took yet is no stalled one (`normagpt.turns.runs_unstarted`)."""
     stale = timezone.now() - timedelta(seconds=settings.NORMAGPT_RUN_LEASE_SECONDS)
     going = AgentRun.objects.filter(status__in=[AgentRun.Status.QUEUED, AgentRun.Status.RUNNING])
-    expired = going.filter(Q(heartbeat_at__lt=stale) | Q(heartbeat_at=None, created_at__lt=stale))
-    held = going.exclude(pk__in=expired).exclude(owner="").values_list("pk", "owner")
-    gone = [pk for pk, owner in held if holder_gone(owner)]
+    held = going.exclude(owner="")
+    expired = held.filter(Q(heartbeat_at__lt=stale) | Q(heartbeat_at=None))
+    alive = held.exclude(pk__in=expired).values_list("pk", "owner")
+    gone = [pk for pk, owner in alive if holder_gone(owner)]
     return sorted([*expired.values_list("pk", flat=True), *gone])
 
 

@@ -1,8 +1,9 @@
 """Use cases of the norms agent: asking, resuming after review; the corpus lives in `ingest`.
 
 The loop itself is `normagpt.agent.runner.run_advance`, run by the task `normagpt.run_advance`:
-a service that puts a run to work starts it with `core.background.start` (on a worker with
-a broker, on this process's pool without one) once the run is committed.
+a service that puts a run to work starts it with `normagpt.turns.run_start` (on a worker
+with a broker, on this process's pool without one) once the run is committed, and the run
+takes its turn among its user's (`normagpt.turns`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from django.utils import timezone
 from core import background
 from core.exceptions import InvalidInput
 from core.text_rule import text_check
-from normagpt import editions, selectors, threads
+from normagpt import editions, selectors, threads, turns
 from normagpt.agent.runner import event_add, run_advance, run_fail
 from normagpt.agent.store import store_new
 from normagpt.client import NOT_CONFIGURED, llm_configured
@@ -69,7 +70,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-RUN_TASK = "normagpt.run_advance"
 INGEST_TASK = "normagpt.document_ingest"
 QUESTION_MIN, QUESTION_MAX = 5, 2000
 REPLY_MAX = 2000
@@ -122,29 +122,29 @@ def run_create(
         next_node="planner",
     )
     conversation.save(update_fields=["updated_at"])
-    background.start(RUN_TASK, run.pk)
+    turns.run_start(run.pk)
     return run
 
 
 def runs_recover() -> list[int]:
-    """Start again every run whose lease expired (its advancer died); their ids. Marks
-    failed every ingestion whose process stopped (`ingests_expire`) on the way.
+    """Start again every run whose lease expired (its advancer died), queue again every run
+    no worker took in time, and start the runs whose turn came (`normagpt.turns`); their
+    ids. Marks failed every ingestion whose process stopped (`ingests_expire`) on the way.
 
     A run started by a sweep is not started again by another sweep (any process's) for a
     lease: the start itself waits for the lapse and takes the run over.
     """
     ingests_expire()
     runs_expire_waiting()
-    stalled = selectors.runs_stalled()
     lease = settings.NORMAGPT_RUN_LEASE_SECONDS
     started = []
-    for run_id in stalled:
+    for run_id in selectors.runs_stalled():
         if not cache.add(f"normagpt:recovering:{run_id}", 1, timeout=max(1, int(lease))):
             continue
         logger.warning("run %s: its advancer stopped; resuming from its last checkpoint", run_id)
-        background.start(RUN_TASK, run_id)
+        turns.run_start(run_id)
         started.append(run_id)
-    return started
+    return sorted([*started, *turns.unstarted_requeue(), *turns.turns_due()])
 
 
 @transaction.atomic
@@ -200,7 +200,7 @@ def run_resume(*, run_id: int, note: str, decision: str | None = None) -> AgentR
     run.owner = ""
     run.heartbeat_at = timezone.now()  # queued again now: not stalled until the lease passes
     run.save()
-    background.start(RUN_TASK, run.pk)
+    turns.run_start(run.pk)
     return run
 
 
@@ -250,7 +250,7 @@ def run_reply(*, run_id: int, answer: str, user: Any) -> AgentRun:
     )
     if not moved:  # answered or expired meanwhile (SQLite has no row lock to wait on)
         raise RunNotAwaitingInput(f"run {run.public_id} no longer waits for a reply")
-    background.start(RUN_TASK, run.pk)
+    turns.run_start(run.pk)
     run.refresh_from_db()
     return run
 
@@ -301,7 +301,7 @@ def runs_expire_waiting() -> list[int]:
                 f"no reply to the run's questions within {timeout} s: answered with what was found",
                 node="judge",
             )
-            background.start(RUN_TASK, run.pk)
+            turns.run_start(run.pk)
         expired.append(run_id)
     return expired
 

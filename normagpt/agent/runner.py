@@ -27,6 +27,7 @@ from django.utils import timezone, translation
 
 from core.heartbeat import Heartbeat
 from core.holders import holder_gone, holder_token
+from normagpt import turns
 from normagpt.agent.context import Budget, CapReached, NodeContext, NodeOutputInvalid
 from normagpt.agent.nodes import NODES
 from normagpt.agent.store import fallback_answer, findings_all
@@ -86,6 +87,7 @@ def run_claim(*, run_id: int, owner: str) -> bool:
         .update(
             owner=owner,
             heartbeat_at=now,
+            turn_since=None,
             status=Status.RUNNING,
             started_at=Coalesce(F("started_at"), now),
         )
@@ -162,11 +164,15 @@ def run_advance(*, run_id: int, llm: LlmClient | None = None, owner: str | None 
     released, for a retry); a caller that will not retry calls `run_fail`.
     """
     owner = owner or new_owner()
-    if not run_claim(run_id=run_id, owner=owner) and not run_take_over(run_id=run_id, owner=owner):
+    turns.run_taken(run_id)
+    with turns.turn_lock(run_id):
+        waits = turns.turn_wait(run_id)
+        claimed = not waits and run_claim(run_id=run_id, owner=owner)
+    if not claimed and (waits or not run_take_over(run_id=run_id, owner=owner)):
         run = AgentRun.objects.filter(pk=run_id).first()
         if run is None:
             raise RunNotFound(f"run {run_id} does not exist", extra={"run_id": run_id})
-        return run  # finished, waiting for review, or advanced by a live advancer
+        return run  # its turn to come, finished, waiting for review, or advanced by another
     try:
         with heartbeat(run_id, owner):
             client = llm or LlmClient.from_settings()
@@ -174,6 +180,9 @@ def run_advance(*, run_id: int, llm: LlmClient | None = None, owner: str | None 
                 pass
     finally:
         AgentRun.objects.filter(pk=run_id, owner=owner).update(owner="")
+        held_for = AgentRun.objects.filter(pk=run_id).values_list("user_id").first()
+        if held_for is not None:  # the user's next run, if one waits its turn
+            turns.turn_next(held_for[0])
     return AgentRun.objects.get(pk=run_id)
 
 

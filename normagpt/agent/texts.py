@@ -54,6 +54,9 @@ MESSAGES = (
     gettext_noop("the LLM budget of the run (calls or tokens) is spent"),
     gettext_noop("no reply to the run's questions within %(n)s s"),
     gettext_noop("unexpected error: %(name)s"),
+    gettext_noop(
+        "waiting its turn: %(n)s runs of the same user are in progress (at most %(share)s at once)"
+    ),
     gettext_noop("the %(node)s's output was invalid twice: %(error)s"),
     # the steps' summaries (normagpt.agent.nodes)
     gettext_noop("question: %(question)s"),
@@ -94,6 +97,7 @@ GROUPS = {
     "owner": r"\S+",
     "note": r"(?:after \d+ attempts|the run's LLM budget|the node's budget)[^()]*",
     "name": r"\S+",
+    "share": r"\d+",
 }
 PARAMETER = re.compile(r"%\((\w+)\)s")
 

@@ -116,6 +116,10 @@ class AgentRun(models.Model):
     # the lease: who advances the run now, renewed by a heartbeat while a node runs
     owner = models.CharField(max_length=64, blank=True, verbose_name=_("owner"))
     heartbeat_at = models.DateTimeField(null=True, blank=True, verbose_name=_("heartbeat at"))
+    # waiting since then for the user's earlier runs (normagpt.turns), not for a worker
+    turn_since = models.DateTimeField(
+        null=True, blank=True, verbose_name=_("waiting its turn since")
+    )
     created_at = models.DateTimeField(
         auto_now_add=True, db_index=True, verbose_name=_("created at")
     )
@@ -189,6 +193,7 @@ class RunEvent(models.Model):
         RETRY = "retry", _("model request retried")
         CAP = "cap", _("limit reached")
         FAILED = "failed", _("failure")
+        TURN = "turn", _("waiting its turn")
 
     run = models.ForeignKey(
         AgentRun, on_delete=models.CASCADE, related_name="events", verbose_name=_("run")
