@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import functools
-import html
-import re
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode
@@ -12,9 +10,10 @@ from urllib.parse import urlencode
 from django.conf import settings
 from django.urls import NoReverseMatch, get_script_prefix, get_urlconf
 from django.utils.safestring import SafeString, mark_safe
+from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
 
 from core.links import absolute_url, link_path, links_urlconf
-from normagpt.claims import TABLE_RULE
 from normagpt.editions import amendment_label
 from normagpt.models import AgentRun, ClaimCheck, NormClause, NormPage, Thread
 from normagpt.parsing import clause_label
@@ -345,81 +344,32 @@ def search_markdown(
     return "\n".join(lines)
 
 
-_BOLD = re.compile(r"\*\*(.+?)\*\*")
-_ITALIC = re.compile(r"(?<![*\w])[*_](?![\s*_])(.+?)(?<![\s*_])[*_](?![*\w])")
-# a code span, or an http(s) link (its address without a space or a bracket)
-_SPANS = re.compile(r"`(?P<code>[^`]+)`|\[(?P<label>[^\]]+)\]\((?P<href>https?://[^\s)]+)\)")
-_NUMBERED = re.compile(r"^\d{1,3}[.)]\s+")
+def _http_only(url: str) -> bool:
+    """Only an http(s) address is made a link; any other stays the text it was."""
+    return url.strip().lower().startswith(("http://", "https://"))
 
 
-def _inline(line: str) -> str:
-    """A line's text escaped, with bold, italics (the checker's marks), code and http(s)
-    links as HTML: a code span's text and a link's address get no italics."""
-    text, out, at = _BOLD.sub(r"<strong>\1</strong>", html.escape(line)), [], 0
-    for span in _SPANS.finditer(text):
-        out.append(_emphasis(text[at : span.start()]))
-        if span.group("code") is not None:
-            out.append(f"<code>{span.group('code')}</code>")
-        else:
-            label, href = span.group("label"), span.group("href")
-            out.append(f'<a href="{href}" rel="nofollow noopener">{_emphasis(label)}</a>')
-        at = span.end()
-    return "".join([*out, _emphasis(text[at:])])
+def _answer_tags(state: StateCore) -> None:
+    """An answer's headings sit under the page's own (h4 and below); its links leave the
+    site as strangers (`rel`)."""
+    for token in state.tokens:
+        if token.type in ("heading_open", "heading_close"):
+            token.tag = f"h{min(6, int(token.tag[1:]) + 3)}"
+        for child in token.children or ():
+            if child.type == "link_open":
+                child.attrSet("rel", "nofollow noopener")
 
 
-def _emphasis(text: str) -> str:
-    return _ITALIC.sub(r"<em>\1</em>", text)
-
-
-def _table_html(rows: list[str]) -> str:
-    """A Markdown table (its head, its rule, its rows) as an HTML table."""
-
-    def cells(row: str, tag: str) -> str:
-        parts = row.strip().strip("|").split("|")
-        return "<tr>" + "".join(f"<{tag}>{_inline(p.strip())}</{tag}>" for p in parts) + "</tr>"
-
-    body = "".join(cells(row, "td") for row in rows[2:])
-    return f"<table><thead>{cells(rows[0], 'th')}</thead><tbody>{body}</tbody></table>"
+# CommonMark with tables and strikethrough; no raw HTML (escaped as text), a line break
+# kept as one (a model's answer breaks its lines as it means them)
+_MARKDOWN = MarkdownIt("commonmark", {"html": False, "breaks": True}).enable(
+    ["table", "strikethrough"]
+)
+_MARKDOWN.validateLink = _http_only  # type: ignore[method-assign]
+_MARKDOWN.core.ruler.push("answer_tags", _answer_tags)
 
 
 def markdown_html(text: str) -> SafeString:
-    """A small, safe Markdown subset as HTML: paragraphs, bold, italics, code, http(s)
-    links, bullet and numbered lists, quotes, headings and tables. Every text is escaped."""
-    blocks: list[str] = []
-    items: list[str] = []
-    kind = ""  # the open list's tag
-
-    def flush() -> None:
-        if items:
-            blocks.append(f"<{kind}>" + "".join(f"<li>{i}</li>" for i in items) + f"</{kind}>")
-            items.clear()
-
-    lines = [raw.strip() for raw in text.splitlines()]
-    at = 0
-    while at < len(lines):
-        line = lines[at]
-        listed = "ul" if line.startswith(("- ", "* ")) else "ol" if _NUMBERED.match(line) else ""
-        if listed:
-            if listed != kind:
-                flush()
-            kind = listed
-            items.append(_inline(line[2:] if listed == "ul" else _NUMBERED.sub("", line)))
-            at += 1
-            continue
-        flush()
-        if line.startswith("|") and at + 1 < len(lines) and TABLE_RULE.match(lines[at + 1]):
-            end = at + 2
-            while end < len(lines) and lines[end].startswith("|"):
-                end += 1
-            blocks.append(_table_html(lines[at:end]))
-            at = end
-            continue
-        if line.startswith(">"):
-            blocks.append(f"<blockquote>{_inline(line.lstrip('> '))}</blockquote>")
-        elif line.startswith("#"):
-            blocks.append(f"<h4>{_inline(line.lstrip('# '))}</h4>")
-        elif line:
-            blocks.append(f"<p>{_inline(line)}</p>")
-        at += 1
-    flush()
-    return mark_safe("".join(blocks))  # noqa: S308 (every piece of text is escaped above)
+    """A model's answer in Markdown (CommonMark, with tables) as HTML: every text escaped,
+    raw HTML shown as text, only http(s) links made."""
+    return mark_safe(_MARKDOWN.render(text))  # noqa: S308 (html off: every text is escaped)

@@ -310,7 +310,7 @@ def test_an_answer_renders_its_tables_lists_marks_and_links_escaped() -> None:
         "[страница](https://example.com/p?a=1&b=2) и [плохая](javascript:alert(1)) "
         "<script>alert(1)</script> `код`"
     )
-    html_text = str(markdown_html(answer))
+    html_text = str(markdown_html(answer)).replace("\n", "")
     assert (
         "<table><thead><tr><th>Условия</th><th>Слой, мм</th></tr></thead>"
         "<tbody><tr><td>На открытом воздухе</td><td>30</td></tr></tbody></table>"
@@ -330,6 +330,23 @@ def test_an_answer_renders_its_tables_lists_marks_and_links_escaped() -> None:
     assert '<a href="http://a.com/_x_y_" rel="nofollow noopener">t</a>' in odd
     assert "<code>*p*</code>" in odd
     assert '<strong><a href="https://b.ru" rel="nofollow noopener">b</a></strong>' in odd
+
+    # CommonMark: bold italics nest, a list split by a blank line goes on numbering, an
+    # address keeps its brackets, an answer's heading sits under the page's, a line break
+    # is kept, and no raw HTML gets through
+    more = str(
+        markdown_html(
+            "# Ответ\nстрока\nещё\n\n***важно***\n\n1. один\n\n2. два\n\n"
+            "[статья](https://ru.wikipedia.org/wiki/Бетон_(материал)) "
+            '<img src=x onerror="alert(1)"> [сайт](/admin/)'
+        )
+    ).replace("\n", "")
+    assert "<h4>Ответ</h4><p>строка<br />ещё</p>" in more
+    assert "<em><strong>важно</strong></em>" in more
+    assert "<ol><li><p>один</p></li><li><p>два</p></li></ol>" in more
+    assert 'href="https://ru.wikipedia.org/wiki/%D0%91%D0%B5%D1%82%D0%BE%D0%BD_(' in more
+    assert "<img" not in more
+    assert "[сайт](/admin/)" in more  # only http(s) is made a link
 
 
 def test_openapi_schema_builds(client) -> None:  # type: ignore[no-untyped-def]
