@@ -113,7 +113,7 @@ def number(text: str) -> Fraction | None:
 
 
 # a vulgar fraction, after a whole number or alone: «½», «1½» (NFKC would write «11⁄2»)
-_VULGAR = re.compile(r"(\d*)\s?([\u00bc-\u00be\u2150-\u215e])")
+_VULGAR = re.compile(r"(?:(\d+)\s?)?([\u00bc-\u00be\u2150-\u215e])")
 
 
 def _vulgar(match: re.Match[str]) -> str:
@@ -123,8 +123,13 @@ def _vulgar(match: re.Match[str]) -> str:
     return f"{value.numerator}/{value.denominator}"
 
 
+def vulgar_written(text: str) -> str:
+    """`text` with each vulgar fraction written with a slash: «½» → «1/2», «1½» → «3/2»."""
+    return _VULGAR.sub(_vulgar, text)
+
+
 def _normal(text: str) -> str:
-    text = _VULGAR.sub(_vulgar, str(text))
+    text = vulgar_written(str(text))
     # NFKC; a fraction typed with the fraction slash «1⁄2» is 1/2
     text = unicodedata.normalize("NFKC", text).translate(_MINUS).replace("\u2044", "/")
     return " ".join(text.lower().replace("ё", "е").split())

@@ -19,6 +19,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Literal
 
+from problems.answers import vulgar_written
 from problems.matching import ocr_fold
 from problems.question import Part, lead_split, parts
 from problems.words import AS_CYRILLIC, NOTATION
@@ -33,6 +34,10 @@ _TOKEN = re.compile(
     rf"|(?<![^\W_])(?:{_LEAD}+[.,])?{_LOOK}*\d{_LOOK}*(?![^\W_])|[^\W_]+"
 )
 _FRACTION = re.compile(r"(\d+)/(\d+)")
+# a minus of the number after it (`x = -3`, `(−0,5)`, `минус 2`), not an operator
+# between two terms (`x-3`, `5 - 3`): glued to the number, after a space, a bracket or a
+# sign of relation, or the word
+_NEGATIVE = re.compile(r"(?:(?:^|[\s(\[=<>≤≥,;:])[-−–]|(?:^|\s)минус\s+)\Z", re.I)
 _LINE_BREAK_HYPHEN = re.compile(r"(\w)[-\u00ad‐‑]\s*\n\s*(\w)")
 _NUMBERISH = frozenset("0123456789oоOОзЗбlIiі|.,")
 _AS_DIGIT = str.maketrans(
@@ -70,15 +75,20 @@ def stored_tokens(text: str) -> tuple[Token, ...]:
 def tokens(text: str) -> list[Token]:
     """The text's tokens in order — numbers, labels and words —, each marked as data, the
     question or the answer's unit (`question.parts`)."""
-    text = _LINE_BREAK_HYPHEN.sub(r"\1\2", text)
+    text = vulgar_written(_LINE_BREAK_HYPHEN.sub(r"\1\2", text))  # «½» is 1/2
     text = unicodedata.normalize("NFKC", text).replace("ё", "е").replace("Ё", "Е")
-    text = text.replace("√", " корень из ")  # as the site reads a formula aloud
+    text = text.replace("√", " корень из ").replace("\u2044", "/")  # «1⁄2» is 1/2 too
     found: list[tuple[Token, bool]] = []
     for match in _TOKEN.finditer(text):
         opens = _sentence_start(text, match.start())
         written = match.group()
         words = lead_split(written) if opens or written[:1].isupper() else [written]
         pieces = [t for w in words for t in _classify(w, opens)]
+        sign = _NEGATIVE.search(text, 0, match.start()) if pieces[:1] else None
+        if sign and pieces[0].kind == "number":  # «x = -3» is not 3
+            said = sign.group().strip()
+            shown = f"{said} {pieces[0].shown}" if said.isalpha() else said + pieces[0].shown
+            pieces[0] = replace(pieces[0], key=f"-{pieces[0].key}", shown=shown)
         found += [(token, opens and n == 0) for n, token in enumerate(pieces)]
     roles = parts([(token.shown, opens) for token, opens in found])
     return [replace(token, part=role) for (token, _), role in zip(found, roles, strict=True)]

@@ -85,6 +85,23 @@ def test_notation_a_user_may_choose_is_no_difference() -> None:
     assert [t.key for t in tokens("2/3 и 3/4")] == ["2/3", "и", "0,75"]
     assert differences("sin A = 1/3.", "sin A = 0,5.") == [Difference("number", "1/3", "0,5", "A")]
     assert differences("Найдите AC.", "Найдите AB.") == [Difference("label", "AC", "AB")]
+    # a number's own minus is part of it; a minus between two terms is no sign of either
+    assert differences("Найдите f(x) при x = -3.", "Найдите f(x) при x = 3.") == [
+        Difference("number", "-3", "3", "")
+    ]
+    assert differences("Найдите f(x) при x = −0,5.", "Найдите f(x) при x = -1/2.") == []
+    assert differences("Найдите 5 - 3 и x-3.", "Найдите 5 - 3 и x-3.") == []
+    assert [t.key for t in tokens("x-3, 5 - 3, (−2), минус 4")] == [
+        "х",
+        "3",
+        "5",
+        "3",
+        "-2",
+        "минус",
+        "-4",
+    ]
+    # a vulgar fraction is the number it writes, in a condition as in an answer
+    assert differences("Найдите ½ от 8 и 1½.", "Найдите 0,5 от 8 и 1,5.") == []
     # a vector's or a ray's letters are in order: BA is the opposite vector
     assert differences("Найдите длину вектора BA.", "Найдите длину вектора AB.") == [
         Difference("label", "BA", "AB")
