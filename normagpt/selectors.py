@@ -73,7 +73,7 @@ def run_list(
 def runs_stalled() -> list[int]:
     """Runs an advancer held whose advancer died: their lease expired, or the advancer is
     a process of this host that no longer runs (`core.holders`). Ids, oldest first. A run
-    no advancer took yet is no stalled one (`normagpt.turns.runs_unstarted`)."""
+    no advancer took yet is no stalled one (`normagpt.turns.unstarted_requeue`)."""
     stale = timezone.now() - timedelta(seconds=settings.NORMAGPT_RUN_LEASE_SECONDS)
     going = AgentRun.objects.filter(status__in=[AgentRun.Status.QUEUED, AgentRun.Status.RUNNING])
     held = going.exclude(owner="")

@@ -14,7 +14,6 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
@@ -22,7 +21,7 @@ from core import background
 from core.exceptions import InvalidInput
 from core.text_rule import text_check
 from normagpt import editions, selectors, threads, turns
-from normagpt.agent.runner import event_add, run_advance, run_fail
+from normagpt.agent.runner import event_add, run_advance, run_fail, run_release_stalled
 from normagpt.agent.store import store_new
 from normagpt.client import NOT_CONFIGURED, llm_configured
 from normagpt.exceptions import (
@@ -131,16 +130,15 @@ def runs_recover() -> list[int]:
     no worker took in time, and start the runs whose turn came (`normagpt.turns`); their
     ids. Marks failed every ingestion whose process stopped (`ingests_expire`) on the way.
 
-    A run started by a sweep is not started again by another sweep (any process's) for a
-    lease: the start itself waits for the lapse and takes the run over.
+    A stalled run is let go once (`run_release_stalled`: another process's sweep finds it
+    queued anew) and started again, going on from its last checkpoint.
     """
     ingests_expire()
     runs_expire_waiting()
-    lease = settings.NORMAGPT_RUN_LEASE_SECONDS
     started = []
     for run_id in selectors.runs_stalled():
-        if not cache.add(f"normagpt:recovering:{run_id}", 1, timeout=max(1, int(lease))):
-            continue
+        if not run_release_stalled(run_id):
+            continue  # another sweeper let it go first, or its advancer beat meanwhile
         logger.warning("run %s: its advancer stopped; resuming from its last checkpoint", run_id)
         turns.run_start(run_id)
         started.append(run_id)

@@ -1,23 +1,29 @@
 """When a run gets a worker: in turn among users, and never taken for lost while it waits.
 
 - **Each user's share.** At most NORMAGPT_RUNS_PER_USER runs of one user advance at once,
-  over every process and host (counted in the database: the runs whose lease is alive). A
-  run started beyond that waits its turn: the advancer that took it gives it back at once
-  (`turn_wait`: `turn_since` set, an event says so), so one user's burst of runs holds no
-  worker another user's run is waiting for. The count and the claim are made under one
-  lock per user (`turn_lock`), so a burst taken by several workers in the same instant
-  still gets its share only. When one of the user's runs stops advancing, the advancer
-  starts their next one (`turn_next`); the sweeper does, should that start be lost
-  (`turns_due`).
+  over every process and host, and they take their turns in the order they were asked. A
+  run's place is counted in the database (`ahead`): the user's runs an advancer holds (a
+  stalled one until it is recovered) and their runs queued before it that none holds yet.
+  A run with its user's share ahead of it waits its turn: the worker that picked it gives
+  it back at once (`turn_wait`: queued, `turn_since` set, an event says so), so one user's
+  burst of runs holds no worker another user's run is waiting for. The count and the
+  claim, and a run's release and the hand-off, are made under one lock per user
+  (`turn_lock`), so neither a burst picked by several workers in the same instant nor a
+  run ending while another counts gets past the share or loses a turn. When one of the
+  user's runs stops advancing, its advancer starts the runs whose turn came
+  (`turn_handed`); a sweeper does, should that advancer die first (`turns_due`).
 - **A queued run is not a lost one.** A run waiting on this process's own pool (no broker)
   is kept alive by this process's sweeper, which touches its heartbeat every half lease
   (`queued_keep_alive`); if the process stops, the heartbeat stops, and another process's
-  sweeper starts the run after a lease. With a broker, the queue outlives any process: a
-  run no worker took within NORMAGPT_QUEUED_RESEND_SECONDS is sent again (its message may
-  have been lost), and a duplicate finds the run taken and ends.
+  sweeper starts the run after a lease (while the process lives, its runs wait for its
+  own pool). With a broker, the queue outlives any process: a run no worker took within
+  NORMAGPT_QUEUED_RESEND_SECONDS is sent again, and again each such period while none
+  takes it (its message may have been lost); a duplicate finds the run taken and ends
+  within a heartbeat.
 
-Only `runs_stalled` (a lease held by a dead advancer) is a fault worth a warning; a run
-waiting for a worker or for its turn is logged at info when started again.
+Only a stalled run (`selectors.runs_stalled`: a lease held by a dead advancer) is a fault
+worth a warning, once: it is let go, queued again like any other. A run waiting for a
+worker or for its turn is logged at info when started again.
 """
 
 from __future__ import annotations
@@ -25,8 +31,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-from collections.abc import Iterator
-from datetime import timedelta
+from collections.abc import Callable, Iterator
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -81,24 +87,32 @@ def _users_runs(user_id: int | None) -> QuerySet[AgentRun]:
     return runs.filter(user__isnull=True) if user_id is None else runs.filter(user_id=user_id)
 
 
-def advancing(user_id: int | None, *, besides: int | None = None) -> int:
-    """How many of the user's runs an advancer holds now (a lease alive), `besides` left out."""
-    stale = timezone.now() - timedelta(seconds=settings.NORMAGPT_RUN_LEASE_SECONDS)
-    held = _users_runs(user_id).exclude(owner="").filter(heartbeat_at__gte=stale)
-    if besides is not None:
-        held = held.exclude(pk=besides)
-    return held.count()
+def _before(run_id: int, created_at: datetime) -> Q:
+    """The runs queued before this one (ids break a tie of one instant)."""
+    return Q(created_at__lt=created_at) | Q(created_at=created_at, pk__lt=run_id)
+
+
+def ahead(run_id: int) -> int:
+    """How many of the user's runs come before this one: every run an advancer holds (a
+    stalled one until it is recovered), and every run in progress queued before it that no
+    advancer holds yet (waiting its turn, or handed it and on its way to a worker)."""
+    row = AgentRun.objects.filter(pk=run_id).values_list("user_id", "created_at").first()
+    if row is None:
+        return 0
+    user_id, created_at = row
+    before = ~Q(owner="") | _before(run_id, created_at)
+    return _users_runs(user_id).filter(before).exclude(pk=run_id).count()
 
 
 @contextlib.contextmanager
-def turn_lock(run_id: int) -> Iterator[None]:
-    """A transaction in which no other claim of a run of the same user is made, on any
-    host: the count of their runs advancing (`turn_wait`) and the claim are one step.
-    SQLite's transactions take its one write lock as they begin (IMMEDIATE); PostgreSQL
-    takes a lock named after the user, released as the transaction ends."""
+def turn_lock(user_id: int | None) -> Iterator[None]:
+    """A transaction in which no other claim or hand-off of the user's runs is made, on
+    any host: the count of the runs ahead and the claim, or a run's release and the
+    hand-off, are one step. SQLite's transactions take its one write lock as they begin
+    (IMMEDIATE); PostgreSQL takes a lock named after the user, released as the
+    transaction ends."""
     with transaction.atomic():
         if connection.vendor == "postgresql":
-            user_id = AgentRun.objects.filter(pk=run_id).values_list("user_id", flat=True).first()
             with connection.cursor() as cursor:
                 cursor.execute(
                     "SELECT pg_advisory_xact_lock(%s, %s)", [LOCK_CLASS, (user_id or 0) % 2**31]
@@ -106,57 +120,49 @@ def turn_lock(run_id: int) -> Iterator[None]:
         yield
 
 
+def user_of(run_id: int) -> int | None:
+    return AgentRun.objects.filter(pk=run_id).values_list("user_id", flat=True).first()
+
+
 def turn_wait(run_id: int) -> bool:
-    """Whether the run, not yet taken by an advancer, must wait its turn: its user has
-    NORMAGPT_RUNS_PER_USER runs advancing. Marked so (`turn_since`, one event) when it must.
-    Asked within `turn_lock`, with the claim that follows."""
+    """Whether the run, no advancer's yet, must wait its turn: NORMAGPT_RUNS_PER_USER of its
+    user's runs come before it (`ahead`). It then waits queued (`turn_since`), said by an
+    event as it starts waiting. Asked within `turn_lock`, with the claim that follows."""
     share = settings.NORMAGPT_RUNS_PER_USER
     if share <= 0:
         return False
-    row = (
-        AgentRun.objects.filter(pk=run_id, owner="", status__in=GOING)
-        .values_list("user_id", "turn_since")
-        .first()
-    )
-    if row is None:
+    free = AgentRun.objects.filter(pk=run_id, owner="", status__in=GOING)
+    if not free.exists():
         return False  # held by an advancer, or no longer in progress: the claim decides
-    user_id, since = row
-    ahead = advancing(user_id, besides=run_id)
-    if ahead < share:
+    before = ahead(run_id)
+    if before < share:
         return False
-    if since is None:
-        AgentRun.objects.filter(pk=run_id, turn_since=None).update(turn_since=timezone.now())
-    if not RunEvent.objects.filter(run_id=run_id, kind=RunEvent.Kind.TURN).exists():
+    status = AgentRun.Status.QUEUED
+    if free.filter(turn_since=None).update(turn_since=timezone.now(), status=status):
         RunEvent.objects.create(
             run_id=run_id,
             kind=RunEvent.Kind.TURN,
-            message=f"waiting its turn: {ahead} runs of the same user are in progress "
-            f"(at most {share} at once)",
+            message=f"waiting its turn: {before} runs of the same user are in progress "
+            f"or queued before it (at most {share} at once)",
         )
     return True
 
 
 def turn_next(user_id: int | None) -> list[int]:
-    """Start the user's runs waiting their turn, oldest first, as many as their share has
-    room for now; their ids."""
+    """Start the user's runs waiting their turn whose turn came (fewer than their share
+    ahead of them), oldest first; their ids. Called within `turn_lock`."""
     share = settings.NORMAGPT_RUNS_PER_USER
-    waiting = (
-        _users_runs(user_id)
-        .filter(owner="")
-        .exclude(turn_since=None)
-        .order_by("created_at", "id")
-        .values_list("pk", flat=True)
-    )
+    runs = _users_runs(user_id)
+    queue = runs.filter(owner="").order_by("created_at", "id").values_list("pk", "turn_since")
     if share > 0:
-        room = share - advancing(user_id)
-        if room <= 0:
-            return []
-        waiting = waiting[:room]
+        queue = queue[: max(0, share - runs.exclude(owner="").count())]
     started = []
-    for run_id in list(waiting):
-        # once: another process handing the same turn over finds it gone
+    for run_id, since in list(queue):
+        if since is None:
+            continue  # on its way to a worker already
+        # once: a hand-off made elsewhere meanwhile finds it gone
         if (
-            AgentRun.objects.filter(pk=run_id, owner="")
+            runs.filter(pk=run_id, owner="")
             .exclude(turn_since=None)
             .update(turn_since=None, heartbeat_at=timezone.now())
         ):
@@ -165,18 +171,34 @@ def turn_next(user_id: int | None) -> list[int]:
     return started
 
 
+def turn_handed(run_id: int, release: Callable[[], object]) -> None:
+    """An advancer lets the run go (`release`) and hands its user's turn on, as one step.
+    A failure of the hand-off is logged, not raised: the run is let go all the same, and a
+    sweeper hands the turn on."""
+    user_id = user_of(run_id)
+    try:
+        with turn_lock(user_id):
+            release()
+            turn_next(user_id)
+    except Exception:
+        logger.exception("run %s: handing its user's turn on failed; a sweeper will", run_id)
+        release()
+
+
 def turns_due() -> list[int]:
-    """For the sweeper: start every user's runs waiting a turn their share has room for
-    (the advancer that should have started them stopped first); their ids."""
+    """For the sweeper: start every user's runs whose turn came (the advancer that should
+    have started them stopped first); their ids."""
     users = (
         AgentRun.objects.filter(status__in=GOING, owner="")
         .exclude(turn_since=None)
+        .order_by()
         .values_list("user_id", flat=True)
         .distinct()
     )
     started = []
     for user_id in list(users):
-        started += turn_next(user_id)
+        with turn_lock(user_id):
+            started += turn_next(user_id)
     if started:
         logger.info("runs %s: their turn came; started", started)
     return started

@@ -116,6 +116,41 @@ def event_add(run_id: int, kind: str, message: str, *, node: str = "") -> None:
     logger.info("run %s: %s: %s", run_id, kind, message)
 
 
+def run_release_stalled(run_id: int) -> bool:
+    """Let a stalled run go — its advancer's lease lapsed, or its process on this host no
+    longer runs — queued again for any advancer, said as a takeover; whether this call did
+    (another sweeper, or the advancer coming back, may be first)."""
+    row = (
+        AgentRun.objects.filter(pk=run_id, status__in=[Status.QUEUED, Status.RUNNING])
+        .exclude(owner="")
+        .values_list("owner", "next_node", "heartbeat_at")
+        .first()
+    )
+    if row is None:
+        return False
+    holder, node, beat = row
+    lease = settings.NORMAGPT_RUN_LEASE_SECONDS
+    gone = holder_gone(holder)
+    if not gone and beat is not None and beat >= timezone.now() - timedelta(seconds=lease):
+        return False  # it beat meanwhile: alive
+    if not AgentRun.objects.filter(pk=run_id, owner=holder, heartbeat_at=beat).update(
+        owner="", heartbeat_at=timezone.now()
+    ):
+        return False
+    why = (
+        "stopped (its process no longer runs)"
+        if gone
+        else f"did not renew its lease of {lease} s (stopped or crashed)"
+    )
+    event_add(
+        run_id,
+        RunEvent.Kind.TAKEOVER,
+        f"the advancer {holder} {why}; queued again, the run goes on from the node {node or '—'}",
+        node=node,
+    )
+    return True
+
+
 def run_take_over(*, run_id: int, owner: str) -> bool:
     """Wait for the run's current holder to show itself alive or dead; whether `owner` took
     the run over (the holder's heartbeat stopped and its lease lapsed).
@@ -165,7 +200,7 @@ def run_advance(*, run_id: int, llm: LlmClient | None = None, owner: str | None 
     """
     owner = owner or new_owner()
     turns.run_taken(run_id)
-    with turns.turn_lock(run_id):
+    with turns.turn_lock(turns.user_of(run_id)):
         waits = turns.turn_wait(run_id)
         claimed = not waits and run_claim(run_id=run_id, owner=owner)
     if not claimed and (waits or not run_take_over(run_id=run_id, owner=owner)):
@@ -178,11 +213,10 @@ def run_advance(*, run_id: int, llm: LlmClient | None = None, owner: str | None 
             client = llm or LlmClient.from_settings()
             while _advance_one(run_id, owner, client):
                 pass
-    finally:
-        AgentRun.objects.filter(pk=run_id, owner=owner).update(owner="")
-        held_for = AgentRun.objects.filter(pk=run_id).values_list("user_id").first()
-        if held_for is not None:  # the user's next run, if one waits its turn
-            turns.turn_next(held_for[0])
+    finally:  # let go, and the user's next run waiting its turn started
+        turns.turn_handed(
+            run_id, lambda: AgentRun.objects.filter(pk=run_id, owner=owner).update(owner="")
+        )
     return AgentRun.objects.get(pk=run_id)
 
 

@@ -43,6 +43,14 @@ MESSAGES = (
         "the advancer %(holder)s stopped (its process no longer runs); %(owner)s took the "
         "run over and goes on from the node %(node)s"
     ),
+    gettext_noop(
+        "the advancer %(holder)s did not renew its lease of %(lease)s s (stopped or "
+        "crashed); queued again, the run goes on from the node %(node)s"
+    ),
+    gettext_noop(
+        "the advancer %(holder)s stopped (its process no longer runs); queued again, the run "
+        "goes on from the node %(node)s"
+    ),
     gettext_noop("%(cap)s: answered with what was found"),
     gettext_noop("%(cap)s: the run stopped"),
     gettext_noop("the model request failed: %(error)s"),
@@ -55,7 +63,8 @@ MESSAGES = (
     gettext_noop("no reply to the run's questions within %(n)s s"),
     gettext_noop("unexpected error: %(name)s"),
     gettext_noop(
-        "waiting its turn: %(n)s runs of the same user are in progress (at most %(share)s at once)"
+        "waiting its turn: %(n)s runs of the same user are in progress or queued before it "
+        "(at most %(share)s at once)"
     ),
     gettext_noop("the %(node)s's output was invalid twice: %(error)s"),
     # the steps' summaries (normagpt.agent.nodes)
