@@ -106,7 +106,6 @@ GROUPS = {
     "owner": r"\S+",
     "note": r"(?:after \d+ attempts|the run's LLM budget|the node's budget)[^()]*",
     "name": r"\S+",
-    "share": r"\d+",
 }
 PARAMETER = re.compile(r"%\((\w+)\)s")
 
