@@ -35,6 +35,9 @@ MAX_PIXELS = 40_000_000
 MAX_BASE64_CHARS = 25_000_000  # the schemas' bound; the decoded bytes meet the setting's cap
 MAX_URL_CHARS = 2000
 MIN_WIDTH = 1800  # tesseract reads best at ~30 px letters: smaller photos are enlarged
+MAX_SIDE = 20_000  # … but not past this (tesseract refuses a side over 32,767 px)
+MIN_SIDE = 16  # a line of text; a thinner image holds none
+MAX_ASPECT = 60  # a photo of one line of a problem is at most this much longer than wide
 _DATA_URL = re.compile(r"^\s*data:image/[a-z0-9.+-]+;base64,", re.IGNORECASE)
 _HYPHEN_BREAK = re.compile(r"(\w)[-‐]\s*\n\s*(\w)")
 
@@ -128,10 +131,22 @@ def _image(data: bytes, field: str) -> Image.Image:
         raise InvalidInput(
             f"{field}: not an image Pillow can read (JPEG, PNG, WebP, …)", field=field
         ) from exc
-    if image.width < MIN_WIDTH:
-        scale = MIN_WIDTH / image.width
-        size = (MIN_WIDTH, max(1, round(image.height * scale)))
-        image = image.resize(size, Image.Resampling.LANCZOS)
+    if min(image.size) < MIN_SIDE or max(image.size) > MAX_ASPECT * min(image.size):
+        raise InvalidInput(
+            f"{field}: the image is {image.width}×{image.height} pixels; a photo of a problem "
+            f"is at least {MIN_SIDE} pixels each way (a line of text) and at most "
+            f"{MAX_ASPECT} times longer than wide",
+            field=field,
+        )
+    if image.width < MIN_WIDTH:  # enlarged for OCR, never past the pixels a photo may have
+        scale = min(
+            MIN_WIDTH / image.width,
+            (MAX_PIXELS / (image.width * image.height)) ** 0.5,
+            MAX_SIDE / max(image.size),
+        )
+        if scale > 1:
+            size = (round(image.width * scale), max(1, round(image.height * scale)))
+            image = image.resize(size, Image.Resampling.LANCZOS)
     return ImageOps.autocontrast(image, cutoff=1)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import io
 import json
 import random
 import shutil
@@ -127,6 +128,38 @@ def test_an_image_over_the_byte_cap_is_refused(fake_site, settings) -> None:  # 
     error, text = call({"subject": "math", "image_base64": base64.b64encode(b"x" * 1001).decode()})
     assert error
     assert "image_base64: the image has 1001 bytes, over the 1000-byte cap" in text
+
+
+@pytest.mark.parametrize("size", [(4, 8000), (10, 1000), (3000, 8)])
+def test_a_sliver_of_an_image_is_refused_at_once(fake_site, size) -> None:  # type: ignore[no-untyped-def]
+    """A 140-byte PNG 4×8000 was enlarged to 1800×3,600,000 for OCR: gigabytes, no answer."""
+    import io
+    import time
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("L", size, 255).save(buffer, format="PNG")
+    started = time.monotonic()
+    error, text = call(
+        {"subject": "math", "image_base64": base64.b64encode(buffer.getvalue()).decode()}
+    )
+    assert error
+    assert f"image_base64: the image is {size[0]}×{size[1]} pixels" in text
+    assert "at least 16 pixels each way" in text
+    assert time.monotonic() - started < 30  # refused, not read
+
+
+def test_a_small_photo_is_enlarged_within_the_pixels_a_photo_may_have() -> None:
+    from PIL import Image
+
+    from problems import photo
+
+    buffer = io.BytesIO()
+    Image.new("L", (300, 9000), 255).save(buffer, format="PNG")
+    image = photo._image(buffer.getvalue(), "image_base64")
+    assert image.width * image.height <= photo.MAX_PIXELS
+    assert max(image.size) <= photo.MAX_SIDE
 
 
 def test_without_tesseract_the_error_says_ocr_is_unavailable(fake_site, settings) -> None:  # type: ignore[no-untyped-def]
