@@ -119,12 +119,16 @@ def add_from_model(
     ],
     deck: Deck = None,
     model: Model = None,
+    ctx: Context | None = None,
 ) -> CallToolResult:
     """Add notes fitted to the model's current fields; creates the deck if needed.
 
     Images (`images[]`, data:image values) are resized and stored as media. Detail status: ok, duplicate, queued (Anki closed: sent when it opens) or error.
     """
-    return respond_json(services.notes_add_from_model(items=items, deck=deck, model=model))
+    owner = mcp_caller(ctx).pk  # the caller's notes and dedup keys
+    return respond_json(
+        services.notes_add_from_model(items=items, deck=deck, model=model, owner=owner)
+    )
 
 
 @registry.tool(
@@ -374,12 +378,14 @@ def add_notes(
     ],
     deck: Deck = None,
     model: Model = None,
+    ctx: Context | None = None,
 ) -> CallToolResult:
     """Low-level add: fields sent as given (names must match the model); no model lookup, no deck creation.
 
     An image target_field that is no field of the note fails the call. The result as anki.add_from_model gives it.
     """
-    return respond_json(services.notes_add(notes=notes, deck=deck, model=model))
+    owner = mcp_caller(ctx).pk
+    return respond_json(services.notes_add(notes=notes, deck=deck, model=model, owner=owner))
 
 
 @registry.tool(
@@ -429,12 +435,16 @@ def add_problems(
     ],
     deck: Deck = None,
     tags: Annotated[list[str], Field(max_length=20, description="Extra tags.")] = [],  # noqa: B006
+    ctx: Context | None = None,
 ) -> CallToolResult:
     """Make flashcards from СДАМ ГИА problems in the model «Поля для ChatGPT».
 
     Prompt: condition, figures; Response: answer, solution; Context; Sources: URL. The result as anki.add_from_model gives it.
     """
-    return respond_json(problem_cards.problems_add(problems=problems, deck=deck, tags=tags))
+    owner = mcp_caller(ctx).pk
+    return respond_json(
+        problem_cards.problems_add(problems=problems, deck=deck, tags=tags, owner=owner)
+    )
 
 
 mcp_content.register(registry)  # before the packages: the resources keep their order

@@ -234,8 +234,10 @@ def problems_add(
     problems: Sequence[ProblemRef | Mapping[str, Any]],
     deck: str | None = None,
     tags: Sequence[str] = (),
+    owner: int | None = None,
 ) -> AddNotesResult:
-    """Notes for СДАМ ГИА problems; a problem that cannot be read gets its own error."""
+    """Notes for СДАМ ГИА problems, journaled as `owner`'s; a problem that cannot be read
+    gets its own error."""
     refs = refs_parse(problems)
     by_site: dict[Site, list[str]] = defaultdict(list)
     for site, problem_id in refs:
@@ -265,7 +267,11 @@ def problems_add(
             )
     if notes:
         added = notes_add_from_model(
-            items=notes, deck=deck, model=DEFAULT_MODEL.name, source="anki.add_problems"
+            items=notes,
+            deck=deck,
+            model=DEFAULT_MODEL.name,
+            source="anki.add_problems",
+            owner=owner,
         )
         for detail in added.details:
             detail.index = positions[detail.index]

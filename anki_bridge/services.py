@@ -173,13 +173,15 @@ def notes_add(
     deck: str | None = None,
     model: str | None = None,
     source: str = "anki.add_notes",
+    owner: int | None = None,
 ) -> AddNotesResult:
     """Seed 002 `anki.add_notes`: fields sent as given; no model lookup, no deck creation.
 
     An image whose `target_field` is none of the note's fields fails the whole call
     before anything is sent (InvalidInput naming it) — unless it was left at the default
     "Back" and the model's back field (as last seen, or the default model's) is one of the
-    note's fields: the image goes there.
+    note's fields: the image goes there. `owner`: the user the journal rows (and their
+    dedup keys) belong to.
     """
     deck_name, model_name = deck_resolve(deck), model_resolve(model)
     if not notes:
@@ -204,10 +206,15 @@ def notes_add(
                     f"({', '.join(note.fields)}); nothing was sent to Anki",
                     field=where,
                 )
-    done = _dedup_held([n.dedup_key for n in parsed if n.dedup_key], None, reachable=True)
+    done = _dedup_held([n.dedup_key for n in parsed if n.dedup_key], owner, reachable=True)
     media = MediaReady(send=True)  # sends nothing (no thread) for notes without files
     with Submission(
-        deck=deck_name, model=model_name, ensure_deck=False, source=source, media=media
+        deck=deck_name,
+        model=model_name,
+        ensure_deck=False,
+        source=source,
+        owner=owner,
+        media=media,
     ) as submission:
         drafts_build(
             parsed,

@@ -471,3 +471,34 @@ async def test_greet_still_answers() -> None:
     async with client() as c:
         result = await c.call_tool("greet", {"name": "Алиса"})
     assert text_of(result) == "Привет, Алиса! Я твой MCP-сервер."
+
+
+async def test_each_mcp_caller_adds_their_own_notes_under_their_own_keys(
+    anki: FakeAnki, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """Over HTTP each token's user is the caller: Bob's note under the key Alice used is
+    his own note, not «duplicate» of hers with her note's id, and each journal row is its
+    adder's (`GET /api/anki/notes/` lists it)."""
+    from django.contrib.auth import get_user_model
+
+    from anki_bridge import mcp_tools
+    from anki_bridge.models import Note
+    from tests.conftest import orm
+
+    alice, bob = await orm(
+        lambda: [get_user_model().objects.create_user(name) for name in ("alice", "bob")]
+    )
+    callers = iter([alice, bob, bob, alice])
+    monkeypatch.setattr(mcp_tools, "mcp_caller", lambda ctx: next(callers))
+    item = {"Prompt": "секрет", "Response": "a", "dedup_key": "k1"}
+    tools = [
+        ("anki.add_from_model", {"items": [item]}),
+        ("anki.add_from_model", {"items": [{**item, "Prompt": "вопрос Боба"}]}),
+        ("anki.add_notes", {"notes": [{"fields": {"Prompt": "ещё", "Response": "b"}}]}),
+        ("anki.add_notes", {"notes": [{"fields": {"Prompt": "её", "Response": "c"}}]}),
+    ]
+    details = [(await call(name, arguments))["details"][0] for name, arguments in tools]
+    assert [d["status"] for d in details] == ["ok", "ok", "ok", "ok"]
+    assert details[0]["noteId"] != details[1]["noteId"]
+    owners = await orm(lambda: list(Note.objects.order_by("id").values_list("owner_id", flat=True)))
+    assert owners == [alice.pk, bob.pk, bob.pk, alice.pk]
