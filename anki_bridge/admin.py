@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from django import forms
 from django.apps import apps
 from django.contrib import admin, messages
 from django.db.models import QuerySet
@@ -16,20 +17,37 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 from anki_bridge.journal import notes_resend
+from anki_bridge.ledger import row_fault
 from anki_bridge.models import AnkiPackage, Media, Note, NoteChange, ReviewCard, ReviewSession
 from anki_bridge.notemodel import DEFAULT_MODEL
 from anki_bridge.problem_cards import problem_note, problems_add
 from anki_bridge.services import PROBLEMS_MAX
-from core.admin import CasedAdmin
+from core.admin import CasedAdmin, left_out
 from core.exceptions import DomainError
 
 if TYPE_CHECKING:
     from anki_bridge.packages import BuiltPackage
 
 
+class NoteForm(forms.ModelForm):
+    """A journal row written by hand is checked as a note Anki can take (`row_fault`): a
+    row that is not would fail its delivery."""
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if any(name in self.errors for name in ("fields", "tags", "media")):
+            return data  # each said already
+        fault = row_fault(data.get("fields"), data.get("tags", []), data.get("media", []))
+        if fault is not None:
+            name, _sep, rule = fault.partition(": ")
+            self.add_error(name, rule)
+        return data
+
+
 @admin.register(Note)
 class NoteAdmin(CasedAdmin):
     accusative = pgettext_lazy("accusative", "note")
+    form = NoteForm
     list_display = [
         "id",
         "first_field",
@@ -65,10 +83,11 @@ class NoteAdmin(CasedAdmin):
 
     @admin.display(description=_("first field"))
     def first_field(self, obj: Note) -> str:
-        text = " ".join(str(next(iter(obj.fields.values()), "")).split())
+        values = obj.fields.values() if isinstance(obj.fields, dict) else [obj.fields]
+        text = " ".join(str(next(iter(values), "")).split())
         return text if len(text) <= 80 else text[:77] + "…"
 
-    @admin.action(description=_("Send again to Anki"))
+    @admin.action(description=_("Send again to Anki"), permissions=["change"])
     def send_again(self, request: HttpRequest, queryset: QuerySet[Note]) -> None:
         sent_already = queryset.filter(status=Note.Status.SENT).count()
         ids = list(queryset.exclude(status=Note.Status.SENT).values_list("pk", flat=True))
@@ -208,12 +227,19 @@ class AnkiPackageAdmin(CasedAdmin):
 def send_to_anki(
     modeladmin: admin.ModelAdmin[Any], request: HttpRequest, queryset: QuerySet[Any]
 ) -> None:
-    """Notes in the default model for the selected problems (at most 50 per run)."""
+    """Notes in the default model for the selected problems (at most 50 per run), the
+    journal's rows the sender's; only for staff who may add notes."""
+    if not request.user.has_perm("anki_bridge.add_note"):
+        modeladmin.message_user(
+            request, _("You may not add notes to the Anki journal."), messages.ERROR
+        )
+        return
     refs = [
         {"subject": p.subject, "exam": p.exam, "id": p.problem_id} for p in queryset[:PROBLEMS_MAX]
     ]
+    left_out(modeladmin, request, queryset, PROBLEMS_MAX)
     try:
-        result = problems_add(problems=refs)
+        result = problems_add(problems=refs, owner=request.user.pk)
     except DomainError as exc:
         modeladmin.message_user(request, exc.message, messages.ERROR)
         return
@@ -241,6 +267,7 @@ def export_package(
     AnkiMobile or Anki with no AnkiConnect (issue 53, item 3)."""
     from anki_bridge.packages import package_build
 
+    left_out(modeladmin, request, queryset, PROBLEMS_MAX)
     chosen = list(queryset.order_by("exam", "subject", "problem_id")[:PROBLEMS_MAX])
     try:
         built = package_build(

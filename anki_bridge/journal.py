@@ -48,6 +48,7 @@ from anki_bridge.ledger import (
     placed_record,
     record,
     release,
+    row_fault,
 )
 from anki_bridge.media_upload import MediaAhead
 from anki_bridge.models import Note
@@ -373,6 +374,10 @@ def _deliver_claimed(
     """
     groups: dict[tuple[str, str, bool], list[Note]] = defaultdict(list)
     for note in Note.objects.filter(due(), claim=token).order_by("id"):
+        fault = row_fault(note.fields, note.tags, note.media)
+        if fault is not None:  # a row broken by hand fails alone; the others go on
+            results[note.pk] = Delivered("failed", error=f"the journal row is unsound: {fault}")
+            continue
         groups[(note.deck, note.model, note.ensure_deck)].append(note)
     try:
         for (deck, model, ensure_deck), notes in groups.items():

@@ -210,6 +210,20 @@ def media_prune() -> int:
     return stale.exclude(filename__in=needed).update(data=None)
 
 
+def row_fault(fields: object, tags: object, media: object) -> str | None:
+    """What makes a journal row no note Anki can take (a row edited by hand, in the admin
+    or the database): its fields an object of texts, its tags and media lists of texts.
+    None when it is sound."""
+    if not isinstance(fields, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in fields.items()
+    ):
+        return "fields: an object of texts, {field name: text}"
+    for name, value in (("tags", tags), ("media", media)):
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            return f"{name}: a list of texts"
+    return None
+
+
 def outgoing(note: Note) -> Outgoing:
     return Outgoing(
         note.pk,

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.db import models
 from django.forms.fields import InvalidJSONInput
 from django.http import HttpRequest, HttpResponse
@@ -96,3 +96,20 @@ class CasedAdmin(admin.ModelAdmin):
             **(extra_context or {}),
         }
         return super().changeform_view(request, object_id, form_url, context)
+
+
+def left_out(
+    modeladmin: admin.ModelAdmin[Any], request: HttpRequest, queryset: Any, most: int
+) -> None:
+    """Say so when an action takes only the first `most` of the rows selected."""
+    count = queryset.count()
+    if count > most:
+        modeladmin.message_user(
+            request,
+            gettext(
+                "Only the first %(most)s of the %(count)s rows selected were taken; select the "
+                "rest and run the action again."
+            )
+            % {"most": most, "count": count},
+            messages.WARNING,
+        )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from django.contrib.admin.options import IncorrectLookupParameters
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
@@ -11,7 +12,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from core.admin import CasedAdmin
+from core.admin import CasedAdmin, left_out
 from core.exceptions import DomainError
 from problems import services
 from problems.formatting import problem_url
@@ -31,9 +32,12 @@ class CategoryFilter(admin.SimpleListFilter):
         ]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Problem]) -> QuerySet[Problem]:
-        if self.value():
-            return queryset.filter(categories__pk=int(self.value() or 0))
-        return queryset
+        value = self.value()
+        if not value:
+            return queryset
+        if not value.isascii() or not value.isdigit():  # the changelist's own «?e=1»
+            raise IncorrectLookupParameters(f"category: {value!r} is no category's id")
+        return queryset.filter(categories__pk=int(value))
 
 
 @admin.register(Problem)
@@ -107,9 +111,10 @@ class ProblemAdmin(CasedAdmin):
             obj.answer or "—",
         )
 
-    @admin.action(description=_("Refresh from the site"))
+    @admin.action(description=_("Refresh from the site"), permissions=["change"])
     def refresh_from_site(self, request: HttpRequest, queryset: QuerySet[Problem]) -> None:
         done = failed = 0
+        left_out(self, request, queryset, 50)
         for problem in queryset[:50]:
             try:
                 services.problem_get(
@@ -128,11 +133,15 @@ class ProblemAdmin(CasedAdmin):
             messages.SUCCESS if not failed else messages.WARNING,
         )
 
-    @admin.action(description=_("Fetch analogs"))
+    @admin.action(description=_("Fetch analogs"), permissions=["change"])
     def fetch_analogs(self, request: HttpRequest, queryset: QuerySet[Problem]) -> None:
+        left_out(self, request, queryset, 10)
         for problem in queryset[:10]:
             ids = problem.analogs[:50]
             if not ids:
+                self.message_user(
+                    request, _("%(problem)s: the site lists no analogs.") % {"problem": problem}
+                )
                 continue
             items = services.problems_get_many(
                 site=Site(problem.subject, problem.exam), problem_ids=ids
@@ -257,6 +266,7 @@ class VariantAdmin(CasedAdmin):
     ) -> HttpResponse | None:
         from problems import sheets  # reportlab: off the server's start-up
 
+        left_out(self, request, queryset, PRINT_MAX)
         chosen = list(queryset[:PRINT_MAX])
         if len(chosen) == 1:
             pdf = sheets.variant_pdf_bytes(variant=chosen[0], with_solutions=True)

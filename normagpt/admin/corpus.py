@@ -291,7 +291,7 @@ class NormDocumentAdmin(CasedAdmin):
         else:
             self.message_user(request, _("ingestion started: refresh to see the pages"))
 
-    @admin.action(description=_("Ingest the PDF again"))
+    @admin.action(description=_("Ingest the PDF again"), permissions=["change"])
     def reingest(self, request: HttpRequest, queryset: QuerySet[NormDocument]) -> None:
         for pk in queryset.values_list("pk", flat=True):
             self._ingest(request, pk)

@@ -192,3 +192,59 @@ def test_send_again_reports_a_closed_anki(client, user: User, anki: FakeAnki) ->
     assert "Anki is not reachable" in response.content.decode()
     note.refresh_from_db()
     assert note.status == "pending"
+
+
+def test_a_journal_row_broken_by_hand_is_refused_and_stops_no_delivery(  # type: ignore[no-untyped-def]
+    client, user: User, anki: FakeAnki
+) -> None:
+    """The admin refused no `fields` of `[1, 2]`: the changelist then answered 500 and every
+    flush died on the row, so no user's queued note reached Anki."""
+    client.force_login(user)
+    add = reverse("admin:anki_bridge_note_add")
+    form = {"deck": "Default", "model": "Поля для ChatGPT", "tags": "[]", "media": "[]"}
+    for fields, tags in (("[1, 2]", "[]"), ('{"Prompt": {"x": 1}}', "[]"), ('{"P": "q"}', '"t"')):
+        response = client.post(add, {**form, "fields": fields, "tags": tags})
+        assert response.status_code == 200  # the form again, with its error
+        assert "an object of texts" in response.content.decode() or "a list of texts" in (
+            response.content.decode()
+        )
+    assert not Note.objects.exists()
+    # a row broken in the database fails alone; the note queued beside it is delivered
+    anki.stop()
+    services.notes_add_from_model(items=[{"Prompt": "queued while Anki was away"}])
+    broken = Note.objects.create(deck="Default", model="Поля для ChatGPT", fields=[1, 2])
+    assert client.get(reverse("admin:anki_bridge_note_changelist")).status_code == 200
+    anki.start()
+    from anki_bridge.journal import notes_flush
+
+    notes_flush()
+    broken.refresh_from_db()
+    assert broken.status == "failed"
+    assert "fields: an object of texts" in broken.last_error
+    assert [n["fields"]["Prompt"] for n in anki.notes()] == ["queued while Anki was away"]
+
+
+def test_staff_who_may_only_view_run_no_action_that_changes_data(anki: FakeAnki) -> None:  # type: ignore[no-untyped-def]
+    from django.contrib.auth.models import Permission
+    from django.test import Client
+
+    viewer = User.objects.create_user("viewer", password="pw-123456", is_staff=True)
+    viewer.user_permissions.set(
+        Permission.objects.filter(codename__in=["view_note", "view_problem"])
+    )
+    anki.stop()
+    services.notes_add_from_model(items=[{"Prompt": "waiting"}])
+    note = Note.objects.get()
+    client = Client()
+    client.force_login(viewer)
+    changelist = reverse("admin:anki_bridge_note_changelist")
+    page = client.get(changelist).content.decode()
+    assert 'value="send_again"' not in page
+    assert 'value="export_package"' in page  # reading is viewing
+    anki.start()
+    client.post(changelist, {"action": "send_again", "_selected_action": [note.pk]})
+    note.refresh_from_db()
+    assert note.status == "pending"  # not sent by a viewer
+    problems = client.get(reverse("admin:problems_problem_changelist")).content.decode()
+    assert 'value="refresh_from_site"' not in problems
+    assert 'value="fetch_analogs"' not in problems

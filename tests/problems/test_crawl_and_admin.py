@@ -78,6 +78,13 @@ def test_admin_pages_render(admin_client) -> None:  # type: ignore[no-untyped-de
     assert "https://math-ege.sdamgia.ru/problem?id=27340" in html or "/problem?id=27340" in html
     assert admin_client.get("/admin/problems/topic/").status_code == 200
     assert admin_client.get("/admin/problems/category/").status_code == 200
+    # a category that is no id is the changelist's own «?e=1», not a 500
+    Category.objects.create(
+        subject="math", exam="ege", category_id="79", title="Углы", fetched_at=timezone.now()
+    )
+    bad = admin_client.get("/admin/problems/problem/", {"category": "abc"})
+    assert bad.status_code == 302
+    assert bad["Location"].endswith("?e=1")
 
 
 def test_admin_refresh_action(admin_client, fake_site) -> None:  # type: ignore[no-untyped-def]
