@@ -264,7 +264,9 @@ class Early:
             return  # a notification, or a line the server would have refused anyway
         text = f"The tool hub could not start: {self._refusal}"
         if message.get("method") == "tools/call":
-            result = {"content": [{"type": "text", "text": text}], "isError": True}
+            result: dict[str, Any] = {"content": [{"type": "text", "text": text}], "isError": True}
+            if self.discovered:  # a 2026-07-28 session: every result says it is complete
+                result["resultType"] = "complete"
             self._write({"jsonrpc": "2.0", "id": message["id"], "result": result})
         else:
             error = {"code": INTERNAL_ERROR, "message": text}

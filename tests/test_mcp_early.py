@@ -252,6 +252,24 @@ def test_a_server_that_cannot_start_answers_each_request_with_the_reason(tmp_pat
     assert any(t["name"] == "greet" for t in replies[4]["result"]["tools"])
 
 
+@pytest.mark.anyio
+async def test_the_sdk_client_reads_why_the_server_could_not_start() -> None:
+    """The `mcp` client of a 2026-07-28 session reads a result only with its `resultType`:
+    without it the reason was a ValidationError in the client, never shown to its user."""
+    server = StdioServerParameters(
+        command=PYTHON,
+        args=[str(MANAGE), "runmcp"],
+        cwd=str(ROOT),
+        env=subprocess_env(SITE_URL="not a url"),
+    )
+    async with Client(server, read_timeout_seconds=STARTUP_DEADLINE) as client:
+        assert client.protocol_version == LATEST_MODERN_VERSION
+        called = await client.call_tool("greet", {"name": "Алиса"})
+    assert called.is_error
+    assert "The tool hub could not start" in text_of(called)
+    assert "SITE_URL" in text_of(called)
+
+
 @pytest.mark.parametrize(
     "line",
     [
