@@ -283,6 +283,10 @@ def _ordered(problem: list[Token], at: int) -> bool:
     return any(t.key.startswith(_ORDERED) for t in before)
 
 
+# Latin capitals OCR reads one for the other (a photo's `AD, BE и CF` read `AO, BE и CE`)
+LOOK_ALIKE = frozenset(frozenset(pair) for pair in ("DO", "OQ", "EF", "CG", "PR", "UV"))
+
+
 def _differ(asked: Token, mine: Token, *, ordered: bool = False) -> bool:
     """Whether two values in one place differ. A polygon's name of four letters or more
     with one of them lost or two swapped (`ACD`, `ABDC` for `ABCD`) is damage, not another
@@ -295,6 +299,12 @@ def _differ(asked: Token, mine: Token, *, ordered: bool = False) -> bool:
     a, b = asked.key, mine.key
     if asked.kind == "label" and a == b[::-1] and not ordered:
         return False  # `CB` is `BC`, `CBA` is `ABC`: one segment, one angle, one triangle
+    if (
+        asked.read
+        and len(a) == len(b)
+        and all(x == y or frozenset((x, y)) in LOOK_ALIKE for x, y in zip(a, b, strict=True))
+    ):
+        return False  # off a photo: `AO` is how OCR reads `AD`
     if asked.kind != "label" or len(mine.key) < 4:
         return True
     dropped = len(a) == len(b) - 1 and any(b[:i] + b[i + 1 :] == a for i in range(len(b)))

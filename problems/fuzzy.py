@@ -75,10 +75,12 @@ def problems_search_fuzzy(
     limit: int = 20,
     progress: Progress | None = None,
     refresh: bool = False,
+    read: bool = False,
 ) -> FuzzyOutcome:
     """Problems whose condition matches `condition_text`, best first, with scores 0..1.
 
-    `refresh`: ask the site even when a stored problem matches confidently.
+    `refresh`: ask the site even when a stored problem matches confidently. `read`: the
+    text was read off a photo (a label's look-alike letters are no difference).
     """
     text = condition_text.strip()
     if not 10 <= len(text) <= 1000:
@@ -88,7 +90,7 @@ def problems_search_fuzzy(
     if not 1 <= limit <= 50:
         raise InvalidInput("limit must be between 1 and 50", field="limit")
     query = Query.from_text(text)
-    asked = tokens(text)
+    asked = tokens(text, read=read)
     pinned = anchors(words_repair(text, edits=False))
     generic = len(pinned) < TELLING
     local: list[tuple[Candidate, float]] = []

@@ -71,6 +71,7 @@ def problems_search_by_image(
         limit=limit,
         progress=progress,
         refresh=refresh,
+        read=True,
     )
     return PhotoOutcome(recognized_text=text, search=search)
 

@@ -64,6 +64,8 @@ class Token:
     # in it (`3раза`, `Cравнен`): uncertain, never a difference of its own
     glued: bool = False
     part: Part = "data"  # of the data, the question or the answer's unit (`question.parts`)
+    # read off a photo: a label's letters may be OCR's look-alikes of others (`D` read `O`)
+    read: bool = False
 
 
 @lru_cache(maxsize=4096)
@@ -72,9 +74,10 @@ def stored_tokens(text: str) -> tuple[Token, ...]:
     return tuple(tokens(text))
 
 
-def tokens(text: str) -> list[Token]:
+def tokens(text: str, *, read: bool = False) -> list[Token]:
     """The text's tokens in order — numbers, labels and words —, each marked as data, the
-    question or the answer's unit (`question.parts`)."""
+    question or the answer's unit (`question.parts`); `read`: the text is OCR's, off a
+    photo (its labels are marked so)."""
     text = vulgar_written(_LINE_BREAK_HYPHEN.sub(r"\1\2", text))  # «½» is 1/2
     text = unicodedata.normalize("NFKC", text).replace("ё", "е").replace("Ё", "Е")
     text = text.replace("√", " корень из ").replace("\u2044", "/")  # «1⁄2» is 1/2 too
@@ -91,7 +94,10 @@ def tokens(text: str) -> list[Token]:
             pieces[0] = replace(pieces[0], key=f"-{pieces[0].key}", shown=shown)
         found += [(token, opens and n == 0) for n, token in enumerate(pieces)]
     roles = parts([(token.shown, opens) for token, opens in found])
-    return [replace(token, part=role) for (token, _), role in zip(found, roles, strict=True)]
+    return [
+        replace(token, part=role, read=read and token.kind == "label")
+        for (token, _), role in zip(found, roles, strict=True)
+    ]
 
 
 def _sentence_start(text: str, at: int) -> bool:

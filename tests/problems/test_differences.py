@@ -100,6 +100,12 @@ def test_notation_a_user_may_choose_is_no_difference() -> None:
         "минус",
         "-4",
     ]
+    # off a photo, OCR's look-alike letters are no other label; typed, they are
+    photo = "Отрезки AD, BE и CF — медианы треугольника ABC. Найдите AD."
+    read = "Отрезки AO, BE и CE — медианы треугольника ABC. Найдите AO."
+    assert compare(tokens(read, read=True), tokens(photo)).differences == []
+    assert Difference("label", "AO", "AD") in differences(read, photo)
+    assert compare(tokens("Найдите AB.", read=True), tokens("Найдите AC.")).differences
     # a vulgar fraction is the number it writes, in a condition as in an answer
     assert differences("Найдите ½ от 8 и 1½.", "Найдите 0,5 от 8 и 1,5.") == []
     # a vector's or a ray's letters are in order: BA is the opposite vector
