@@ -282,12 +282,24 @@ def parse_problem_page(html: str | bytes, *, base_url: str) -> ParsedProblem:
     return parse_problem_block(_root(html), base_url=base_url)
 
 
+def _whole(problem: ParsedProblem) -> ParsedProblem:
+    """The block, when it is one: a block with neither its number nor its condition is a
+    page cut short (a dropped connection, a proxy's limit), not a problem, and not a test
+    whose author hid the numbers (their blocks keep their conditions)."""
+    if not problem.problem_id and not problem.condition_text.strip():
+        raise PageStructureError(
+            "a problem block holds neither its number nor its condition: the page is cut short"
+        )
+    return problem
+
+
 def _blocks(root: Any, base_url: str) -> list[ParsedProblem]:
     problems: list[ParsedProblem] = []
     for main in root.xpath(f"//div[{_cls('prob_maindiv')}]"):
         if main.xpath(f"ancestor::div[{_cls('prob_maindiv')}]"):
             continue
         parsed = parse_problem_block(main, base_url=base_url)
+        _whole(parsed)
         if parsed.problem_id:
             problems.append(parsed)
     return problems
@@ -430,7 +442,7 @@ def parse_test_page(html: str | bytes, *, base_url: str) -> TestPage:
     header = _first(root, f"//div[{_cls('new_header')}]//b")
     page = TestPage(title=clean_text(header.text_content()) if header is not None else "")
     page.problem_count = len(mains)
-    problems = [parse_problem_block(m, base_url=base_url) for m in mains]
+    problems = [_whole(parse_problem_block(m, base_url=base_url)) for m in mains]
     if any(not p.problem_id for p in problems):
         page.ids_hidden = True
         return page

@@ -93,3 +93,18 @@ def test_a_listing_that_fails_halfway_leaves_nothing_half_written(fake_site) -> 
         catalog.category_problems_get(site=MATH, category_id="90")
     assert not CategoryProblem.objects.exists()
     assert not Category.objects.filter(listing_fetched_at__isnull=False).exists()
+
+
+def test_a_page_cut_short_is_no_test_and_no_empty_search(fake_site) -> None:  # type: ignore[no-untyped-def]
+    """A test or search page whose problem block was cut short was read as a test whose
+    author hid its numbers (stored for 30 days) and as a search that found nothing."""
+    from problems import catalog
+    from problems.models import Test
+
+    fake_site.faults.append(Fault("truncated"))
+    with pytest.raises(SdamgiaBadPage) as caught:
+        catalog.exam_test_get(site=MATH, test_id="55509")
+    assert "the page is cut short); nothing was stored" in caught.value.message
+    assert not Test.objects.exists()
+    with pytest.raises(SdamgiaBadPage):
+        services.problems_search(site=MATH, query="угол трапеции")

@@ -248,6 +248,14 @@ def test_test_page_with_hidden_numbers() -> None:
     assert (parsed.ids, parsed.ids_hidden, parsed.problem_count) == ([], True, 1)
 
 
+def test_a_block_cut_short_is_no_hidden_test_nor_an_empty_search() -> None:
+    cut = '<html><body><div class="prob_maindiv" id="maindiv1"><div class="nobreak"><span class="pr</body></html>'
+    with pytest.raises(PageStructureError, match="neither its number nor its condition"):
+        parse_test_page(cut, base_url=BASE)
+    with pytest.raises(PageStructureError, match="neither its number nor its condition"):
+        parse_search_page(cut, base_url=BASE)
+
+
 def test_challenge_pages_are_recognized() -> None:
     assert looks_like_challenge(page("challenge.html"))
     assert not looks_like_challenge(page("rus_ege_block_theory_probtext.html"))
