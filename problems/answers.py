@@ -13,7 +13,12 @@
   (в ответе) не важен», «порядок … не имеет значения», «независимо от порядка»), as a
   multiset. «В порядке возрастания» keeps the order: it is the answer's order the site
   asks for. Otherwise a string of digits is a number: «1, 3, 4» is not 134.
-- Words are compared ignoring letter case, spaces and ё/е.
+- Words are compared ignoring letter case, spaces and ё/е; a short name of look-alike
+  letters (a point, a segment: «АВ») in either script («AB»).
+- What learners add is read past: «Ответ: 12»; a unit after the number when it is the one
+  the condition asks the answer in («12 см» for «Ответ дайте в сантиметрах», «45°»,
+  «45 градусов»; «12 м» there is wrong); numbers of a list each as a number («2,0; 5» is
+  «2; 5»); a mixed number («2 1/2»).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ _DECIMAL = re.compile(r"^[+-]?(?:\d+(?:[.,]\d*)?|[.,]\d+)$")
 _FRACTION = re.compile(r"^([+-]?\d+)/(\d+)$")
 _SIGN_SPACE = re.compile(r"^([+-])\s+")  # «- 0,5»
 _FRACTION_SPACED = re.compile(r"^[+-]?\s*\d+\s*/\s*\d+$")
+_MIXED = re.compile(r"^([+-]?)(\d+)\s+(\d+)\s*/\s*(\d+)$")
 _ALTERNATIVES = re.compile(r"\s*(?:\|| или )\s*", re.IGNORECASE)
 _SEQUENCE_SEPARATORS = re.compile(r"[\s,;.]+(?:и\s+)?")  # «1, 3», «1 3», «1 и 3»
 # The wordings of "any order" the bank's conditions use. «В порядке возрастания» is not
@@ -79,13 +85,14 @@ def answer_correct(given: str, stored: str, *, condition: str = "") -> bool:
         return False
     form = answer_form(condition)
     return any(
-        _same(answer, _normal(alternative), form=form)
+        _same(answer, _normal(alternative), form=form, condition=condition)
         for alternative in _ALTERNATIVES.split(stored)
         if _normal(alternative)
     )
 
 
-def _same(given: str, right: str, *, form: AnswerForm) -> bool:
+def _same(given: str, right: str, *, form: AnswerForm, condition: str = "") -> bool:
+    given = _ANSWER_SAID.sub("", given)  # «Ответ: 12»
     if right.isdigit() and len(right) > 1 and (form.digits or right.startswith("0")):
         digits = _SEQUENCE_SEPARATORS.sub("", given)
         if not digits.isdigit():
@@ -93,13 +100,67 @@ def _same(given: str, right: str, *, form: AnswerForm) -> bool:
         return sorted(digits) == sorted(right) if form.any_order else digits == right
     expected = number(right)
     if expected is not None:  # a full stop ending the answer ends a sentence: «0,5.»
-        return number(given.removesuffix(".")) == expected
-    return _SPACES.sub("", given).rstrip(".") == _SPACES.sub("", right).rstrip(".")
+        return _in_unit_asked(given.removesuffix("."), condition) == expected
+    rights, givens = right.split(";"), given.split(";")  # «2; 5»: numbers each
+    values = [number(r.strip()) for r in rights]
+    if len(rights) > 1 and len(givens) == len(rights) and None not in values:
+        return [number(g.strip()) for g in givens] == values
+    return _label(_compact(given)) == _label(_compact(right))
+
+
+def _compact(text: str) -> str:
+    return _SPACES.sub("", text).rstrip(".")
+
+
+_ANSWER_SAID = re.compile(r"^ответ\s*[:：.\-—–]?\s*", re.IGNORECASE)
+# a number and a unit after it: «12 см», «45°», «45 градусов»
+_WITH_UNIT = re.compile(r"^(?P<number>.*?\d)\s*(?P<unit>°|%|[a-zа-я]+\.?(?:[23²³])?)$")
+# a unit's abbreviation → the stem the condition's «Ответ дайте в …» names it by
+_UNIT_STEMS = {
+    "°": "градус", "%": "процент", "мм": "миллиметр", "см": "сантиметр", "дм": "дециметр",
+    "м": "метр", "км": "километр", "г": "грамм", "кг": "килограмм", "т": "тонн",
+    "с": "секунд", "сек": "секунд", "мин": "минут", "ч": "час", "л": "литр", "мл": "миллилитр",
+    "р": "рубл", "руб": "рубл", "коп": "копе",
+}  # fmt: skip
+
+
+def _in_unit_asked(given: str, condition: str) -> Fraction | None:
+    """The number a learner wrote, with the unit the condition asks the answer in after it
+    or not («12 см» for «Ответ дайте в сантиметрах»); None for another unit or no number."""
+    value = number(given)
+    if value is not None:
+        return value
+    said = _WITH_UNIT.match(given)
+    if said is None:
+        return None
+    unit = said.group("unit").rstrip(".")
+    stem = _UNIT_STEMS.get(unit.rstrip("23²³"), unit[:6] if len(unit) > 3 else None)
+    if stem is None:
+        return None
+    asked = condition.lower().replace("ё", "е")
+    if not re.search(rf"(?<![а-яa-z]){re.escape(stem)}", asked):  # «метр» is not «сантиметр»
+        return None
+    return number(said.group("number"))
+
+
+# the look-alike letters of a point's or a figure's name, read as Latin («АВ» is «AB»)
+_LATIN_LOOK = str.maketrans("авекмнорстух", "abekmhopctyx")
+_LABEL_LIKE = re.compile(r"[a-z0-9авекмнорстух]{1,6}")
+
+
+def _label(text: str) -> str:
+    """A short answer of look-alike letters and digits (a point, a segment: «АВ», «ab»)
+    in one script; any other text as it is."""
+    return text.translate(_LATIN_LOOK) if _LABEL_LIKE.fullmatch(text) else text
 
 
 def number(text: str) -> Fraction | None:
     """The value of a written number («−0,250», «1/4», «1 000»); None for anything else."""
     compact = _SIGN_SPACE.sub(r"\1", _DIGIT_GROUP.sub("", text.strip()).translate(_MINUS))
+    mixed = _MIXED.match(compact)  # «2 1/2», «-1 3/4»
+    if mixed and int(mixed.group(4)):
+        whole = int(mixed.group(2)) + Fraction(int(mixed.group(3)), int(mixed.group(4)))
+        return -whole if mixed.group(1) == "-" else whole
     if _SPACES.search(compact) and not _FRACTION_SPACED.match(compact):
         return None  # two numbers, not one
     compact = _SPACES.sub("", compact)

@@ -128,6 +128,12 @@ def _tasks(site: Site, tasks: Mapping[str, int] | str) -> dict[str, int]:
                 f"tasks: the count of task {key} must be 1–{COUNT_MAX}, got {count!r}",
                 field="tasks",
             )
+        if str(int(key)) in wanted:
+            raise InvalidInput(
+                f"tasks: task {int(key)} is named twice ({number!r} and another); name each "
+                "task once with its count",
+                field="tasks",
+            )
         wanted[str(int(key))] = count
     if sum(wanted.values()) > PROBLEMS_MAX:
         raise InvalidInput(f"tasks: a variant holds at most {PROBLEMS_MAX} problems", field="tasks")
@@ -157,6 +163,7 @@ def variant_check(*, user_id: int, public_id: str, answers: Mapping[str, str]) -
     problems = variant_problems(variant)
     by_number = {str(n): pid for n, pid in enumerate(variant.problem_ids, start=1)}
     given: dict[str, str] = {}
+    named: dict[str, str] = {}  # problem id → the key its answer was given under
     for key, answer in answers.items():
         pid = key if key in problems else by_number.get(str(key).strip())
         if pid is None:
@@ -165,6 +172,14 @@ def variant_check(*, user_id: int, public_id: str, answers: Mapping[str, str]) -
                 "problem of the variant",
                 field="answers",
             )
+        if pid in named:
+            number = variant.problem_ids.index(pid) + 1
+            raise InvalidInput(
+                f"answers: task {number} is answered twice, as {named[pid]!r} and as {key!r}; "
+                "give each task one answer",
+                field="answers",
+            )
+        named[pid] = key
         given[pid] = str(answer)
     tasks = []
     for number, pid in enumerate(variant.problem_ids, start=1):

@@ -103,6 +103,10 @@ MATCHING = (
 NUMBER = "Найдите площадь треугольника, стороны которого равны 13, 14 и 15."
 
 
+IN_CM = "Найдите длину отрезка AB. Ответ дайте в сантиметрах."
+IN_DEGREES = "Найдите угол ABC. Ответ дайте в градусах."
+
+
 @pytest.mark.parametrize(
     ("given", "stored", "condition", "right"),
     [
@@ -138,6 +142,25 @@ NUMBER = "Найдите площадь треугольника, стороны
         ("５", "5", NUMBER, True),
         ("1 и 3", "13", ANY_ORDER, True),
         ("1 и 3", "13", NUMBER, False),
+        # what learners write: a point's name in either script, the answer said, the unit
+        # the condition asks in, a list of numbers, a mixed number
+        ("AB", "АВ", NUMBER, True),
+        ("ab", "АВ", NUMBER, True),
+        ("AC", "АВ", NUMBER, False),
+        ("Ответ: 12", "12", NUMBER, True),
+        ("ответ 0,5", "0,5", NUMBER, True),
+        ("12 см", "12", IN_CM, True),
+        ("12см", "12", IN_CM, True),
+        ("12 м", "12", IN_CM, False),  # another unit: «метр» is no word of «сантиметрах»
+        ("12 см", "12", NUMBER, False),  # a unit the condition does not ask for
+        ("45°", "45", IN_DEGREES, True),
+        ("45 градусов", "45", IN_DEGREES, True),
+        ("2,0; 5", "2; 5", NUMBER, True),
+        ("2; 6", "2; 5", NUMBER, False),
+        ("0; 5", "0; 5,0", NUMBER, True),
+        ("2 1/2", "2,5", NUMBER, True),
+        ("-1 3/4", "-1,75", NUMBER, True),
+        ("ВОДА", "вода", NUMBER, True),
     ],
 )
 def test_the_rules(given: str, stored: str, condition: str, right: bool) -> None:

@@ -86,6 +86,7 @@ def test_without_a_seed_the_last_variants_problems_are_left_out(bank: None) -> N
         ({"3": 4}, "task 3 has 3 stored problem"),
         ({"x": 1}, "'x' is not a task number"),
         ({"1": 0}, "count of task 1 must be 1–20"),
+        ({"1": 2, "01": 3}, "task 1 is named twice"),
         ("all", '"full"'),
     ],
 )
@@ -153,6 +154,16 @@ def test_a_variant_is_graded_per_task_with_the_primary_score(bank: None) -> None
     )
     assert unknown.status_code == 400
     assert "answers" in unknown.content.decode()
+    # one task answered under its number and its id: which one counts was the keys' order
+    twice = teacher.post(
+        f"/api/problems/variants/{made.public_id}/check/",
+        {"answers": {"2": "1", second: "2"}},
+        format="json",
+    )
+    assert twice.status_code == 400
+    assert (
+        f"answers: task 2 is answered twice, as '2' and as '{second}'" in (twice.json()["message"])
+    )
     assert (
         other.post(
             f"/api/problems/variants/{made.public_id}/check/", {"answers": {}}, format="json"
