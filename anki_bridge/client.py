@@ -460,6 +460,12 @@ class AnkiClient:
         if reply["error"] is None:
             return Outcome(result=reply["result"])
         error = clean_error(reply["error"])
+        if "collection is not available" in error.lower():  # Anki open, no profile loaded
+            raise AnkiUnavailable(
+                f"Anki at {self.url} has no profile open (collection is not available): "
+                "open a profile in Anki",
+                extra={"action": name, "kind": "no_profile"},
+            )
         if "api key" in error.lower():
             raise AnkiError(
                 f"Anki refused the request: {error} "

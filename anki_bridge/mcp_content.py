@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from anki_bridge import services
 from anki_bridge.client import AnkiClient
-from core.mcp_content import prompt_step, prompt_text
+from core.mcp_content import NumberSlot, prompt_step, prompt_text
 from core.registry import ToolRegistry
 
 COMPLETION_TIMEOUT = 2.0  # seconds Anki has to name its decks while someone types
@@ -39,14 +39,14 @@ def review_session(deck: str, include_new: str = "no", language: str = "ru") -> 
         ),
         prompt_step(
             "anki.review_reveal",
-            {"session": "<session>", "card": "<card>"},
+            {"session": "<session>", "card": NumberSlot("<card>")},
             "сравни ответ ученика с оборотом и скажи, что верно и что нет"
             if language != "en"
             else "compare the learner's answer with the back: say what was right and wrong",
         ),
         prompt_step(
             "anki.review_rate",
-            {"session": "<session>", "card": "<card>", "ease": "<1–4>"},
+            {"session": "<session>", "card": NumberSlot("<card>"), "ease": NumberSlot("<1–4>")},
             "оценку выбирает ученик (1 снова, 2 трудно, 3 хорошо, 4 легко); затем снова шаг 2"
             if language != "en"
             else "the learner picks it (1 again, 2 hard, 3 good, 4 easy); then step 2 again",

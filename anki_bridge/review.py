@@ -114,7 +114,7 @@ def _next(user: AbstractBaseUser, session: str, *, pictures: bool) -> Seen[Revie
             if card is None:
                 return Seen(_summary(held), [])
             info = client.cards_info([card.card_id])[0]
-            if not info:  # deleted in Anki meanwhile
+            if not info or _set_aside(info):  # deleted, suspended or buried in Anki meanwhile
                 ReviewCard.objects.filter(pk=card.pk).update(state=State.SKIPPED)
                 continue
             if card.state == State.QUEUED:
@@ -160,6 +160,9 @@ def _reveal(
         if not info:
             ReviewCard.objects.filter(pk=found.pk).update(state=State.SKIPPED)
             raise NotFound(f"card: Anki no longer holds card {card}; call anki.review_next")
+        if aside := _set_aside(info):
+            ReviewCard.objects.filter(pk=found.pk).update(state=State.SKIPPED)
+            raise Conflict(f"card: {card} was {aside} in Anki meanwhile; call anki.review_next")
         ReviewCard.objects.filter(pk=found.pk, state=State.SHOWN).update(
             state=State.REVEALED,
             revealed_at=timezone.now(),
@@ -206,12 +209,20 @@ def card_rate(*, user: AbstractBaseUser, session: str, card: int, ease: int) -> 
             raise Conflict(f"card: {card} is being rated by another call right now")
     with AnkiClient() as client:
         try:
-            answered = _answered_since_reveal(client, found)
-            if answered is None:  # deleted in Anki meanwhile
+            (info,) = client.cards_info([card])
+            if not info:  # deleted in Anki meanwhile
                 ReviewCard.objects.filter(pk=found.pk).update(state=State.SKIPPED)
                 raise NotFound(f"card: Anki no longer holds card {card}; call anki.review_next")
-            if answered:
+            if int(info.get("reps", 0)) > (found.reps_at_reveal or 0):  # answered since
                 return _answered_already(held, found)
+            if aside := _set_aside(info):  # rating it would take it back into the queue
+                ReviewCard.objects.filter(pk=found.pk).update(
+                    state=State.SKIPPED, claimed_until=None
+                )
+                raise Conflict(
+                    f"card: {card} was {aside} in Anki meanwhile; it is not rated (a rating "
+                    "would undo that). Call anki.review_next"
+                )
             if found.state == State.RATING:  # taken over: this call's rating goes
                 ReviewCard.objects.filter(pk=found.pk).update(ease=ease)
             (done,) = client.answer_cards([(card, ease)])
@@ -227,13 +238,11 @@ def card_rate(*, user: AbstractBaseUser, session: str, card: int, ease: int) -> 
     return ReviewRated(session=held.public_id, card=card, ease=ease, remaining=_left(held))
 
 
-def _answered_since_reveal(client: AnkiClient, card: ReviewCard) -> bool | None:
-    """Whether Anki counts an answer to the card since it was revealed (None: Anki no
-    longer holds the card)."""
-    (info,) = client.cards_info([card.card_id])
-    if not info:
-        return None
-    return int(info.get("reps", 0)) > (card.reps_at_reveal or 0)
+def _set_aside(info: dict[str, Any]) -> str:
+    """What the learner did to the card in Anki that takes it out of today's reviews
+    (its `queue`: -1 suspended, -2 or -3 buried); "" for none."""
+    queue = info.get("queue")
+    return "suspended" if queue == -1 else "buried" if queue in (-2, -3) else ""
 
 
 def _answered_already(session: ReviewSession, card: ReviewCard) -> ReviewRated:

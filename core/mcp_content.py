@@ -279,9 +279,20 @@ def prompt_renderer(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def prompt_step(tool: str, arguments: dict[str, object], note: str = "") -> str:
     """One step of a prompt's plan: the tool, its arguments as JSON, what to do with it.
-    `<...>` in an argument stands for a value from an earlier step's answer."""
-    line = f"`{tool}` {json.dumps(arguments, ensure_ascii=False)}"
+    `<...>` in an argument stands for a value from an earlier step's answer; written
+    without quotes when it stands for a number (`NumberSlot`), as the tool takes it."""
+    line = f"`{tool}` {json.dumps(arguments, ensure_ascii=False, default=str)}"
+    for slot in arguments.values():
+        if isinstance(slot, NumberSlot):
+            line = line.replace(json.dumps(str(slot), ensure_ascii=False), str(slot))
     return f"{line} — {note}" if note else line
+
+
+class NumberSlot(str):
+    """A prompt step's placeholder for a number (`<card>`, `<1–4>`): shown unquoted, so a
+    model filling the step in sends a number, not a string the tool refuses."""
+
+    __slots__ = ()
 
 
 def prompt_text(

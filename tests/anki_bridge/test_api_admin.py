@@ -248,3 +248,19 @@ def test_staff_who_may_only_view_run_no_action_that_changes_data(anki: FakeAnki)
     problems = client.get(reverse("admin:problems_problem_changelist")).content.decode()
     assert 'value="refresh_from_site"' not in problems
     assert 'value="fetch_analogs"' not in problems
+
+
+def test_anki_open_with_no_profile_queues_the_notes_and_says_why(anki: FakeAnki) -> None:
+    """Anki answers «collection is not available» until a profile is open: that is Anki
+    away, not a refusal. The notes were failed (nothing journaled, never delivered)."""
+    from anki_bridge.journal import notes_flush
+
+    anki.state.profile_loaded = False
+    result = services.notes_add_from_model(items=[{"Prompt": "до профиля"}], deck="Unavail")
+    (detail,) = result.details
+    assert detail.status == "queued"
+    assert Note.objects.get().status == "pending"
+    anki.state.profile_loaded = True
+    notes_flush()
+    assert [n["fields"]["Prompt"] for n in anki.notes()] == ["до профиля"]
+    assert Note.objects.get().status == "sent"

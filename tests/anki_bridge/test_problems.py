@@ -11,6 +11,7 @@ import pytest
 from mcp import Client
 from pytest_httpserver import HTTPServer
 
+from anki_bridge.models import Note
 from core.mcp_server import build_server
 from problems.models import Problem
 from tests.anki_bridge.ankiconnect_server import FakeAnki
@@ -121,10 +122,15 @@ def test_the_admin_action_sends_the_selected_problems(anki: FakeAnki, site: Fake
 
     problem_get(site=Site("math", "ege"), problem_id="100")
 
+    from types import SimpleNamespace
+
+    from django.contrib.auth import get_user_model
+
     from anki_bridge.admin import send_to_anki
 
+    staff = get_user_model().objects.create_superuser("staff", password="pw-123456")
     recorder = Recorder()
-    send_to_anki(recorder, None, Problem.objects.all())  # type: ignore[arg-type]
+    send_to_anki(recorder, SimpleNamespace(user=staff), Problem.objects.all())  # type: ignore[arg-type]
     assert recorder.messages == [
         (
             "Anki: добавлено — 1, пропущено — 0, в очереди — 0 "
@@ -134,6 +140,7 @@ def test_the_admin_action_sends_the_selected_problems(anki: FakeAnki, site: Fake
     ]
     (note,) = anki.notes()
     assert note["fields"]["Prompt"] == "Решите уравнение x + 1 = 2."
+    assert Note.objects.get().owner == staff  # the sender's journal row
 
 
 def test_the_problems_admin_offers_the_anki_action_registered_from_anki_bridge(

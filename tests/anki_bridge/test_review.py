@@ -277,6 +277,8 @@ async def test_the_deck_resource_and_the_review_prompt(anki: FakeAnki) -> None:
     positions = [message.index(step) for step in steps]
     assert positions == sorted(positions)
     assert DECK in message
+    # the numbers a model fills in are written as numbers: `"ease": "3"` is refused
+    assert '"card": <card>, "ease": <1–4>}' in message
 
 
 def _revealed(user: Any) -> tuple[str, int]:
@@ -356,5 +358,41 @@ async def test_a_card_answered_elsewhere_or_being_rated_is_not_rated_again(
         )  # fmt: skip
         with pytest.raises(Conflict, match="being rated by another call"):
             review.card_rate(user=user, session=other, card=second, ease=3)
+
+    await orm(scenario)
+
+
+async def test_a_card_suspended_in_anki_mid_session_is_left_out_not_taken_back(
+    anki: FakeAnki,
+) -> None:
+    """A card suspended in Anki after the session began was shown and rated, and the
+    rating took it back into the learning queue: the learner's suspension undone."""
+    await orm(deck_to_review, anki)
+
+    def queue_of(card: int) -> int:
+        with anki.collection() as col:
+            return int(col.get_card(card).queue)
+
+    def scenario() -> None:
+        user = _user("learner")
+        session, card = _revealed(user)
+        with anki.collection() as col:
+            col.sched.suspend_cards([card])
+        before = _answers(anki, card)
+        with pytest.raises(Conflict, match="was suspended in Anki meanwhile; it is not rated"):
+            review.card_rate(user=user, session=session, card=card, ease=3)
+        assert _answers(anki, card) == before
+        assert queue_of(card) == -1  # still suspended
+        assert _state(session, card) == "skipped"
+        # one suspended before it is shown is passed over
+        shown = review.card_next(user=user, session=session)
+        with anki.collection() as col:
+            col.sched.suspend_cards([shown.card])
+        ReviewCard.objects.filter(session__public_id=session, card_id=shown.card).update(
+            state=ReviewCard.State.QUEUED
+        )
+        following = review.card_next(user=user, session=session)
+        assert following.card != shown.card
+        assert _state(session, shown.card) == "skipped"
 
     await orm(scenario)
