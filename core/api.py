@@ -22,6 +22,7 @@ from django.core.exceptions import (
     TooManyFilesSent,
 )
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
+from django.urls import Resolver404, resolve
 from django.utils.decorators import sync_and_async_middleware
 from rest_framework import exceptions, serializers
 from rest_framework.response import Response
@@ -94,14 +95,15 @@ def _request_error(exc: SuspiciousOperation) -> DomainError:
 def api_limits_middleware(
     get_response: Callable[[HttpRequest], Any],
 ) -> Callable[[HttpRequest], Any]:
-    """Refuse an over-long query string (414) or a NUL in the URL (400); give /api/ errors
-    the one JSON shape."""
+    """Refuse an over-long query string (414) or a NUL in the URL (400); serve an /api/ URL
+    asked without its trailing slash as with it; give /api/ errors the one JSON shape."""
     if iscoroutinefunction(get_response):
 
         async def async_middleware(request: HttpRequest) -> HttpResponseBase:
             refused = _refuse_url(request)
             if refused is not None:
                 return refused
+            _slash_added(request)
             return _in_shape(request, await get_response(request))
 
         return markcoroutinefunction(async_middleware)
@@ -110,9 +112,30 @@ def api_limits_middleware(
         refused = _refuse_url(request)
         if refused is not None:
             return refused
+        _slash_added(request)
         return _in_shape(request, get_response(request))
 
     return middleware
+
+
+def _slash_added(request: HttpRequest) -> None:
+    """An /api/ path that names an endpoint once a slash is added is that endpoint. Django
+    would redirect it (301, or a 500 for a POST under DEBUG), and a client following the
+    redirect sends its POST again as a GET: the note or run it meant was never made."""
+    path = request.path_info
+    if not request.path.startswith(API_PREFIX) or path.endswith("/"):
+        return
+    urlconf = getattr(request, "urlconf", None)
+    try:
+        resolve(path, urlconf)
+        return  # it names something as it is
+    except Resolver404:
+        pass
+    try:
+        resolve(path + "/", urlconf)
+    except Resolver404:
+        return
+    request.path_info, request.path = path + "/", request.path + "/"
 
 
 def _refuse_url(request: HttpRequest) -> HttpResponse | None:

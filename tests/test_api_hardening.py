@@ -414,3 +414,17 @@ def test_the_upstream_scope_spares_local_reads_and_users(client, monkeypatch, se
     user = get_user_model().objects.create_user("ada", password="s3cret-pass-phrase")
     client.force_login(user)
     assert statuses(client, "/api/oj/status/", [{}] * 3) == [503] * 3
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("debug", [True, False])
+def test_a_post_without_the_trailing_slash_reaches_its_endpoint(client, settings, debug) -> None:  # type: ignore[no-untyped-def]
+    """`POST /api/auth/token` was a 500 under DEBUG and a 301 without it, which a client
+    follows as a GET: what it posted was never made."""
+    settings.DEBUG = debug
+    get_user_model().objects.create_user("ada", password="s3cret-pass-phrase")
+    body = {"username": "ada", "password": "s3cret-pass-phrase"}
+    response = client.post(TOKEN.rstrip("/"), body, content_type="application/json")
+    assert response.status_code == 200, response.content
+    assert response.json()["token"]
+    assert client.get("/api/no-such-thing").status_code == 404  # nothing made up
