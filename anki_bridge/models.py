@@ -11,6 +11,7 @@ path idempotent. Image bytes wait in `Media` until their notes are delivered.
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -103,6 +104,16 @@ class Note(models.Model):
         first = next(iter(self.fields.values()), "") if isinstance(self.fields, dict) else ""
         text = " ".join(str(first).split())
         return f"#{self.pk} {text[:60]}" if text else f"#{self.pk}"
+
+    def clean(self) -> None:
+        """A dedup key its owner (or, unowned, nobody) already uses is refused in a form:
+        the owner is no field of the admin's, so Django's own check of the constraint
+        skips it and the database refused it as a 500."""
+        if not self.dedup_key:
+            return
+        same = Note.objects.filter(dedup_key=self.dedup_key, owner_id=self.owner_id)
+        if same.exclude(pk=self.pk).exists():
+            raise ValidationError({"dedup_key": _("Another note of the same owner has this key.")})
 
 
 class Media(models.Model):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
@@ -116,6 +117,21 @@ class NormDocument(models.Model):
 
         self.code_key = code_key(self.code)
         super().save(*args, **kwargs)  # type: ignore[arg-type]
+
+    def clean(self) -> None:
+        """A code written another way (case, spaces) is the document it names: refused in
+        a form, naming the document (the database would refuse it as a 500)."""
+        from normagpt.parsing import code_key
+
+        same = NormDocument.objects.filter(code_key=code_key(self.code)).exclude(pk=self.pk)
+        held = same.values_list("code", flat=True).first()
+        if held is not None:
+            raise ValidationError(
+                {
+                    "code": _("%(code)s is the document %(held)s, already in the corpus.")
+                    % {"code": self.code, "held": held}
+                }
+            )
 
     def in_force_on(self, day: date) -> bool:
         """Whether this edition was in force on `day` (see `document_in_force`)."""
@@ -236,6 +252,18 @@ class NormDocumentAlias(models.Model):
 
         self.key = alias_key(self.alias)
         super().save(*args, **kwargs)  # type: ignore[arg-type]
+
+    def clean(self) -> None:
+        """The same alias written another way for the same document is refused in a form."""
+        from normagpt.parsing import alias_key
+
+        if self.document_id is None:
+            return
+        same = NormDocumentAlias.objects.filter(
+            document_id=self.document_id, key=alias_key(self.alias)
+        ).exclude(pk=self.pk)
+        if same.exists():
+            raise ValidationError({"alias": _("The document already has this alias.")})
 
 
 class NormAbbreviation(models.Model):

@@ -264,3 +264,16 @@ def test_anki_open_with_no_profile_queues_the_notes_and_says_why(anki: FakeAnki)
     notes_flush()
     assert [n["fields"]["Prompt"] for n in anki.notes()] == ["до профиля"]
     assert Note.objects.get().status == "sent"
+
+
+def test_the_admin_refuses_a_dedup_key_the_owner_uses_already(client, user: User) -> None:  # type: ignore[no-untyped-def]
+    Note.objects.create(deck="D", model="M", fields={"Prompt": "a"}, dedup_key="bulk1")
+    client.force_login(user)
+    response = client.post(
+        reverse("admin:anki_bridge_note_add"),
+        {"deck": "D", "model": "M", "fields": '{"Prompt": "b"}', "tags": "[]", "media": "[]",
+         "dedup_key": "bulk1"},
+    )  # fmt: skip
+    assert response.status_code == 200  # the form again, not the database's 500
+    assert "Этот ключ уже у другой заметки того же владельца." in response.content.decode()
+    assert Note.objects.count() == 1

@@ -458,3 +458,24 @@ def test_admin_review_queue_resumes_a_run_with_the_note(client, staff, corpus, l
     assert f'href="/normagpt/runs/{run.public_id}/"' in runs_page
     found = client.get("/admin/normagpt/agentrun/", {"q": run.public_id}).content.decode()
     assert f"/admin/normagpt/agentrun/{run.pk}/change/" in found
+
+
+def test_admin_refuses_a_code_or_an_alias_held_already_written_another_way(  # type: ignore[no-untyped-def]
+    client, staff, corpus
+) -> None:
+    """«сп 63.13330.2018» beside «СП 63.13330.2018», or an alias the document has, were a
+    500 (the database's unique constraint) rather than a form error."""
+    client.force_login(staff)
+    form = {"title": "x", "kind": "sp", "status": "in_force", **INLINE}
+    for code in ("сп 63.13330.2018", "СП  63.13330.2018 "):
+        response = client.post("/admin/normagpt/normdocument/add/", {**form, "code": code})
+        assert response.status_code == 200
+        assert "уже есть в корпусе" in response.content.decode()
+    document = NormDocument.objects.get(code="СП 63.13330.2018")
+    alias = document.aliases.first()
+    response = client.post(
+        "/admin/normagpt/normdocumentalias/add/",
+        {"document": document.pk, "alias": alias.alias.upper(), "automatic": ""},
+    )
+    assert response.status_code == 200
+    assert "У документа уже есть это сокращённое название." in response.content.decode()
