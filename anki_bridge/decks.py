@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+import unicodedata
 from collections.abc import Sequence
 
 from django.conf import settings
@@ -49,9 +50,30 @@ def _name(value: str | None, default: str, field: str) -> str:
     return name
 
 
+def deck_name_check(name: str, field: str = "deck") -> str:
+    """`name` as Anki keeps a deck by it (the spaces around `::` dropped, as Anki drops
+    them); InvalidInput naming the rule for what Anki would rename: an empty part between
+    `::` becomes «blank» («Trail::» is «Trail::blank»), a control character is dropped
+    («x\ny» is «xy»), and the deck asked for by that name is then not found."""
+    if len(name) > NAME_MAX:
+        raise InvalidInput(f"{field} must be at most {NAME_MAX} characters", field=field)
+    if any(not part.strip() for part in name.split("::")):
+        raise InvalidInput(
+            f"{field}: {name!r} has an empty part between «::» (Anki would name it «blank»)",
+            field=field,
+        )
+    if any(unicodedata.category(ch) == "Cc" for ch in name):
+        raise InvalidInput(
+            f"{field}: {name!r} holds a control character (a line break, a tab), which Anki "
+            "drops from a deck's name",
+            field=field,
+        )
+    return "::".join(part.strip() for part in name.split("::"))  # «A :: B» is Anki's «A::B»
+
+
 def deck_resolve(deck: str | None) -> str:
     """The deck to use: `deck`, or ANKI_DEFAULT_DECK when it is empty."""
-    return _name(deck, settings.ANKI_DEFAULT_DECK, "deck")
+    return deck_name_check(_name(deck, settings.ANKI_DEFAULT_DECK, "deck"))
 
 
 def model_resolve(model: str | None) -> str:
@@ -148,6 +170,12 @@ def decks_list() -> DeckList:
         counts = stats.get(ids[name])
         if counts is None:
             continue
+        # Anki counts a deck's own cards only; the due counts already hold its subdecks'
+        total = sum(
+            int(stats.get(ids[other], {}).get("total_in_deck", 0))
+            for other in ids
+            if other == name or other.startswith(f"{name}::")
+        )
         learning, review = int(counts["learn_count"]), int(counts["review_count"])
         decks.append(
             DeckCounts(
@@ -158,7 +186,7 @@ def decks_list() -> DeckList:
                 learning=learning,
                 review=review,
                 due_today=learning + review,
-                total=int(counts.get("total_in_deck", 0)),
+                total=total,
             )
         )
     return DeckList(decks=decks)
@@ -181,6 +209,8 @@ def stats_get(*, deck: str | None = None, now_ms: int | None = None) -> DeckStat
     """Statistics of `deck` and its subdecks (None: the collection), in two requests:
     the deck names, then one `multi` of Anki searches and review-log reads."""
     now_ms = now_ms if now_ms is not None else int(time.time() * 1000)
+    if deck is not None:
+        deck = deck_name_check(deck)
     with AnkiClient() as client:
         ids = client.deck_names_and_ids()
         if deck is not None:
@@ -271,7 +301,10 @@ def deck_described(*, name: str) -> str:
         spelled = deck_spelled(ids, name)
         if spelled is None:
             raise NotFound(f"name: Anki has no deck named {name!r}")
-        counts = client.deck_stats([spelled]).get(ids[spelled], {})
+        subtree = [n for n in ids if n == spelled or n.startswith(f"{spelled}::")]
+        every = client.deck_stats(subtree)
+        counts = every.get(ids[spelled], {})
+        total = sum(int(every.get(ids[n], {}).get("total_in_deck", 0)) for n in subtree)
         newest = sorted(client.find_notes(deck_query(spelled)), reverse=True)[:RECENT_NOTES]
         infos = [i for i in client.notes_info(newest) if i and "noteId" in i] if newest else []
         single = [info["cards"][0] for info in infos if len(info.get("cards", [])) == 1]
@@ -282,7 +315,7 @@ def deck_described(*, name: str) -> str:
         f"# {spelled}",
         "",
         f"New: {counts.get('new_count', 0)} · learning: {learning} · review: {due} · "
-        f"due today: {learning + due} · cards: {counts.get('total_in_deck', 0)}",
+        f"due today: {learning + due} · cards: {total}",
         "",
         f"## Newest notes ({len(infos)}), fronts only" if infos else "No notes yet.",
     ]

@@ -64,6 +64,9 @@ def session_start(
     limits leave today (`getDeckStats`, `getDeckConfig`); at most `limit`."""
     if not deck.strip():
         raise InvalidInput("deck must name an Anki deck", field="deck")
+    from anki_bridge.decks import deck_name_check  # decks reads cards as review shows them
+
+    deck = deck_name_check(deck.strip())
     if not 1 <= limit <= LIMIT_MAX:
         raise InvalidInput(f"limit must be 1–{LIMIT_MAX}, got {limit}", field="limit")
     with AnkiClient() as client:

@@ -78,7 +78,7 @@ def anki_deck_list(anki: FakeAnki) -> list[dict[str, Any]]:
                     "new": child.new_count, "learning": child.learn_count,
                     "review": child.review_count,
                     "due_today": child.learn_count + child.review_count,
-                    "total": child.total_in_deck,
+                    "total": child.total_including_children,
                 })  # fmt: skip
                 walk(child, level + 1)
 
@@ -365,3 +365,30 @@ async def test_reschedule_makes_the_cards_due_in_n_days(
         assert {cid: col.get_card(cid).due for cid in untouched} == untouched
     assert bad.is_error
     assert "days" in text_of(bad)
+
+
+@pytest.mark.parametrize(
+    ("deck", "rule"),
+    [
+        ("Trail::", "an empty part between «::»"),
+        ("::Lead", "an empty part between «::»"),
+        ("A::::B", "an empty part between «::»"),
+        ("x\ny", "a control character"),
+        ("tab\there", "a control character"),
+    ],
+)
+def test_a_deck_name_anki_would_rename_is_refused_naming_the_rule(deck: str, rule: str) -> None:
+    """Anki filed «Trail::» as «Trail::blank» and the note was «ok»; a review of «Trail::»
+    then found no deck."""
+    from anki_bridge.decks import deck_resolve
+    from core.exceptions import InvalidInput
+
+    with pytest.raises(InvalidInput, match=rule) as refused:
+        deck_resolve(deck)
+    assert refused.value.field == "deck"
+
+
+def test_spaces_around_a_subdecks_mark_are_dropped_as_anki_drops_them() -> None:
+    from anki_bridge.decks import deck_resolve
+
+    assert deck_resolve(" Физика :: Механика ") == "Физика::Механика"
