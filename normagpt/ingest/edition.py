@@ -2,8 +2,9 @@
 
 An ingestion renders each page into a NormPageDraft (its image stored at once under a
 new name, through Django's storage: a shared disk or S3). Only when every page is there
-does `edition_replace` swap them in — the old pages and clauses out, the new ones in,
-indexed — in one transaction; the old images are deleted after it commits. Until then,
+does `edition_replace` swap them in — the old clauses out, each page's content the new
+edition's (a page keeps its id, which answers cite), the new clauses in, indexed — in one
+transaction; the old images are deleted after it commits. Until then,
 and whenever anything fails, the old edition is whole and searchable.
 """
 
@@ -104,8 +105,7 @@ def edition_replace(
         )
         old_clauses = NormClause.objects.filter(document=document).count()
         document_unindex(document_id=document_id)
-        NormPage.objects.filter(document=document).delete()
-        NormPage.objects.bulk_create(pages)
+        _pages_put(document_id, pages)
         clauses = document_index(document_id=document_id)
         if source is not None:
             NormPageDraft.objects.filter(document=document, source=source).delete()
@@ -116,6 +116,25 @@ def edition_replace(
         )  # fmt: skip
     transaction.on_commit(lambda: images_delete(old_images))
     return old_clauses + clauses
+
+
+PAGE_FIELDS = ["text", "image", "width", "height", "clauses", "has_text_layer", "ocr"]
+
+
+def _pages_put(document_id: int, pages: list[NormPage]) -> None:
+    """The edition's pages in place of the document's: a page of a number the document has
+    keeps its row (its id, which answers and links cite: `/normagpt/pages/<id>/`), its
+    content the new edition's; pages past the old edition's end are added, and the old
+    edition's past the new one's end deleted."""
+    held = dict(NormPage.objects.filter(document_id=document_id).values_list("number", "pk"))
+    kept = [page for page in pages if page.number in held]
+    for page in kept:
+        page.pk = held[page.number]
+    NormPage.objects.bulk_update(kept, PAGE_FIELDS, batch_size=500)
+    NormPage.objects.bulk_create([page for page in pages if page.number not in held])
+    numbers = {page.number for page in pages}
+    gone = [pk for number, pk in held.items() if number not in numbers]
+    NormPage.objects.filter(pk__in=gone).delete()
 
 
 def _holder_check(document: NormDocument, holder: str | None) -> None:

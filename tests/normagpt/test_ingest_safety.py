@@ -656,3 +656,37 @@ def test_an_ingest_that_changes_many_clauses_analyzes_the_search_tables(db: None
     assert analyze_count() == counted + 2  # 120 removed, 20 added
     services.document_texts_ingest(document_id=document.pk, texts=texts[:3])
     assert analyze_count() == counted + 2  # 50 rows of 20: autovacuum's rule does not fire
+
+
+@pytest.mark.django_db
+def test_a_new_edition_keeps_its_pages_ids_so_earlier_citations_still_open(corpus) -> None:  # type: ignore[no-untyped-def]
+    """Ingesting a document again gave every page a new id: a finished run's sources
+    (`/normagpt/pages/2/?clause=10.3.2`) then answered 404."""
+    from normagpt.ingest.edition import edition_replace
+    from normagpt.models import NormClause, NormPage
+
+    document = corpus[0]
+    old = list(document.pages.order_by("number"))
+    ids = [page.pk for page in old]
+    fresh = [
+        NormPage(
+            document_id=document.pk, number=page.number, text=f"{page.text} Новая редакция.",
+            image=page.image.name, width=page.width, height=page.height,
+            clauses=page.clauses, has_text_layer=True, ocr=False,
+        )
+        for page in old
+    ]  # fmt: skip
+    extra = NormPage(
+        document_id=document.pk,
+        number=len(old) + 1,
+        text="12.1 Пасеку размещают на расстоянии не менее 100 м от жилых домов.",
+    )
+    edition_replace(document_id=document.pk, pages=[*fresh, extra], holder=None)
+    pages = list(document.pages.order_by("number"))
+    assert [page.pk for page in pages[: len(ids)]] == ids
+    assert pages[0].text.endswith("Новая редакция.")
+    assert NormClause.objects.filter(page=pages[-1], number="12.1").exists()  # indexed
+    assert NormClause.objects.filter(page=pages[0]).exists()
+    # a shorter edition drops the pages past its end, the others keep their ids
+    edition_replace(document_id=document.pk, pages=fresh[:1], holder=None)
+    assert list(document.pages.values_list("pk", flat=True)) == ids[:1]
