@@ -9,8 +9,9 @@ from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
-from django.utils.html import format_html
-from django.utils.safestring import SafeString
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
@@ -43,7 +44,7 @@ from normagpt.models import (
 
 def thumbnail(page: NormPage, width: int = 90) -> SafeString:
     if not page.image:
-        return format_html('<span class="empty">no image</span>')
+        return format_html('<span class="empty">{}</span>', _("no image"))
     src = url_or_none("normagpt:page-image", page.pk) or page.image.url
     return format_html('<img src="{}" style="width:{}px;border:1px solid #ddd">', src, width)
 
@@ -59,20 +60,37 @@ class ReadOnlyInline(admin.TabularInline):
         return False
 
 
-class NormPageInline(ReadOnlyInline):
-    model = NormPage
-    fields = ["number", "thumb", "clause_list", "has_text_layer", "ocr"]
-    readonly_fields = ["number", "thumb", "clause_list", "has_text_layer", "ocr"]
-    show_change_link = True
-    ordering = ["number"]
+PAGES_SHOWN = 30  # a document's first pages on its form; the rest in the pages' list
 
-    @admin.display(description=_("page"))
-    def thumb(self, obj: NormPage) -> SafeString:
-        return thumbnail(obj)
 
-    @admin.display(description=_("clauses"))
-    def clause_list(self, obj: NormPage) -> str:
-        return ", ".join(obj.clauses[:20])
+def pages_shown(document: NormDocument) -> SafeString:
+    """The document's first PAGES_SHOWN pages (thumbnail, clauses, a link to each) and a
+    link to all of them: as no inline, a form of 3,000 pages sent 6,000 hidden fields on
+    every save (Django refuses past 1,000) and took seconds to draw."""
+    if document.pk is None:
+        return mark_safe("—")
+    pages = document.pages.order_by("number")[:PAGES_SHOWN]
+    rows = format_html_join(
+        "",
+        '<tr><td><a href="{}">{}</a></td><td>{}</td><td>{}</td></tr>',
+        (
+            (
+                reverse("admin:normagpt_normpage_change", args=[page.pk]),
+                page.number,
+                thumbnail(page),
+                ", ".join(page.clauses[:20]),
+            )
+            for page in pages
+        ),
+    )
+    every = reverse("admin:normagpt_normpage_changelist") + f"?document__id__exact={document.pk}"
+    count = document.pages.count()
+    return format_html(
+        '<table>{}</table><p><a href="{}">{}</a></p>',
+        rows,
+        every,
+        _("All %(count)s pages of the document") % {"count": count},
+    )
 
 
 class AmendmentLinkInline(ReadOnlyInline):
@@ -261,9 +279,14 @@ class NormDocumentAdmin(CasedAdmin):
     search_fields = ["code", "title"]
     readonly_fields = [
         "ingest_status", "ingest_progress", "ingest_error", "page_count", "created_at",
-        "updated_at",
+        "updated_at", "pages_list",
     ]  # fmt: skip
-    inlines = [NormPageInline, AmendmentLinkInline]
+    inlines = [AmendmentLinkInline]
+
+    @admin.display(description=_("pages"))
+    def pages_list(self, obj: NormDocument) -> SafeString:
+        return pages_shown(obj)
+
     actions = ["reingest"]
 
     @admin.display(description=_("pages rendered"))
