@@ -27,6 +27,7 @@ from django.conf import settings
 
 from anki_bridge.exceptions import ANKI, AnkiError, AnkiUnavailable
 from anki_bridge.notemodel import NoteModel
+from core.exceptions import InvalidInput
 from core.http import Failure, FailureKind, Upstream, UpstreamClient
 from core.http_shared import shared_client
 
@@ -184,6 +185,30 @@ def deck_query(deck: str) -> str:
     escaped = deck.replace("\\", "\\\\").replace('"', '\\"')
     escaped = escaped.replace("*", "\\*").replace("_", "\\_")
     return f'"deck:{escaped}"'
+
+
+NAME_MAX_CHARS = 255  # a deck's or a model's name
+
+
+def deck_name_check(name: str, field: str = "deck") -> str:
+    """`name` as Anki keeps a deck by it (the spaces around `::` dropped, as Anki drops
+    them); InvalidInput naming the rule for what Anki would rename: an empty part between
+    `::` becomes «blank» («Trail::» is «Trail::blank»), a control character is dropped
+    («x\ny» is «xy»), and the deck asked for by that name is then not found."""
+    if len(name) > NAME_MAX_CHARS:
+        raise InvalidInput(f"{field} must be at most {NAME_MAX_CHARS} characters", field=field)
+    if any(not part.strip() for part in name.split("::")):
+        raise InvalidInput(
+            f"{field}: {name!r} has an empty part between «::» (Anki would name it «blank»)",
+            field=field,
+        )
+    if any(unicodedata.category(ch) == "Cc" for ch in name):
+        raise InvalidInput(
+            f"{field}: {name!r} holds a control character (a line break, a tab), which Anki "
+            "drops from a deck's name",
+            field=field,
+        )
+    return "::".join(part.strip() for part in name.split("::"))  # «A :: B» is Anki's «A::B»
 
 
 def deck_spelled(names: Iterable[str], deck: str) -> str | None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import time
-import unicodedata
 from collections.abc import Sequence
 
 from django.conf import settings
@@ -18,8 +17,10 @@ from django.core.cache import cache
 
 from anki_bridge import client as ankiconnect
 from anki_bridge.client import (
+    NAME_MAX_CHARS,
     AnkiClient,
     card_reviews,
+    deck_name_check,
     deck_query,
     deck_spelled,
     find_cards,
@@ -39,7 +40,7 @@ from anki_bridge.schemas import (
 )
 from core.exceptions import InvalidInput, NotFound
 
-NAME_MAX = 255
+NAME_MAX = NAME_MAX_CHARS
 MODEL_CACHE_SECONDS = 30 * 24 * 3600
 
 
@@ -48,27 +49,6 @@ def _name(value: str | None, default: str, field: str) -> str:
     if len(name) > NAME_MAX:
         raise InvalidInput(f"{field} must be at most {NAME_MAX} characters", field=field)
     return name
-
-
-def deck_name_check(name: str, field: str = "deck") -> str:
-    """`name` as Anki keeps a deck by it (the spaces around `::` dropped, as Anki drops
-    them); InvalidInput naming the rule for what Anki would rename: an empty part between
-    `::` becomes «blank» («Trail::» is «Trail::blank»), a control character is dropped
-    («x\ny» is «xy»), and the deck asked for by that name is then not found."""
-    if len(name) > NAME_MAX:
-        raise InvalidInput(f"{field} must be at most {NAME_MAX} characters", field=field)
-    if any(not part.strip() for part in name.split("::")):
-        raise InvalidInput(
-            f"{field}: {name!r} has an empty part between «::» (Anki would name it «blank»)",
-            field=field,
-        )
-    if any(unicodedata.category(ch) == "Cc" for ch in name):
-        raise InvalidInput(
-            f"{field}: {name!r} holds a control character (a line break, a tab), which Anki "
-            "drops from a deck's name",
-            field=field,
-        )
-    return "::".join(part.strip() for part in name.split("::"))  # «A :: B» is Anki's «A::B»
 
 
 def deck_resolve(deck: str | None) -> str:

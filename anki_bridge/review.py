@@ -31,7 +31,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from anki_bridge.card_sides import SideImage, html_text, side_images
-from anki_bridge.client import AnkiClient, clean_error, deck_spelled
+from anki_bridge.client import AnkiClient, clean_error, deck_name_check, deck_spelled
 from anki_bridge.exceptions import AnkiError, AnkiUnavailable
 from anki_bridge.models import ReviewCard, ReviewSession
 from anki_bridge.review_queue import queue_today
@@ -64,8 +64,6 @@ def session_start(
     limits leave today (`getDeckStats`, `getDeckConfig`); at most `limit`."""
     if not deck.strip():
         raise InvalidInput("deck must name an Anki deck", field="deck")
-    from anki_bridge.decks import deck_name_check  # decks reads cards as review shows them
-
     deck = deck_name_check(deck.strip())
     if not 1 <= limit <= LIMIT_MAX:
         raise InvalidInput(f"limit must be 1–{LIMIT_MAX}, got {limit}", field="limit")
