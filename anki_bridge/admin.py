@@ -60,7 +60,7 @@ class NoteAdmin(CasedAdmin):
         "dedup_key",
         "created_at",
     ]
-    list_filter = ["status", "placed", "deck", "model", "source"]
+    list_filter = ["status", "placed", "model", "source"]  # a deck is searched, not listed
     search_fields = ["dedup_key", "last_error", "deck"]
     readonly_fields = [
         "status",
@@ -212,8 +212,8 @@ class AnkiPackageAdmin(CasedAdmin):
 
     accusative = pgettext_lazy("accusative", "Anki package")
     list_display = ["name", "owner", "notes", "cards", "media", "size", "created_at", "expires_at"]
-    list_filter = ["owner"]
-    search_fields = ["name", "deck", "public_id"]
+    # the owner searched by name, not listed: a filter of every user drew 50,000 links
+    search_fields = ["name", "deck", "public_id", "owner__username"]
     readonly_fields = [
         "public_id", "owner", "name", "deck", "file", "notes", "cards", "media", "size",
         "created_at", "expires_at",

@@ -72,6 +72,7 @@ logger = logging.getLogger(__name__)
 INGEST_TASK = "normagpt.document_ingest"
 QUESTION_MIN, QUESTION_MAX = 5, 2000
 REPLY_MAX = 2000
+NOTE_MAX = 2000  # a reviewer's note, on every channel
 # a search's keyword may be a person's whole question told with its story (a few
 # sentences): the same bound over MCP and REST
 KEYWORD_CHARS = 1000
@@ -161,6 +162,8 @@ def run_resume(*, run_id: int, note: str, decision: str | None = None) -> AgentR
     note = note.strip()
     if not note:
         raise InvalidInput("note must not be empty: say what the agent should know", field="note")
+    if len(note) > NOTE_MAX:
+        raise InvalidInput(f"note must be at most {NOTE_MAX} characters", field="note")
     shared = run.shared
     next_node = shared.get("review", {}).get("node") or run.next_node or "planner"
     if decision:

@@ -94,3 +94,18 @@ def test_every_json_field_in_every_admin_form_keeps_the_rule(admin_user) -> None
                     assert isinstance(field, TextRuleJSONField), seen[-1]
     assert "anki_bridge.Note.fields" in seen
     assert "anki_bridge.Note.tags" in seen
+
+
+@pytest.mark.django_db
+def test_pages_that_would_list_every_user_or_deck_list_none(admin_client) -> None:  # type: ignore[no-untyped-def]
+    """With 50,000 users the token form drew a select of all of them (23 s) and the
+    packages' list a filter link each; with 3,000 decks the journal's sidebar listed all."""
+    from django.contrib.auth import get_user_model
+
+    get_user_model().objects.bulk_create(
+        get_user_model()(username=f"learner{n}") for n in range(300)
+    )
+    add = admin_client.get("/admin/authtoken/tokenproxy/add/").content.decode()
+    assert "learner299" not in add  # asked for as typed (autocomplete), not listed
+    packages = admin_client.get("/admin/anki_bridge/ankipackage/").content.decode()
+    assert "learner299" not in packages

@@ -72,6 +72,7 @@ class ReviewForm(forms.ModelForm):
     reviewer_note = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3}),
         required=False,
+        max_length=services.NOTE_MAX,
         help_text="For a run waiting for review: what the agent should know. Saving resumes it.",
     )
     decision = forms.ChoiceField(

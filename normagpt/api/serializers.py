@@ -60,7 +60,7 @@ class AskSerializer(serializers.Serializer):
 
 
 class ResumeSerializer(serializers.Serializer):
-    note = serializers.CharField(min_length=1, max_length=2000)
+    note = serializers.CharField(min_length=1, max_length=services.NOTE_MAX)
     decision = serializers.ChoiceField(
         choices=["CONTINUE", "REPLAN", "FINALIZE"], required=False, allow_null=True
     )

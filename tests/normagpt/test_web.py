@@ -430,18 +430,20 @@ def test_admin_review_queue_resumes_a_run_with_the_note(client, staff, corpus, l
     assert run.public_id in queue  # the id users see is the one the admin shows
     form = client.get(f"/admin/normagpt/reviewqueuerun/{run.pk}/change/").content.decode()
     assert 'name="reviewer_note"' in form
+    inlines = {
+        f"{name}-{count}_FORMS": "0"
+        for name in ("steps", "events", "checks")
+        for count in ("TOTAL", "INITIAL")
+    }
+    too_long = client.post(
+        f"/admin/normagpt/reviewqueuerun/{run.pk}/change/",
+        {"reviewer_note": "н" * 2001, "decision": "", **inlines},
+    )
+    assert too_long.status_code == 200  # the 2,000 characters REST and MCP allow, here too
+    assert AgentRun.objects.get(pk=run.pk).status == "needs_review"
     response = client.post(
         f"/admin/normagpt/reviewqueuerun/{run.pk}/change/",
-        {
-            "reviewer_note": "Сухое помещение.",
-            "decision": "",
-            "steps-TOTAL_FORMS": "0",
-            "steps-INITIAL_FORMS": "0",
-            "events-TOTAL_FORMS": "0",
-            "events-INITIAL_FORMS": "0",
-            "checks-TOTAL_FORMS": "0",
-            "checks-INITIAL_FORMS": "0",
-        },
+        {"reviewer_note": "Сухое помещение.", "decision": "", **inlines},
     )
     assert response.status_code == 302
     run.refresh_from_db()
