@@ -44,6 +44,9 @@ class NoteForm(forms.ModelForm):
         return data
 
 
+SEND_AGAIN_MAX = 500  # notes «Send again» takes in one request (Anki slows with a batch's size)
+
+
 @admin.register(Note)
 class NoteAdmin(CasedAdmin):
     accusative = pgettext_lazy("accusative", "note")
@@ -90,7 +93,9 @@ class NoteAdmin(CasedAdmin):
     @admin.action(description=_("Send again to Anki"), permissions=["change"])
     def send_again(self, request: HttpRequest, queryset: QuerySet[Note]) -> None:
         sent_already = queryset.filter(status=Note.Status.SENT).count()
-        ids = list(queryset.exclude(status=Note.Status.SENT).values_list("pk", flat=True))
+        waiting = queryset.exclude(status=Note.Status.SENT).order_by("pk")
+        left_out(self, request, waiting, SEND_AGAIN_MAX)  # a request, not minutes of one
+        ids = list(waiting.values_list("pk", flat=True)[:SEND_AGAIN_MAX])
         if sent_already:
             self.message_user(
                 request,

@@ -7,6 +7,7 @@ Every row carries `fetched_at`; services serve a row from the database until its
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
@@ -81,6 +82,36 @@ class Problem(SiteScoped):
 
     def __str__(self) -> str:
         return f"{self.subject}-{self.exam} №{self.problem_id}"
+
+    def clean(self) -> None:
+        """What a hand-written row must be to be read as the site's: a subject of its exam,
+        a problem id of digits, and its JSON fields of the shape the parser writes (the
+        admin took `subject` «zz», `answers` {"a": 1} and `analogs` "123", which the API
+        then served against its schema and «Fetch analogs» read as the ids 1, 2 and 3)."""
+        from problems.subjects import SUBJECTS
+
+        errors: dict[str, str] = {}
+        if self.subject not in SUBJECTS.get(self.exam, {}):
+            errors["subject"] = gettext("%(subject)s is no subject of the exam %(exam)s") % {
+                "subject": self.subject, "exam": self.exam,
+            }  # fmt: skip
+        if not (self.problem_id.isascii() and self.problem_id.isdigit()):
+            errors["problem_id"] = gettext("A problem id is 1–20 digits 0-9.")
+        texts = ("answers", "figures", "formulas", "solution_figures")
+        for name in texts:
+            value = getattr(self, name)
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                errors[name] = gettext("A list of texts.")
+        if not isinstance(self.analogs, list) or not all(
+            isinstance(v, str) and v.isascii() and v.isdigit() for v in self.analogs
+        ):
+            errors["analogs"] = gettext("A list of problem ids (texts of digits).")
+        if not isinstance(self.codifier, list) or not all(
+            isinstance(v, dict) and {"code", "title"} <= set(v) for v in self.codifier
+        ):
+            errors["codifier"] = gettext('A list of {"code": …, "title": …}.')
+        if errors:
+            raise ValidationError(errors)
 
     @property
     def site_label(self) -> str:

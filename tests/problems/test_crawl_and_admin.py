@@ -147,3 +147,29 @@ def test_crawl_needs_a_site(crawlable) -> None:  # type: ignore[no-untyped-def]
 
     with pytest.raises(CommandError, match=r"--subject .* or --all"):
         call_command("sdamgia_crawl", stdout=io.StringIO(), stderr=io.StringIO())
+
+
+def test_the_admin_refuses_a_problem_no_channel_could_read(admin_client) -> None:  # type: ignore[no-untyped-def]
+    """Saved as typed, subject «zz» broke «Export as an Anki package» (KeyError) and
+    `analogs` "123" was fetched as the ids 1, 2 and 3."""
+    form = {
+        "subject": "math", "exam": "ege", "problem_id": "100004", "type_number": "1",
+        "answer": "5", "answers": '["5"]', "analogs": '["27340"]', "codifier": "[]",
+        "solution_kind": "own", "fetched_at_0": "2026-01-01", "fetched_at_1": "00:00:00",
+        "condition_text": "Найдите x.", "condition_html": "", "figures": "[]", "formulas": "[]",
+        "solution_text": "", "solution_html": "", "solution_figures": "[]", "source_text": "",
+        "internal_id": "",
+    }  # fmt: skip
+    for field, value, said in (
+        ("subject", "zz", "zz — не предмет экзамена ege"),
+        ("problem_id", "abc def", "Номер задачи — от 1 до 20 цифр 0–9."),
+        ("answers", '{"a": 1}', "Список строк."),
+        ("analogs", '"123"', "Список номеров задач (строк из цифр)."),
+        ("codifier", "5", "Список {&quot;code&quot;: …, &quot;title&quot;: …}."),
+    ):
+        response = admin_client.post("/admin/problems/problem/add/", {**form, field: value})
+        assert response.status_code == 200, field
+        assert said in response.content.decode(), field
+    assert not Problem.objects.exists()
+    saved = admin_client.post("/admin/problems/problem/add/", form)
+    assert saved.status_code == 302, saved.content.decode()[:3000]
