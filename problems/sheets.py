@@ -9,13 +9,25 @@ items 1–3); where it is kept, and for how long, `problems.sheet_store`.
 
 from __future__ import annotations
 
+import hashlib
+
+from django.core.cache import cache
+from django.core.files.storage import default_storage
+
 from core.exceptions import InvalidInput
-from problems.models import Variant
+from problems.models import Problem, Variant
 from problems.sheet_copies import MAX_COPIES, SHEET_PARTS, SheetPart
 from problems.sheet_pdf import variant_pdf_bytes
 from problems.sheet_store import StoredSheet, sheet_store, sheets_expire
 
 __all__ = ["sheets_expire", "variant_pdf", "variant_pdf_bytes", "variant_sheet"]
+
+# A sheet printed is served again as stored for this long (seconds) when asked with the
+# same options and the same stored problems: a large one takes half a minute to draw, and
+# the link a print returns is read at once. Figures are fetched while drawing: an hour
+# bounds how long one the site could not give stays out.
+REUSED_FOR = 3600
+DRAWING = "1"  # raised when the drawing changes: sheets of older drawings are drawn again
 
 
 def variant_pdf(
@@ -37,10 +49,28 @@ def variant_sheet(
         raise InvalidInput(f"copies must be from 1 to {MAX_COPIES}", field="copies")
     if part not in SHEET_PARTS:
         raise InvalidInput(f"part must be one of {', '.join(SHEET_PARTS)}", field="part")
+    stem = sheet_stem(variant.public_id, with_solutions, copies, part)
+    key = f"sdamgia:sheet:{stem}:{_content_version(variant)}"
+    printed = cache.get(key)  # the same sheet printed a moment ago (its link read next)
+    if printed and default_storage.exists(printed):
+        with default_storage.open(printed, "rb") as stored:
+            return sheet_store(stored.read(), stem=stem)  # its time renewed if a link outlives it
     pdf = variant_pdf_bytes(
         variant=variant, with_solutions=with_solutions, copies=copies, part=part
     )
-    return sheet_store(pdf, stem=sheet_stem(variant.public_id, with_solutions, copies, part))
+    sheet = sheet_store(pdf, stem=stem)
+    cache.set(key, sheet.name, REUSED_FOR)
+    return sheet
+
+
+def _content_version(variant: Variant) -> str:
+    """What a sheet of `variant` is drawn from: its problems as stored (a problem fetched
+    again draws another sheet) and the drawing's own version."""
+    fetched = Problem.objects.filter(
+        subject=variant.subject, exam=variant.exam, problem_id__in=variant.problem_ids
+    ).values_list("problem_id", "fetched_at")
+    seen = ",".join(f"{pid}@{at.isoformat()}" for pid, at in sorted(fetched))
+    return hashlib.sha256(f"{DRAWING}|{seen}".encode()).hexdigest()[:24]
 
 
 def sheet_stem(public_id: str, with_solutions: bool, copies: int, part: SheetPart) -> str:

@@ -310,3 +310,29 @@ def test_the_key_alone_with_the_solutions_draws_their_formulas(site_variant) -> 
     assert "[формула недоступна]" not in text
     for spoken in ("дробь", "числитель", "корень из"):
         assert spoken not in text, spoken
+
+
+def test_a_sheet_printed_a_moment_ago_is_served_as_stored_not_drawn_again(  # type: ignore[no-untyped-def]
+    variant: Variant, monkeypatch
+) -> None:
+    """A 40-copy sheet took 25 s to draw, and reading the link its print returned drew it
+    again, each time. A problem fetched again since is drawn anew."""
+    from problems import sheets
+
+    drawn: list[int] = []
+    draw = sheets.variant_pdf_bytes
+
+    def counted(**options):  # type: ignore[no-untyped-def]
+        drawn.append(1)
+        return draw(**options)
+
+    monkeypatch.setattr(sheets, "variant_pdf_bytes", counted)
+    first = sheets.variant_sheet(variant=variant, copies=2)
+    again = sheets.variant_sheet(variant=variant, copies=2)
+    assert (again.name, again.data) == (first.name, first.data)
+    assert len(drawn) == 1
+    sheets.variant_sheet(variant=variant, copies=3)  # other options: drawn
+    assert len(drawn) == 2
+    Problem.objects.filter(problem_id=variant.problem_ids[0]).update(fetched_at=timezone.now())
+    sheets.variant_sheet(variant=variant, copies=2)
+    assert len(drawn) == 3
