@@ -147,6 +147,7 @@ class RunOut(BaseModel):
 
 class RunListOut(BaseModel):
     runs: list[RunOut]
+    next_offset: int | None = None  # `offset` of the next page; None: no more
 
 
 class ThreadOut(BaseModel):
@@ -160,6 +161,7 @@ class ThreadOut(BaseModel):
 
 class ThreadListOut(BaseModel):
     threads: list[ThreadOut]
+    next_offset: int | None = None
 
 
 class SearchHitOut(BaseModel):

@@ -13,9 +13,34 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.exceptions import InvalidInput
 from normagpt import formatting, schemas, selectors, services, threads
 from normagpt.api import serializers as s
-from normagpt.models import NormDocument, NormPage
+from normagpt.models import AgentRun, NormDocument, NormPage
+
+PAGE_MAX = 200
+PAGE_PARAMETERS = [
+    OpenApiParameter("limit", int, description=f"Items a page (1–{PAGE_MAX}, default 50)"),
+    OpenApiParameter("offset", int, description="Items skipped (the last page's next_offset)"),
+]
+
+
+def page_of(request: Request, items: QuerySet[Any]) -> tuple[list[Any], int | None]:
+    """A page of `items` as `limit` and `offset` ask, and the offset of the next page (None
+    at the end); InvalidInput naming a bound broken."""
+    limit = _bounded(request, "limit", 50, 1, PAGE_MAX)
+    offset = _bounded(request, "offset", 0, 0, 10**9)
+    shown = list(items[offset : offset + limit + 1])
+    return shown[:limit], offset + limit if len(shown) > limit else None
+
+
+def _bounded(request: Request, name: str, default: int, low: int, high: int) -> int:
+    said = request.query_params.get(name)
+    if said is None or said == "":
+        return default
+    if not (said.isascii() and said.isdigit()) or not low <= int(said) <= high:
+        raise InvalidInput(f"{name} must be a whole number {low}–{high}", field=name)
+    return int(said)
 
 
 class RunListCreateApi(APIView):
@@ -23,15 +48,25 @@ class RunListCreateApi(APIView):
 
     @extend_schema(
         operation_id="normagpt_runs_list",
-        parameters=[OpenApiParameter("status", str, description="Only runs with this status")],
+        parameters=[
+            OpenApiParameter("status", str, description="Only runs with this status"),
+            *PAGE_PARAMETERS,
+        ],
         responses=schemas.RunListOut,
     )
     def get(self, request: Request) -> Response:
-        """Recent runs (50), newest first; staff see everyone's."""
-        qs = selectors.run_list(status=request.query_params.get("status"), viewer=request.user)
-        return Response(
-            {"runs": [formatting.run_as_dict(run, with_steps=False) for run in qs[:50]]}
+        """Your runs, newest first, a page at a time (`limit`, 50; `offset`); staff see
+        everyone's."""
+        status_ = request.query_params.get("status") or None
+        if status_ is not None and status_ not in AgentRun.Status.values:
+            raise InvalidInput(
+                f"status must be one of {', '.join(AgentRun.Status.values)}", field="status"
+            )
+        shown, next_offset = page_of(
+            request, selectors.run_list(status=status_, viewer=request.user)
         )
+        runs = [formatting.run_as_dict(run, with_steps=False) for run in shown]
+        return Response({"runs": runs, "next_offset": next_offset})
 
     @extend_schema(request=s.AskSerializer, responses={202: schemas.RunOut})
     def post(self, request: Request) -> Response:
@@ -94,11 +129,18 @@ class RunReplyApi(APIView):
 class ThreadListApi(APIView):
     permission_classes = (IsAuthenticated,)
 
-    @extend_schema(operation_id="normagpt_threads_list", responses=schemas.ThreadListOut)
+    @extend_schema(
+        operation_id="normagpt_threads_list",
+        parameters=PAGE_PARAMETERS,
+        responses=schemas.ThreadListOut,
+    )
     def get(self, request: Request) -> Response:
-        """Your threads (50), the latest active first (staff see everyone's)."""
-        shown = threads.threads_visible(request.user).order_by("-updated_at", "-id")[:50]
-        return Response({"threads": [formatting.thread_as_dict(t) for t in shown]})
+        """Your threads, the latest active first, a page at a time (`limit`, 50; `offset`);
+        staff see everyone's."""
+        visible = threads.threads_visible(request.user).order_by("-updated_at", "-id")
+        shown, next_offset = page_of(request, visible)
+        found = [formatting.thread_as_dict(t) for t in shown]
+        return Response({"threads": found, "next_offset": next_offset})
 
 
 class ThreadDetailApi(APIView):

@@ -150,7 +150,10 @@ def test_rest_asks_in_a_thread_and_reads_it_back(corpus, llm, user) -> None:  # 
     )
     assert refused.status_code == 404
     assert refused.json()["extra"]["field"] == "thread"
-    assert api(stranger).get("/api/normagpt/threads/").json() == {"threads": []}
+    assert api(stranger).get("/api/normagpt/threads/").json() == {
+        "threads": [],
+        "next_offset": None,
+    }
 
 
 @pytest.mark.anyio

@@ -194,7 +194,7 @@ def test_api_runs_need_authentication_and_belong_to_their_user(corpus, llm, user
         "message": f"run {run_id} does not exist",
         "extra": {"run_id": run_id},
     }
-    assert api(other).get("/api/normagpt/runs/").json() == {"runs": []}
+    assert api(other).get("/api/normagpt/runs/").json() == {"runs": [], "next_offset": None}
     assert api(staff).get(f"/api/normagpt/runs/{run_id}/").status_code == 200
     assert [r["run_id"] for r in api(staff).get("/api/normagpt/runs/").json()["runs"]] == [run_id]
     pk = AgentRun.objects.get(public_id=run_id).pk
@@ -507,3 +507,23 @@ def test_a_document_of_many_pages_is_shown_and_saved_in_the_admin(client, staff,
     assert saved.status_code == 302, saved.content[:2000]
     document.refresh_from_db()
     assert document.title == "Бетонные конструкции"
+
+
+def test_api_runs_come_a_page_at_a_time_and_a_status_is_one_there_is(user) -> None:  # type: ignore[no-untyped-def]
+    """Runs past the 50 newest could not be listed; `?status=bogus` answered 200 with none."""
+    api = APIClient()
+    api.force_authenticate(user)
+    AgentRun.objects.bulk_create(
+        AgentRun(question=f"Вопрос {n}", user=user, status="completed") for n in range(60)
+    )
+    first = api.get("/api/normagpt/runs/").json()
+    assert (len(first["runs"]), first["next_offset"]) == (50, 50)
+    rest = api.get("/api/normagpt/runs/", {"offset": first["next_offset"]}).json()
+    assert (len(rest["runs"]), rest["next_offset"]) == (10, None)
+    seen = {run["run_id"] for run in first["runs"] + rest["runs"]}
+    assert len(seen) == 60
+    bogus = api.get("/api/normagpt/runs/", {"status": "bogus"})
+    assert bogus.status_code == 400
+    assert bogus.json()["message"].startswith("status must be one of queued, running")
+    assert api.get("/api/normagpt/runs/", {"limit": "0"}).status_code == 400
+    assert api.get("/api/normagpt/threads/", {"limit": "x"}).json()["extra"]["field"] == "limit"
