@@ -24,6 +24,8 @@ from problems.sheet_copies import MAX_COPIES, SHEET_PARTS, copies_parse
 from problems.sheet_links import sheet_link
 from problems.subjects import Site, exam_resolve, site_resolve, subject_resolve
 
+Q_MAX = 500  # a list's `q`: words of a condition
+
 M = TypeVar("M", bound=BaseModel)
 RULES = {"missing": "required", "extra_forbidden": "unknown field (not accepted)"}
 SITE_PARAMS = [
@@ -96,11 +98,17 @@ class ProblemListApi(generics.ListAPIView):
             qs = qs.filter(subject=subject_resolve(subject))
         elif exam:
             qs = qs.filter(exam=exam_resolve(exam))
+        for name in ("type", "category"):  # numbers on the site: anything else finds nothing
+            said = params.get(name)
+            if said and not (said.isascii() and said.isdigit() and len(said) <= 20):
+                raise InvalidInput(f"{name} must be a number (1–20 digits)", field=name)
         if params.get("type"):
             qs = qs.filter(type_number=params["type"])
         if params.get("category"):
             qs = qs.filter(categories__category_id=params["category"]).distinct()
         if params.get("q"):
+            if len(params["q"]) > Q_MAX:
+                raise InvalidInput(f"q must be at most {Q_MAX} characters", field="q")
             qs = qs.filter(condition_text__icontains=params["q"])
         return qs
 
@@ -265,7 +273,10 @@ class VariantPdfApi(APIView):
         from problems import sheets  # reportlab: off the server's start-up
 
         found = variants.variant_get(user_id=_owner(request), public_id=public_id)
-        solutions = str(request.query_params.get("solutions", "")).lower() in {"1", "true", "yes"}
+        said = str(request.query_params.get("solutions", "")).lower()
+        if said not in {"", "1", "true", "yes", "0", "false", "no"}:
+            raise InvalidInput("solutions must be true or false (1/0, yes/no)", field="solutions")
+        solutions = said in {"1", "true", "yes"}
         copies = copies_parse(str(request.query_params.get("copies", "1")))
         part = str(request.query_params.get("part", "all"))
         name = sheets.variant_pdf(

@@ -56,6 +56,11 @@ def test_problem_list_filters_without_n_plus_one(api: APIClient, django_assert_n
     other_exam = api.get("/api/problems/", {"subject": "mathb", "exam": "oge"})
     assert other_exam.status_code == 400
     assert "exists only for ege" in other_exam.json()["message"]
+    # a type or category that is no number, and a q past its bound, are named, not «none»
+    for name, value in (("type", "abc"), ("category", "abc"), ("q", "ромб" * 200)):
+        refused = api.get("/api/problems/", {name: value})
+        assert refused.status_code == 400, name
+        assert refused.json()["extra"]["field"] == name
 
 
 def test_detail_fetches_through_and_errors_use_the_envelope(api: APIClient, fake_site) -> None:  # type: ignore[no-untyped-def]

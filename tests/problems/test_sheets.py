@@ -109,6 +109,9 @@ def test_printed_over_rest_by_its_owner_and_from_the_admin(variant: Variant, adm
     assert downloaded["Content-Type"] == "application/pdf"
     assert "Решения" in pdf_text(b"".join(downloaded.streaming_content))
     assert other.post(f"/api/problems/variants/{variant.public_id}/pdf/").status_code == 404
+    unsure = owner.post(f"/api/problems/variants/{variant.public_id}/pdf/?solutions=maybe")
+    assert unsure.status_code == 400  # not read as «no»
+    assert unsure.json()["extra"]["field"] == "solutions"
     response = admin_client.post(
         "/admin/problems/variant/",
         {"action": "print_sheets", "_selected_action": [variant.pk]},
