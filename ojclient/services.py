@@ -90,8 +90,10 @@ def date_check(value: str | None) -> str:
         raise OjInvalidInput("invalid date format, expected YYYY-MM-DD", field="date")
     try:
         return date(*(int(part) for part in parts.groups())).isoformat()
-    except ValueError:
-        raise OjInvalidInput("invalid date format, expected YYYY-MM-DD", field="date") from None
+    except ValueError as exc:  # written right, but no day of the calendar
+        raise OjInvalidInput(
+            f"invalid date {value!r}: {exc} (expected a real day, YYYY-MM-DD)", field="date"
+        ) from None
 
 
 def domain_check(value: str | None) -> str:

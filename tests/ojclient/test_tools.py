@@ -71,8 +71,17 @@ def test_five_tools_with_schemas_strict_clients_accept() -> None:
 @pytest.mark.parametrize(
     ("tool", "arguments", "message"),
     [
-        ("get_daily_challenge", {"date": "2026-13-01"}, "invalid date format, expected YYYY-MM-DD"),
-        ("get_daily_challenge", {"date": "2026-1-32"}, "invalid date format, expected YYYY-MM-DD"),
+        (
+            "get_daily_challenge",
+            {"date": "2026-13-01"},
+            "invalid date '2026-13-01': month must be in 1..12 (expected a real day, YYYY-MM-DD)",
+        ),
+        (
+            "get_daily_challenge",
+            {"date": "2026-02-30"},
+            "invalid date '2026-02-30': day is out of range for month (expected a real day, "
+            "YYYY-MM-DD)",
+        ),
         ("get_daily_challenge", {"date": "2026-001-1"}, "invalid date format, expected YYYY-MM-DD"),
         (
             "get_daily_challenge",
