@@ -93,17 +93,11 @@ def run_claim(*, run_id: int, owner: str) -> bool:
         )
     )
     if taken and before and before[0] not in ("", owner):
-        lease = settings.NORMAGPT_RUN_LEASE_SECONDS
-        why = (
-            "stopped (its process no longer runs)"
-            if gone
-            else f"did not renew its lease of {lease} s (stopped or crashed)"
-        )
         event_add(
             run_id,
             RunEvent.Kind.TAKEOVER,
-            f"the advancer {before[0]} {why}; {owner} took the run over and goes on from "
-            f"the node {before[1] or '—'}",
+            f"the advancer {before[0]} {_why_stalled(gone)}; {owner} took the run over and "
+            f"goes on from the node {before[1] or '—'}",
             node=before[1],
         )
     return taken
@@ -137,18 +131,22 @@ def run_release_stalled(run_id: int) -> bool:
         owner="", heartbeat_at=timezone.now()
     ):
         return False
-    why = (
-        "stopped (its process no longer runs)"
-        if gone
-        else f"did not renew its lease of {lease} s (stopped or crashed)"
-    )
     event_add(
         run_id,
         RunEvent.Kind.TAKEOVER,
-        f"the advancer {holder} {why}; queued again, the run goes on from the node {node or '—'}",
+        f"the advancer {holder} {_why_stalled(gone)}; queued again, the run goes on from the "
+        f"node {node or '—'}",
         node=node,
     )
     return True
+
+
+def _why_stalled(gone: bool) -> str:
+    """Why an advancer is taken for dead, as a takeover event says it."""
+    if gone:
+        return "stopped (its process no longer runs)"
+    lease = settings.NORMAGPT_RUN_LEASE_SECONDS
+    return f"did not renew its lease of {lease} s (stopped or crashed)"
 
 
 def run_take_over(*, run_id: int, owner: str) -> bool:
