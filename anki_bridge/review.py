@@ -264,10 +264,10 @@ def _answered_already(session: ReviewSession, card: ReviewCard) -> ReviewRated:
 
 
 def _rating_lost(card: ReviewCard, exc: AnkiUnavailable) -> AnkiUnavailable:
-    """Anki gave no reply: what to raise. Without a connection nothing reached it: the card
-    is revealed again. Otherwise Anki may have rated it: the card stays `rating`, unheld,
-    and the next call confirms the rating or sends it."""
-    if exc.extra.get("kind") == "connect":
+    """Anki gave no reply: what to raise. Without a connection, or with no profile open,
+    nothing was done: the card is revealed again. Otherwise Anki may have rated it: the
+    card stays `rating`, unheld, and the next call confirms the rating or sends it."""
+    if exc.extra.get("kind") in ("connect", "no_profile"):
         ReviewCard.objects.filter(pk=card.pk).update(state=State.REVEALED, claimed_until=None)
         return exc
     ReviewCard.objects.filter(pk=card.pk, state=State.RATING).update(claimed_until=None)

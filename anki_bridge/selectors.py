@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from anki_bridge.models import Note
 
@@ -19,6 +19,7 @@ def note_list(
         notes = notes.filter(owner_id=viewer.pk)
     if status:
         notes = notes.filter(status=status)
-    if deck:
-        notes = notes.filter(deck=deck)
+    if deck:  # as Anki names it: «A :: B» is «A::B», in any case
+        spelled = "::".join(part.strip() for part in deck.split("::"))
+        notes = notes.filter(Q(deck__iexact=spelled) | Q(deck__iexact=deck))
     return notes

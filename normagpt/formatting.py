@@ -361,9 +361,13 @@ def _answer_tags(state: StateCore) -> None:
 
 
 # CommonMark with tables and strikethrough; no raw HTML (escaped as text), a line break
-# kept as one (a model's answer breaks its lines as it means them)
-_MARKDOWN = MarkdownIt("commonmark", {"html": False, "breaks": True}).enable(
-    ["table", "strikethrough"]
+# kept as one (a model's answer breaks its lines as it means them), and no images: an
+# answer steered by a document's text could load any address from the reader's browser
+# (an image becomes a link to it)
+_MARKDOWN = (
+    MarkdownIt("commonmark", {"html": False, "breaks": True})
+    .enable(["table", "strikethrough"])
+    .disable("image")
 )
 _MARKDOWN.validateLink = _http_only  # type: ignore[method-assign]
 _MARKDOWN.core.ruler.push("answer_tags", _answer_tags)

@@ -112,33 +112,61 @@ def _compact(text: str) -> str:
     return _SPACES.sub("", text).rstrip(".")
 
 
-_ANSWER_SAID = re.compile(r"^ответ\s*[:：.\-—–]?\s*", re.IGNORECASE)
+# «Ответ: 12», «Ответ. 12», «Ответ — 12», «Ответ 12»; never the minus of «Ответ -5»
+_ANSWER_SAID = re.compile(r"^ответ\s*(?:[:：.]|[-—–](?=\s))?\s*", re.IGNORECASE)
 # a number and a unit after it: «12 см», «45°», «45 градусов»
 _WITH_UNIT = re.compile(r"^(?P<number>.*?\d)\s*(?P<unit>°|%|[a-zа-я]+\.?(?:[23²³])?)$")
-# a unit's abbreviation → the stem the condition's «Ответ дайте в …» names it by
+# the unit the condition asks the answer in: «Ответ дайте в сантиметрах», «(в градусах)»
+_ASKED_IN = re.compile(
+    r"(?:ответ\w*[^.?!]*?|\()\bв\s+(?P<unit>[а-я]+)(?P<per>\s+(?:в|на)\s+[а-я]+)?", re.IGNORECASE
+)
+# a unit's abbreviation → the stem its words start with
 _UNIT_STEMS = {
     "°": "градус", "%": "процент", "мм": "миллиметр", "см": "сантиметр", "дм": "дециметр",
     "м": "метр", "км": "километр", "г": "грамм", "кг": "килограмм", "т": "тонн",
     "с": "секунд", "сек": "секунд", "мин": "минут", "ч": "час", "л": "литр", "мл": "миллилитр",
     "р": "рубл", "руб": "рубл", "коп": "копе",
 }  # fmt: skip
+# the stems a unit's word starts with, longest first («сантиметр» before «метр»)
+_STEMS = sorted(set(_UNIT_STEMS.values()), key=len, reverse=True)
+
+
+def _unit_stem(word: str) -> str | None:
+    """The stem of a unit's abbreviation or word («см», «сантиметров», «сантиметрах» →
+    «сантиметр»); None for no unit («часть», «тоннель»: the stem and nothing a unit ends
+    in after it)."""
+    word = word.lower().rstrip(".").rstrip("23²³")
+    if word in _UNIT_STEMS:
+        return _UNIT_STEMS[word]
+    for stem in _STEMS:
+        if word.startswith(stem) and len(word) - len(stem) <= 3 and word[len(stem) :].isalpha():
+            ending = word[len(stem) :]
+            if ending in _UNIT_ENDINGS:
+                return stem
+    return None
+
+
+# what a unit's word ends in after its stem («метр|ах», «рубл|ей», «час|ов», «градус|а»)
+_UNIT_ENDINGS = frozenset(
+    ["", "а", "ы", "у", "е", "ом", "ах", "ов", "ей", "я", "ям", "ях", "и", "ой", "ам", "ами"]
+)
 
 
 def _in_unit_asked(given: str, condition: str) -> Fraction | None:
     """The number a learner wrote, with the unit the condition asks the answer in after it
-    or not («12 см» for «Ответ дайте в сантиметрах»); None for another unit or no number."""
+    or not («12 см» for «Ответ дайте в сантиметрах»); None for another unit, a compound
+    unit («в метрах в секунду»), or no number."""
     value = number(given)
     if value is not None:
         return value
     said = _WITH_UNIT.match(given)
     if said is None:
         return None
-    unit = said.group("unit").rstrip(".")
-    stem = _UNIT_STEMS.get(unit.rstrip("23²³"), unit[:6] if len(unit) > 3 else None)
-    if stem is None:
+    asked = _ASKED_IN.search(condition.replace("ё", "е"))
+    if asked is None or asked.group("per"):
         return None
-    asked = condition.lower().replace("ё", "е")
-    if not re.search(rf"(?<![а-яa-z]){re.escape(stem)}", asked):  # «метр» is not «сантиметр»
+    stem = _unit_stem(said.group("unit"))
+    if stem is None or stem != _unit_stem(asked.group("unit")):
         return None
     return number(said.group("number"))
 

@@ -67,7 +67,8 @@ def compare(asked: list[Token], problem: list[Token]) -> Comparison:
     """The query's values and data words that stand where the problem has others (in
     query order), then its question and unit when the problem's differ; and how much of
     the query the problem holds in place."""
-    asked = _unmerged(asked, {t.key for t in problem if t.kind == "label"})
+    labels = {t.key for t in problem if t.kind == "label"}
+    asked = _unmerged(asked, labels)
     q_keys = [(t.kind, t.key) for t in asked]
     p_keys = [(t.kind, t.key) for t in problem]
     matcher = SequenceMatcher(None, q_keys, p_keys, autojunk=False)
@@ -87,7 +88,7 @@ def compare(asked: list[Token], problem: list[Token]) -> Comparison:
             found += [
                 _difference(q, problem, j)
                 for q, j in pairs
-                if _differ(q, problem[j], ordered=_ordered(problem, j))
+                if _differ(q, problem[j], ordered=_ordered(problem, j), labels=labels)
             ]
             words += _words_differing(asked[i1:i2], problem[j1:j2])
     foreign, unpaired = _strangers(asked, problem, {id(t) for pair in words for t in pair})
@@ -287,7 +288,24 @@ def _ordered(problem: list[Token], at: int) -> bool:
 LOOK_ALIKE = frozenset(frozenset(pair) for pair in ("DO", "OQ", "EF", "CG", "PR", "UV"))
 
 
-def _differ(asked: Token, mine: Token, *, ordered: bool = False) -> bool:
+def _read_for(read: str, label: str, labels: set[str] | frozenset[str]) -> bool:
+    """Whether OCR's `read` may be the problem's `label` misread: a name of two letters or
+    more, each differing letter a look-alike of the problem's, and `read` naming nothing
+    the problem names — neither a label of it (`AO` where the problem has a segment AO)
+    nor a point of it (`O` standing alone: a circle's centre)."""
+    if len(read) < 2 or len(read) != len(label) or read in labels or read[::-1] in labels:
+        return False
+    pairs = [(x, y) for x, y in zip(read, label, strict=True) if x != y]
+    return all(frozenset(pair) in LOOK_ALIKE and pair[0] not in labels for pair in pairs)
+
+
+def _differ(
+    asked: Token,
+    mine: Token,
+    *,
+    ordered: bool = False,
+    labels: frozenset[str] | set[str] = frozenset(),
+) -> bool:
     """Whether two values in one place differ. A polygon's name of four letters or more
     with one of them lost or two swapped (`ACD`, `ABDC` for `ABCD`) is damage, not another
     figure."""
@@ -299,11 +317,7 @@ def _differ(asked: Token, mine: Token, *, ordered: bool = False) -> bool:
     a, b = asked.key, mine.key
     if asked.kind == "label" and a == b[::-1] and not ordered:
         return False  # `CB` is `BC`, `CBA` is `ABC`: one segment, one angle, one triangle
-    if (
-        asked.read
-        and len(a) == len(b)
-        and all(x == y or frozenset((x, y)) in LOOK_ALIKE for x, y in zip(a, b, strict=True))
-    ):
+    if asked.read and _read_for(a, b, labels):
         return False  # off a photo: `AO` is how OCR reads `AD`
     if asked.kind != "label" or len(mine.key) < 4:
         return True

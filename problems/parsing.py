@@ -283,10 +283,10 @@ def parse_problem_page(html: str | bytes, *, base_url: str) -> ParsedProblem:
 
 
 def _whole(problem: ParsedProblem) -> ParsedProblem:
-    """The block, when it is one: a block with neither its number nor its condition is a
-    page cut short (a dropped connection, a proxy's limit), not a problem, and not a test
-    whose author hid the numbers (their blocks keep their conditions)."""
-    if not problem.problem_id and not problem.condition_text.strip():
+    """The block, when it is one: a block with neither its number nor its condition (text
+    or a figure) is a page cut short (a dropped connection, a proxy's limit), not a
+    problem, and not a test whose author hid the numbers (their blocks keep conditions)."""
+    if not problem.problem_id and not problem.condition_text.strip() and not problem.figures:
         raise PageStructureError(
             "a problem block holds neither its number nor its condition: the page is cut short"
         )

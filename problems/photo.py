@@ -37,7 +37,7 @@ MAX_URL_CHARS = 2000
 MIN_WIDTH = 1800  # tesseract reads best at ~30 px letters: smaller photos are enlarged
 MAX_SIDE = 20_000  # … but not past this (tesseract refuses a side over 32,767 px)
 MIN_SIDE = 16  # a line of text; a thinner image holds none
-MAX_ASPECT = 60  # a photo of one line of a problem is at most this much longer than wide
+MAX_ASPECT = 150  # a photo of one line of a problem (4032×64 cut from a phone's) is less
 _DATA_URL = re.compile(r"^\s*data:image/[a-z0-9.+-]+;base64,", re.IGNORECASE)
 _HYPHEN_BREAK = re.compile(r"(\w)[-‐]\s*\n\s*(\w)")
 

@@ -65,12 +65,15 @@ def variant_sheet(
 
 def _content_version(variant: Variant) -> str:
     """What a sheet of `variant` is drawn from: its problems as stored (a problem fetched
-    again draws another sheet) and the drawing's own version."""
-    fetched = Problem.objects.filter(
+    again, or edited, draws another sheet) and the drawing's own version."""
+    drawn = hashlib.sha256(DRAWING.encode())
+    rows = Problem.objects.filter(
         subject=variant.subject, exam=variant.exam, problem_id__in=variant.problem_ids
-    ).values_list("problem_id", "fetched_at")
-    seen = ",".join(f"{pid}@{at.isoformat()}" for pid, at in sorted(fetched))
-    return hashlib.sha256(f"{DRAWING}|{seen}".encode()).hexdigest()[:24]
+    ).order_by("problem_id")
+    fields = ("problem_id", "fetched_at", "answer", "condition_html", "solution_html", "figures")
+    for row in rows.values_list(*fields):  # an edit in the admin changes no fetched_at
+        drawn.update(repr(row).encode())
+    return drawn.hexdigest()[:24]
 
 
 def sheet_stem(public_id: str, with_solutions: bool, copies: int, part: SheetPart) -> str:

@@ -88,6 +88,8 @@ def tokens(text: str, *, read: bool = False) -> list[Token]:
         words = lead_split(written) if opens or written[:1].isupper() else [written]
         pieces = [t for w in words for t in _classify(w, opens)]
         sign = _NEGATIVE.search(text, 0, match.start()) if pieces[:1] else None
+        if sign and _between_terms(text, sign.start()):
+            sign = None  # «7 -2», «f(x) -2»: a term before it, however spaced
         if sign and pieces[0].kind == "number":  # «x = -3» is not 3
             said = sign.group().strip()
             shown = f"{said} {pieces[0].shown}" if said.isalpha() else said + pieces[0].shown
@@ -98,6 +100,15 @@ def tokens(text: str, *, read: bool = False) -> list[Token]:
         replace(token, part=role, read=read and token.kind == "label")
         for (token, _), role in zip(found, roles, strict=True)
     ]
+
+
+def _between_terms(text: str, at: int) -> bool:
+    """Whether the minus found at `at` follows a term (a number, a letter, a bracket
+    closed): an operator, however it is spaced (OCR's spacing is no guide). «минус» said
+    in words is a sign."""
+    before = text[:at].rstrip()
+    said = text[at:].lstrip().lower().startswith("минус")
+    return bool(before) and not said and (before[-1].isalnum() or before[-1] in ")]")
 
 
 def _sentence_start(text: str, at: int) -> bool:

@@ -98,10 +98,14 @@ class ProblemListApi(generics.ListAPIView):
             qs = qs.filter(subject=subject_resolve(subject))
         elif exam:
             qs = qs.filter(exam=exam_resolve(exam))
-        for name in ("type", "category"):  # numbers on the site: anything else finds nothing
-            said = params.get(name)
-            if said and not (said.isascii() and said.isdigit() and len(said) <= 20):
-                raise InvalidInput(f"{name} must be a number (1–20 digits)", field=name)
+        # the site's numbers: a category's digits, a task's number («1», «Д1»)
+        category, kind = params.get("category"), params.get("type")
+        if category and not (category.isascii() and category.isdigit() and len(category) <= 20):
+            raise InvalidInput("category must be a number (1–20 digits)", field="category")
+        if kind and not (kind.isalnum() and len(kind) <= 20):
+            raise InvalidInput(
+                "type must be a task's number (letters and digits, e.g. 1 or Д1)", field="type"
+            )
         if params.get("type"):
             qs = qs.filter(type_number=params["type"])
         if params.get("category"):

@@ -277,3 +277,12 @@ def test_the_admin_refuses_a_dedup_key_the_owner_uses_already(client, user: User
     assert response.status_code == 200  # the form again, not the database's 500
     assert "Этот ключ уже у другой заметки того же владельца." in response.content.decode()
     assert Note.objects.count() == 1
+
+
+def test_the_journal_finds_a_deck_as_it_was_asked_and_as_anki_names_it(
+    api: APIClient, anki: FakeAnki
+) -> None:
+    api.post(URL, {"deck": "Math :: Algebra", "items": [{"Prompt": "x²"}]}, format="json")
+    assert Note.objects.get().deck == "Math::Algebra"  # as Anki keeps it
+    for asked in ("Math :: Algebra", "math::algebra", "Math::Algebra"):
+        assert api.get(URL, {"deck": asked}).json()["count"] == 1, asked

@@ -346,6 +346,10 @@ def test_an_answer_renders_its_tables_lists_marks_and_links_escaped() -> None:
     assert "<ol><li><p>один</p></li><li><p>два</p></li></ol>" in more
     assert 'href="https://ru.wikipedia.org/wiki/%D0%91%D0%B5%D1%82%D0%BE%D0%BD_(' in more
     assert "<img" not in more
+    # no image of an answer loads: an answer a document's text steered could call any address
+    image = str(markdown_html("![x](https://attacker.example/p.gif?q=1)"))
+    assert "<img" not in image
+    assert 'href="https://attacker.example/p.gif?q=1"' in image
     assert "[сайт](/admin/)" in more  # only http(s) is made a link
 
 

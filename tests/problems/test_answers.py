@@ -161,6 +161,19 @@ IN_DEGREES = "Найдите угол ABC. Ответ дайте в градус
         ("2 1/2", "2,5", NUMBER, True),
         ("-1 3/4", "-1,75", NUMBER, True),
         ("ВОДА", "вода", NUMBER, True),
+        # «Ответ» before a negative number keeps its minus
+        ("Ответ -5", "5", NUMBER, False),
+        ("Ответ -5", "-5", NUMBER, True),
+        ("ответ −0,5", "0,5", NUMBER, False),
+        ("Ответ — 12", "12", NUMBER, True),
+        # the unit is the one the answer is asked in, not a word met elsewhere
+        ("12 м", "12", "Лестница длиной 5 метров. Ответ дайте в сантиметрах.", False),
+        ("5 с", "5", "Найдите скорость. Ответ дайте в метрах в секунду.", False),
+        ("30 ч", "30", "Какая часть работы? Ответ дайте в рублях.", False),
+        ("500 рублей", "500", "Какая часть работы? Ответ дайте в рублях.", True),
+        ("12 метров", "12", "Найдите длину. Ответ дайте в метрах.", True),
+        ("12 сантиметров", "12", IN_CM, True),
+        ("12 см", "12", "Найдите AB (в сантиметрах).", True),
     ],
 )
 def test_the_rules(given: str, stored: str, condition: str, right: bool) -> None:

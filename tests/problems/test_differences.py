@@ -106,6 +106,16 @@ def test_notation_a_user_may_choose_is_no_difference() -> None:
     assert compare(tokens(read, read=True), tokens(photo)).differences == []
     assert Difference("label", "AO", "AD") in differences(read, photo)
     assert compare(tokens("Найдите AB.", read=True), tokens("Найдите AC.")).differences
+    # … unless the letter read names a point of the problem, or the name is one letter
+    centre = "Точка O — центр окружности. Найдите AD."
+    read_centre = tokens("Точка O — центр окружности. Найдите AO.", read=True)
+    assert compare(read_centre, tokens(centre)).differences
+    assert compare(
+        tokens("В треугольнике DEF найдите угол E.", read=True),
+        tokens("В треугольнике DEF найдите угол F."),
+    ).differences
+    # a minus after a term is an operator however OCR spaced it
+    assert differences("Вычислите: 7 -2.", "Вычислите: 7 − 2.") == []
     # a vulgar fraction is the number it writes, in a condition as in an answer
     assert differences("Найдите ½ от 8 и 1½.", "Найдите 0,5 от 8 и 1,5.") == []
     # a vector's or a ray's letters are in order: BA is the opposite vector

@@ -339,3 +339,6 @@ def test_a_sheet_printed_a_moment_ago_is_served_as_stored_not_drawn_again(  # ty
     Problem.objects.filter(problem_id=variant.problem_ids[0]).update(fetched_at=timezone.now())
     sheets.variant_sheet(variant=variant, copies=2)
     assert len(drawn) == 3
+    Problem.objects.filter(problem_id=variant.problem_ids[1]).update(answer="42")  # the admin
+    sheets.variant_sheet(variant=variant, copies=2)
+    assert len(drawn) == 4
