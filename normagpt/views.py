@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+
 from django.conf import settings
 from django.contrib import messages
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseNotModified
+from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -217,15 +220,23 @@ def document_file(request: HttpRequest, name: str) -> FileResponse:
 
 
 @require_GET
-def page_image(request: HttpRequest, page_id: int) -> FileResponse:
+def page_image(request: HttpRequest, page_id: int) -> HttpResponseBase:
+    """A page's image. A page keeps its id when its document is ingested again, its image
+    then the new edition's: a cache keeps it but asks again each time (its ETag names the
+    image stored, so the answer is a short 304 until the edition changes)."""
     try:
         page = selectors.page_get(page_id=page_id)
     except DomainError as exc:
         raise Http404(exc.message) from exc
     if not page.image:
         raise Http404("the page has no image")
-    response = FileResponse(page.image.open("rb"), content_type="image/jpeg")
-    response["Cache-Control"] = "public, max-age=86400"
+    tag = '"' + hashlib.sha256(str(page.image.name).encode()).hexdigest()[:20] + '"'
+    if tag in request.headers.get("If-None-Match", ""):
+        response: HttpResponseBase = HttpResponseNotModified()
+    else:
+        response = FileResponse(page.image.open("rb"), content_type="image/jpeg")
+    response["ETag"] = tag
+    response["Cache-Control"] = "public, no-cache"
     return response
 
 

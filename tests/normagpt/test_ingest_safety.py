@@ -687,6 +687,20 @@ def test_a_new_edition_keeps_its_pages_ids_so_earlier_citations_still_open(corpu
     assert pages[0].text.endswith("Новая редакция.")
     assert NormClause.objects.filter(page=pages[-1], number="12.1").exists()  # indexed
     assert NormClause.objects.filter(page=pages[0]).exists()
+    # its image's address is the same: a cache must ask again, and learns it changed
+    from django.test import Client
+
+    browser = Client()
+    seen = browser.get(f"/normagpt/pages/{pages[0].pk}/image/")
+    assert "no-cache" in seen["Cache-Control"]
+    unchanged = browser.get(
+        f"/normagpt/pages/{pages[0].pk}/image/", HTTP_IF_NONE_MATCH=seen["ETag"]
+    )
+    assert unchanged.status_code == 304
+    NormPage.objects.filter(pk=pages[0].pk).update(image=pages[1].image.name)  # re-rendered
+    again = browser.get(f"/normagpt/pages/{pages[0].pk}/image/", HTTP_IF_NONE_MATCH=seen["ETag"])
+    assert again.status_code == 200
+    assert again["ETag"] != seen["ETag"]
     # a shorter edition drops the pages past its end, the others keep their ids
     edition_replace(document_id=document.pk, pages=fresh[:1], holder=None)
     assert list(document.pages.values_list("pk", flat=True)) == ids[:1]
