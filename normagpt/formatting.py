@@ -10,8 +10,6 @@ from urllib.parse import urlencode
 from django.conf import settings
 from django.urls import NoReverseMatch, get_script_prefix, get_urlconf
 from django.utils.safestring import SafeString, mark_safe
-from markdown_it import MarkdownIt
-from markdown_it.rules_core import StateCore
 
 from core.links import absolute_url, link_path, links_urlconf
 from normagpt.editions import amendment_label
@@ -349,7 +347,7 @@ def _http_only(url: str) -> bool:
     return url.strip().lower().startswith(("http://", "https://"))
 
 
-def _answer_tags(state: StateCore) -> None:
+def _answer_tags(state: Any) -> None:
     """An answer's headings sit under the page's own (h4 and below); its links leave the
     site as strangers (`rel`)."""
     for token in state.tokens:
@@ -360,20 +358,26 @@ def _answer_tags(state: StateCore) -> None:
                 child.attrSet("rel", "nofollow noopener")
 
 
-# CommonMark with tables and strikethrough; no raw HTML (escaped as text), a line break
-# kept as one (a model's answer breaks its lines as it means them), and no images: an
-# answer steered by a document's text could load any address from the reader's browser
-# (an image becomes a link to it)
-_MARKDOWN = (
-    MarkdownIt("commonmark", {"html": False, "breaks": True})
-    .enable(["table", "strikethrough"])
-    .disable("image")
-)
-_MARKDOWN.validateLink = _http_only  # type: ignore[method-assign]
-_MARKDOWN.core.ruler.push("answer_tags", _answer_tags)
+@functools.cache
+def _markdown() -> Any:
+    """CommonMark with tables and strikethrough; no raw HTML (escaped as text), a line
+    break kept as one (a model's answer breaks its lines as it means them), and no images:
+    an answer steered by a document's text could load any address from the reader's
+    browser (an image becomes a link to it). Made on first use: a process that renders no
+    answer (an MCP server) does not import the parser."""
+    from markdown_it import MarkdownIt
+
+    parser = (
+        MarkdownIt("commonmark", {"html": False, "breaks": True})
+        .enable(["table", "strikethrough"])
+        .disable("image")
+    )
+    parser.validateLink = _http_only  # type: ignore[method-assign]
+    parser.core.ruler.push("answer_tags", _answer_tags)
+    return parser
 
 
 def markdown_html(text: str) -> SafeString:
     """A model's answer in Markdown (CommonMark, with tables) as HTML: every text escaped,
     raw HTML shown as text, only http(s) links made."""
-    return mark_safe(_MARKDOWN.render(text))  # noqa: S308 (html off: every text is escaped)
+    return mark_safe(_markdown().render(text))  # noqa: S308 (html off: every text is escaped)
