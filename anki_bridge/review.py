@@ -28,6 +28,7 @@ from typing import Any, Generic, TypeVar
 from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
+from django.db.models import Max
 from django.utils import timezone
 
 from anki_bridge.card_sides import SideImage, html_text, side_images
@@ -41,6 +42,7 @@ from core.exceptions import Conflict, InvalidInput, NotFound
 LIMIT_MAX = 200
 HOLD_MARGIN = 30  # seconds a rating call holds its card beyond Anki's deadline
 EASES = {1: "again", 2: "hard", 3: "good", 4: "easy"}
+AGAIN = 1  # rated so, a card comes back later in the session
 _ANSWER_RULE = re.compile(r"<hr[^>]*id\s*=\s*['\"]?answer['\"]?[^>]*>", re.IGNORECASE)
 State = ReviewCard.State
 T = TypeVar("T")
@@ -285,6 +287,16 @@ def _left(session: ReviewSession) -> int:
 
 
 def _rated(card: ReviewCard, ease: int) -> None:
+    """The card rated. Rated «Again», it is in learning, due within minutes: it comes
+    back at the end of the session, as Anki's reviewer shows it again."""
+    if ease == AGAIN:
+        last = ReviewCard.objects.filter(session_id=card.session_id).aggregate(Max("position"))
+        ReviewCard.objects.filter(pk=card.pk).update(
+            state=State.QUEUED, kind=ReviewCard.Kind.LEARNING, ease=ease,
+            position=(last["position__max"] or 0) + 1, rated_at=timezone.now(),
+            claimed_until=None, revealed_at=None, reps_at_reveal=None,
+        )  # fmt: skip
+        return
     ReviewCard.objects.filter(pk=card.pk).update(
         state=State.RATED, ease=ease, rated_at=timezone.now(), claimed_until=None
     )
